@@ -1,0 +1,44 @@
+# The two commands of iclr26 (see README.md):
+#   make run    every notebook at $(SCALE) (default smoke: ~1 min a notebook), the scoreboard, the docs site in _site/
+#   make test   the test suite (notebooks through papermill at smoke scale, API, CLI, kernels, docs in Chromium)
+# Both create .venv/ and install what they need on first use, and refresh it when pyproject.toml changes.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+SCALE ?= smoke
+PYTEST_ARGS ?=
+
+.PHONY: run test install browser docs clean
+
+$(VENV)/.installed: pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	@# torch first, pinned: the local CPU build (an unpinned torch pulls several GB of CUDA wheels)
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e ".[all]"
+	@touch $@
+
+install: $(VENV)/.installed
+
+# headless Chromium for the docs test (Debian's package; needs root, skipped quietly otherwise)
+browser:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
+	  echo "note: chromium not installed; the docs browser test will be skipped"; }
+
+run: install
+	@status=0; \
+	$(VENV)/bin/iclr26 reproduce all --scale $(SCALE) --out _build/$(SCALE)/nbs || status=1; \
+	$(VENV)/bin/iclr26 scoreboard || status=1; \
+	$(VENV)/bin/iclr26 docs --scale $(SCALE) --no-execute --executed _build/$(SCALE)/nbs || status=1; \
+	exit $$status
+
+test: install browser
+	$(PY) -m pytest -q -rs --durations=30 $(PYTEST_ARGS)
+
+docs: install
+	$(VENV)/bin/iclr26 docs --scale $(SCALE)
+
+clean:
+	rm -rf _build _site _docs .pytest_cache results/smoke results/demo
