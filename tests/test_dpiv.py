@@ -1,0 +1,199 @@
+"""Unit and bad-input tests for iclr26.dpiv (DP-2S-GD for IV regression): clipping, noise calibration,
+accounting round trips, the fast path against the reference gradients, and argument checks."""
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from iclr26.dpiv import (CARD_CONTROLS, DPIVResult, canary_audit, check_iv_data, clip_weights, clipped_grad_stage1,
+                         clipped_grad_stage2, dp_2s_gd, dp_2s_gd_many, gdp_delta, gdp_epsilon, load_card, load_mroz,
+                         make_iv_data, noise_scale, ols, opendp_epsilon, privacy_report, tsls, zcdp_to_dp_bs,
+                         zcdp_to_dp_cks)
+
+
+@pytest.fixture(scope="module")
+def small():
+    d = make_iv_data(400, seed=3)
+    return d.Z, d.X, d.y
+
+
+# ---- clipping -------------------------------------------------------------------------------------
+def test_clip_weights_bound_and_identity():
+    norms = np.array([0.0, 0.5, 1.0, 2.0, 10.0])
+    w = clip_weights(norms, 1.0)
+    assert np.all(w <= 1.0) and np.all(norms * w <= 1.0 + 1e-12)
+    np.testing.assert_allclose(w, [1.0, 1.0, 1.0, 0.5, 0.1])
+    np.testing.assert_array_equal(clip_weights(norms, math.inf), np.ones(5))
+
+
+@pytest.mark.parametrize("C", [0.0, -1.0, float("nan"), True, "1"])
+def test_clip_weights_bad_C(C):
+    with pytest.raises(ValueError, match="C"):
+        clip_weights(np.ones(3), C)
+
+
+def test_clipped_gradients_match_explicit_per_sample_clipping(small):
+    Z, X, y = small
+    rng = np.random.default_rng(0)
+    Th, b = rng.normal(size=(4, 2)), rng.normal(size=2)
+    G1 = np.einsum("nd,nk->ndk", Z, Z @ Th - X)
+    n1 = np.linalg.norm(G1.reshape(len(y), -1), axis=1)
+    np.testing.assert_allclose(clipped_grad_stage1(Z, X, Th, 2.0), (G1 * np.minimum(1, 2.0 / n1)[:, None, None]).mean(0), atol=1e-12)
+    G2 = (Z @ Th) * (Z @ Th @ b - y)[:, None]
+    n2 = np.linalg.norm(G2, axis=1)
+    np.testing.assert_allclose(clipped_grad_stage2(Z, y, Th, b, 0.3), (G2 * np.minimum(1, 0.3 / n2)[:, None]).mean(0), atol=1e-12)
+
+
+def test_sensitivity_of_clipped_mean_is_2C_over_n(small):
+    Z, X, y = small
+    n, C = len(y), 1.5
+    Th = np.zeros((4, 2))
+    Z2, X2 = Z.copy(), X.copy()
+    Z2[0], X2[0] = 1e3, -1e3            # replace one person by an outlier
+    diff = np.linalg.norm(clipped_grad_stage1(Z, X, Th, C) - clipped_grad_stage1(Z2, X2, Th, C))
+    assert diff <= 2 * C / n + 1e-12
+
+
+# ---- noise calibration and accounting --------------------------------------------------------------
+def test_noise_scale_formula():
+    assert noise_scale(1.0, 100, 8, 4.0) == pytest.approx(0.02)
+    assert noise_scale(3.0, 1000, 50, 0.5) == pytest.approx(2 * 3.0 / 1000 * math.sqrt(50 / 1.0))
+    # per-step zCDP Delta^2/(2 sigma^2) summed over T steps gives back rho
+    C, n, T, rho = 2.0, 500, 37, 0.3
+    s = noise_scale(C, n, T, rho)
+    assert T * (2 * C / n) ** 2 / (2 * s ** 2) == pytest.approx(rho)
+
+
+def test_released_noise_has_calibrated_std(small):
+    Z, X, y = small
+    r = dp_2s_gd(Z, X, y, rho=0.4, T=300, seed=1, trace=True)
+    clean1 = clipped_grad_stage1(Z, X, r.trace["theta"], 4.0)
+    clean2 = clipped_grad_stage2(Z, y, r.trace["theta"], r.trace["beta"], 4.0)
+    assert np.std(r.trace["g1"] - clean1) / r.sigma1 == pytest.approx(1.0, abs=0.05)
+    assert np.std(r.trace["g2"] - clean2) / r.sigma2 == pytest.approx(1.0, abs=0.1)
+    assert r.sigma1 == pytest.approx(noise_scale(4.0, 400, 300, 0.2))
+
+
+def test_accounting_round_trip_and_order():
+    for rho in [1e-3, 0.05, 0.5, 5.0]:
+        for delta in [1e-3, 1e-6]:
+            e_od, e_cks, e_bs = opendp_epsilon(rho, delta), zcdp_to_dp_cks(rho, delta), zcdp_to_dp_bs(rho, delta)
+            assert e_od == pytest.approx(e_cks, rel=1e-8)
+            mu = math.sqrt(2 * rho)
+            e_ex = gdp_epsilon(mu, delta)
+            assert e_ex <= e_od * (1 + 1e-9) <= e_bs * (1 + 1e-9)
+            assert gdp_delta(mu, e_ex) == pytest.approx(delta, rel=1e-6)
+    assert zcdp_to_dp_bs(1.0, 1e-5) == pytest.approx(1 + 2 * math.sqrt(math.log(1e5)))
+    rep = privacy_report(0.25, 0.75, 1e-5)
+    assert rep["rho"] == 1.0 and rep["eps_exact"] <= rep["eps_opendp"] <= rep["eps_bs"]
+
+
+# ---- the algorithm ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("schedule", ["joint", "sequential"])
+def test_non_private_two_stage_gd_is_2sls(small, schedule):
+    Z, X, y = small
+    r = dp_2s_gd(Z, X, y, T=1500, private=False, C1=math.inf, C2=math.inf, schedule=schedule)
+    np.testing.assert_allclose(r.beta, tsls(Z, X, y), atol=1e-8)
+
+
+def test_fast_path_matches_reference_steps(small):
+    Z, X, y = small
+    r = dp_2s_gd(Z, X, y, T=4, private=False, C1=0.8, C2=0.6, eta=0.3, alpha=0.4)
+    Th, b = np.zeros((4, 2)), np.zeros(2)
+    for _ in range(4):
+        Th, b = Th - 0.3 * clipped_grad_stage1(Z, X, Th, 0.8), b - 0.4 * clipped_grad_stage2(Z, y, Th, b, 0.6)
+    np.testing.assert_allclose(r.theta, Th, atol=1e-12)
+    np.testing.assert_allclose(r.beta, b, atol=1e-12)
+
+
+def test_many_equals_single_runs_and_common_random_numbers(small):
+    Z, X, y = small
+    many = dp_2s_gd_many(Z, X, y, [0.1, 1.0], 20, [5, 6])
+    assert many.beta.shape == (2, 2, 2) and many.theta.shape == (2, 2, 4, 2)
+    for i, s in enumerate([5, 6]):
+        for j, rho in enumerate([0.1, 1.0]):
+            np.testing.assert_allclose(dp_2s_gd(Z, X, y, rho=rho, T=20, seed=s).beta, many.beta[i, j], atol=1e-12)
+    # stacked data sets (one per seed) give the same as separate calls
+    d2 = make_iv_data(400, seed=4)
+    st = dp_2s_gd_many(np.stack([Z, d2.Z]), np.stack([X, d2.X]), np.stack([y, d2.y]), [1.0], 20, [5, 6])
+    np.testing.assert_allclose(st.beta[1, 0], dp_2s_gd(d2.Z, d2.X, d2.y, rho=1.0, T=20, seed=6).beta, atol=1e-12)
+
+
+def test_private_estimate_is_accurate_and_beats_ols():
+    d = make_iv_data(4000, seed=11)
+    b = dp_2s_gd_many(d.Z, d.X, d.y, [1.0], 30, list(range(5))).beta[:, 0]
+    err = np.linalg.norm(b - d.beta_true, axis=-1).mean()
+    assert err < 0.06
+    assert err < 0.5 * np.linalg.norm(ols(d.X, d.y) - d.beta_true)
+
+
+def test_result_epsilon(small):
+    Z, X, y = small
+    r = dp_2s_gd(Z, X, y, rho=1.0, T=5)
+    assert isinstance(r, DPIVResult)
+    assert r.rho == pytest.approx(1.0)
+    assert r.epsilon(1e-5) == pytest.approx(opendp_epsilon(1.0, 1e-5))
+
+
+# ---- bad input --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("rho", [0.0, -0.5, float("inf"), float("nan")])
+def test_rho_must_be_positive(small, rho):
+    Z, X, y = small
+    with pytest.raises(ValueError, match="rho"):
+        dp_2s_gd(Z, X, y, rho=rho)
+    with pytest.raises(ValueError, match="rho"):
+        noise_scale(1.0, 10, 5, rho)
+
+
+def test_mismatched_n(small):
+    Z, X, y = small
+    with pytest.raises(ValueError, match="same number of rows"):
+        dp_2s_gd(Z, X[:-1], y)
+    with pytest.raises(ValueError, match="same number of rows"):
+        dp_2s_gd(Z, X, y[:-5])
+    with pytest.raises(ValueError, match="same number of rows"):
+        check_iv_data(Z[:10], X, y)
+
+
+def test_fewer_instruments_than_regressors(small):
+    Z, X, y = small
+    with pytest.raises(ValueError, match="at least as many instruments"):
+        dp_2s_gd(Z[:, :1], X, y)
+    with pytest.raises(ValueError, match="at least as many instruments"):
+        tsls(Z[:, :1], X, y)
+
+
+def test_other_bad_arguments(small):
+    Z, X, y = small
+    with pytest.raises(ValueError, match="T"):
+        dp_2s_gd(Z, X, y, T=0)
+    with pytest.raises(TypeError, match="T"):
+        dp_2s_gd(Z, X, y, T=2.5)
+    with pytest.raises(ValueError, match="eta"):
+        dp_2s_gd(Z, X, y, eta=0.0)
+    with pytest.raises(ValueError, match="finite clipping"):
+        dp_2s_gd(Z, X, y, C2=math.inf)
+    with pytest.raises(ValueError, match="schedule"):
+        dp_2s_gd(Z, X, y, schedule="both")
+    with pytest.raises(ValueError, match="NaN"):
+        dp_2s_gd(np.where(Z > 2, np.nan, Z), X, y)
+    with pytest.raises(ValueError, match="delta"):
+        zcdp_to_dp_cks(1.0, 1.5)
+
+
+# ---- data and audit ---------------------------------------------------------------------------------
+def test_real_data_loaders():
+    card, mroz = load_card(), load_mroz()
+    assert card.n == 3010 and card.X.shape[1] == len(CARD_CONTROLS) + 1 and card.x_names[-1] == "educ"
+    assert mroz.n == 428 and mroz.Z.shape == (428, 4)
+    b = card.to_original(tsls(card.Z, card.X, card.y))[-1]
+    assert b == pytest.approx(0.1323, abs=5e-4)          # Card's 2SLS return to schooling
+    assert mroz.to_original(tsls(mroz.Z, mroz.X, mroz.y))[-1] == pytest.approx(0.0614, abs=5e-4)
+
+
+def test_canary_audit_small():
+    a = canary_audit(n=50, T=5, rho1=0.125, trials=600, seed=2)
+    assert a.eps_lower <= a.eps_claimed
+    assert a.accuracy_ci[0] <= stats.norm.cdf(math.sqrt(0.25) / 2) <= a.accuracy_ci[1]
+    assert a.eps_exact <= a.eps_claimed

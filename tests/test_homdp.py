@@ -1,0 +1,236 @@
+"""iclr26.homdp: exact counting, sensitivity bounds, accounting against OpenDP, the mechanism, loaders and bad input."""
+import gzip
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from iclr26.homdp import (
+    PrivateHomDensities, audit_sensitivity, calibrate_noise, check_degree_bound, clopper_pearson, csl_graphs, cycle_homs,
+    cycle_patterns, density_sensitivity, distinguishing_attack, dp_success_bound, edge_flips, hom_brute_force, hom_count,
+    hom_counts, hom_densities, hom_tree, opendp_zcdp_epsilon, pattern_name, project_max_degree, read_ogb_graphprop,
+    read_tu_dataset, sbm_dataset, sensitivity_vector, tcdp_epsilon_authors, to_adjacency, tree_patterns, write_tu_dataset,
+    zcdp_epsilon, zcdp_of_noise,
+)
+
+GENERAL = [nx.complete_graph(4), nx.house_graph(), nx.Graph([(0, 1), (1, 2), (2, 0), (2, 3)])]   # K4, house, paw
+
+
+# ---------------------------------------------------------------- counting
+@pytest.mark.parametrize("seed", range(4))
+def test_fast_paths_equal_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    G = nx.gnp_random_graph(int(rng.integers(4, 8)), float(rng.uniform(0.3, 0.8)), seed=seed)
+    for F in tree_patterns(5) + cycle_patterns(5):
+        assert hom_count(F, G) == hom_brute_force(F, G), pattern_name(F)
+
+
+def test_general_patterns_go_through_brute_force():
+    K = nx.complete_graph(5)   # hom(F, K5) = chromatic polynomial P_F(5)
+    assert hom_count(nx.complete_graph(4), K) == 5 * 4 * 3 * 2
+    assert hom_count(GENERAL[2], K) == 5 * 4 * 3 * 4           # paw: triangle then a pendant vertex
+    assert hom_count(nx.complete_graph(4), nx.cycle_graph(6)) == 0
+
+
+def test_classical_identities():
+    G = nx.petersen_graph(); A = to_adjacency(G)
+    assert hom_count(nx.path_graph(2), G) == 2 * G.number_of_edges()
+    assert hom_count(nx.star_graph(4), G) == float(np.sum(A.sum(1) ** 4))
+    assert hom_tree(nx.path_graph(5), G) == float(np.ones(10) @ np.linalg.matrix_power(A, 4) @ np.ones(10))
+    ev = np.linalg.eigvalsh(A)
+    np.testing.assert_allclose(cycle_homs(G, 9), [np.sum(ev ** k) for k in range(3, 10)], rtol=1e-10, atol=1e-9)
+    assert cycle_homs(G, 5)[0] == 0            # Petersen has girth 5
+    assert cycle_homs(G, 5)[2] == 12 * 10      # 12 pentagons × 10 closed walks each
+
+
+def test_densities_isomorphism_invariant_and_in_unit_interval():
+    G, y = csl_graphs(per_class=2, seed=1)
+    pats = tree_patterns(5) + cycle_patterns(8)
+    T = hom_densities(G, pats)
+    assert np.all((T >= 0) & (T <= 1))
+    for c in range(10): np.testing.assert_array_equal(T[2 * c], T[2 * c + 1])
+    assert len({tuple(r) for r in T[:, :len(tree_patterns(5))]}) == 1     # trees cannot separate CSL
+    assert len({tuple(r) for r in T[:, len(tree_patterns(5)):]}) == 10    # cycles C3..C8 can
+
+
+def test_hom_counts_matches_hom_densities():
+    Gs = [nx.cycle_graph(7), nx.path_graph(5)]
+    pats = tree_patterns(4) + cycle_patterns(4)
+    C, T = hom_counts(Gs, pats), hom_densities(Gs, pats)
+    k = np.array([F.number_of_nodes() for F in pats])
+    np.testing.assert_allclose(T, C / np.array([[7.0], [5.0]]) ** k)
+
+
+def test_pattern_names_unique():
+    names = [pattern_name(F) for F in tree_patterns(8) + cycle_patterns(8)]
+    assert len(set(names)) == len(names)
+
+
+# ---------------------------------------------------------------- sensitivity
+def test_sensitivity_formula_hand_checked():
+    assert density_sensitivity(nx.cycle_graph(3), 10, 3) == pytest.approx(6 / 100 * 3 / 10)
+    assert density_sensitivity(nx.path_graph(2), 10, 9) == pytest.approx(2 / 100)
+    assert density_sensitivity(nx.star_graph(3), 20, 5) == pytest.approx(2 * 3 / 400 * (5 / 20) ** 2)
+    assert density_sensitivity(nx.cycle_graph(4), 5, 100) == density_sensitivity(nx.cycle_graph(4), 5, 4)   # Δ capped at n-1
+    np.testing.assert_allclose(sensitivity_vector(cycle_patterns(4), 41, 4), [6 / 41**2 * 4 / 41, 8 / 41**2 * (4 / 41) ** 2])
+
+
+def test_sensitivity_bound_attained_and_never_exceeded():
+    # P3 + edge 0-2 = triangle: Δhom(C3) = 6, bound 2·3·Δ = 12 with Δ = 2
+    au = audit_sensitivity([nx.path_graph(3)], [nx.cycle_graph(3), nx.path_graph(2)], 2)
+    assert au["ratios"][:, 0].max() == pytest.approx(0.5)
+    assert au["ratios"][:, 1].max() == 1.0     # the edge density changes by exactly 2/n²
+    graphs = [nx.random_regular_graph(3, 8, seed=s) for s in range(3)] + [nx.grid_2d_graph(3, 3)]
+    au = audit_sensitivity(graphs, tree_patterns(5) + cycle_patterns(6), 4)
+    assert au["ratios"].max() <= 1.0 and au["l2_ratio"].max() <= 1.0
+
+
+def test_edge_flips_respect_degree_bound():
+    G = nx.cycle_graph(6)
+    flips = list(edge_flips(G, 2))
+    assert len(flips) == 6 and all(B.sum() == 10 for _, _, B in flips)   # only removals are admissible at Δ = 2
+    assert len(list(edge_flips(G, 3))) == 15
+
+
+# ---------------------------------------------------------------- mechanism and accounting
+@pytest.mark.parametrize("rho", [1e-4, 0.01, 0.5, 2.0])
+def test_accounting_matches_opendp(rho):
+    assert zcdp_epsilon(rho, 1e-6) == pytest.approx(opendp_zcdp_epsilon(rho, 1e-6), rel=1e-9)
+    assert zcdp_epsilon(rho, 1e-6, "gaussian") <= zcdp_epsilon(rho, 1e-6) <= zcdp_epsilon(rho, 1e-6, "bun-steinke")
+
+
+def test_authors_tcdp_is_looser_than_zcdp():
+    assert tcdp_epsilon_authors(0.01, 2, 1e-6) > zcdp_epsilon(0.01, 1e-6)
+    with pytest.raises(ValueError, match="omega"):
+        tcdp_epsilon_authors(2.0, 2, 1e-6)
+
+
+@pytest.mark.parametrize("calibration", ["shared", "per_density"])
+def test_calibration_spends_exactly_rho(calibration):
+    s = np.array([1e-3, 2e-4, 1e-5])
+    assert zcdp_of_noise(s, calibrate_noise(s, 0.03, calibration)) == pytest.approx(0.03)
+
+
+def test_release_unbiased_and_noise_scale():
+    mech = PrivateHomDensities(cycle_patterns(4), rho=1e-3, max_degree=4)
+    T = hom_densities([nx.circulant_graph(41, [1, 3])], mech.patterns)
+    X = mech.add_noise(np.repeat(T, 20000, 0), 41, rng=0)
+    sig = mech.sigmas(41)
+    assert np.all(np.abs(X.mean(0) - T[0]) <= 4 * sig / math.sqrt(20000))
+    np.testing.assert_allclose(X.std(0), sig, rtol=0.03)
+
+
+def test_attack_stays_within_guarantee():
+    mech = PrivateHomDensities(cycle_patterns(4) + tree_patterns(4), rho=0.5, max_degree=4)
+    G0 = nx.cycle_graph(8); G1 = G0.copy(); G1.add_edge(0, 4)
+    r = distinguishing_attack(mech, G0, G1, 20000, rng=1)
+    assert r["success_lo"] <= dp_success_bound(mech.epsilon(), 1e-6)
+    assert r["eps_lower"] <= mech.epsilon()
+    lo, hi = clopper_pearson(int(round(r["tpr"] * 20000)), 20000)
+    assert lo <= r["tpr"] <= hi
+
+
+# ---------------------------------------------------------------- data
+def test_sbm_dataset_respects_degree_bound():
+    graphs, y, redraws = sbm_dataset(n=40, per_class=3, seed=0)
+    assert len(graphs) == 12 and sorted(set(y)) == [0, 1, 2, 3]
+    assert all(A.sum(1).max() <= 0.5 * 40 + math.sqrt(39 * math.log(40)) for A in graphs)
+    with pytest.raises(ValueError, match="gap"):
+        sbm_dataset(n=20, gaps=(0.6,), per_class=1)
+
+
+def test_tu_round_trip(tmp_path):
+    graphs = [nx.cycle_graph(5), nx.path_graph(3), nx.petersen_graph()]
+    write_tu_dataset(graphs, [0, 1, 0], tmp_path, "TOY")
+    back, y = read_tu_dataset(tmp_path, "TOY")
+    assert list(y) == [0, 1, 0] and all(nx.is_isomorphic(a, b) for a, b in zip(graphs, back))
+
+
+def test_tu_fixture_by_hand(tmp_path):
+    d = tmp_path / "HAND"; d.mkdir()
+    (d / "HAND_A.txt").write_text("1, 2\n2, 1\n2, 3\n3, 2\n4, 5\n5, 4\n")
+    (d / "HAND_graph_indicator.txt").write_text("1\n1\n1\n2\n2\n")
+    (d / "HAND_graph_labels.txt").write_text("1\n-1\n")
+    G, y = read_tu_dataset(tmp_path, "HAND")
+    assert [g.number_of_edges() for g in G] == [2, 1] and list(y) == [1, -1]
+
+
+def test_ogb_fixture(tmp_path):
+    raw = tmp_path / "raw"; raw.mkdir()
+    files = {"edge.csv.gz": "0,1\n1,2\n2,0\n0,1\n", "num-node-list.csv.gz": "3\n2\n", "num-edge-list.csv.gz": "3\n1\n",
+             "graph-label.csv.gz": "1\n0\n"}
+    for name, text in files.items():
+        with gzip.open(raw / name, "wt") as fh: fh.write(text)
+    G, y = read_ogb_graphprop(tmp_path)
+    assert hom_count(nx.cycle_graph(3), G[0]) == 6 and G[1].number_of_edges() == 1 and list(y) == [1.0, 0.0]
+    (raw / "num-edge-list.csv.gz").unlink()
+    with pytest.raises(FileNotFoundError):
+        read_ogb_graphprop(tmp_path)
+
+
+# ---------------------------------------------------------------- bad input
+@pytest.mark.parametrize("bad,match", [
+    (nx.DiGraph([(0, 1), (1, 2)]), "undirected"),
+    (nx.Graph([(0, 1, {"weight": 0.5}), (1, 2)]), "weighted"),
+    (nx.Graph([(0, 0), (0, 1)]), "self loop"),
+    (nx.MultiGraph([(0, 1), (0, 1)]), "multigraph"),
+    (np.array([[0, 1], [0, 0]]), "symmetric"),
+    (np.array([[0, 2.0], [2.0, 0]]), "weighted"),
+    (np.array([[1, 1], [1, 0]]), "self loop"),
+    (np.zeros((2, 3)), "square"),
+])
+def test_bad_graphs_refused(bad, match):
+    with pytest.raises(ValueError, match=match):
+        to_adjacency(bad)
+    with pytest.raises(ValueError, match=match):
+        PrivateHomDensities(cycle_patterns(4), rho=0.1, max_degree=4).release([bad])
+
+
+def test_bad_types_refused():
+    with pytest.raises(TypeError):
+        to_adjacency([[0, 1], [1, 0]])
+    with pytest.raises(TypeError):
+        hom_densities(nx.cycle_graph(4), cycle_patterns(4))   # a single graph, not a list
+    with pytest.raises(TypeError):
+        PrivateHomDensities([nx.DiGraph([(0, 1)])], rho=0.1, max_degree=3)
+
+
+@pytest.mark.parametrize("rho", [0, -0.1, float("nan")])
+def test_bad_rho_refused(rho):
+    with pytest.raises(ValueError, match="rho"):
+        PrivateHomDensities(cycle_patterns(4), rho=rho, max_degree=4)
+    with pytest.raises(ValueError, match="rho"):
+        calibrate_noise([1e-3], rho)
+    with pytest.raises(ValueError, match="rho"):
+        zcdp_epsilon(rho, 1e-6)
+
+
+def test_degree_bound_below_max_degree_refused_or_projected():
+    mech = PrivateHomDensities(tree_patterns(3), rho=0.1, max_degree=3)
+    with pytest.raises(ValueError, match="maximum degree 5 > max_degree=3"):
+        mech.release([nx.star_graph(5)])
+    with pytest.warns(UserWarning, match="projected"):
+        A = check_degree_bound(nx.complete_graph(6), 2, on_violation="project")
+    assert A.sum(1).max() <= 2 and np.array_equal(A, project_max_degree(nx.complete_graph(6), 2))
+    with pytest.raises(ValueError, match="on_violation"):
+        check_degree_bound(nx.path_graph(3), 2, on_violation="clip")
+    with pytest.raises(ValueError, match="max_degree"):
+        PrivateHomDensities(tree_patterns(3), rho=0.1, max_degree=0)
+
+
+def test_bad_patterns_and_parameters_refused():
+    with pytest.raises(ValueError, match="connected"):
+        density_sensitivity(nx.Graph([(0, 1), (2, 3)]), 10, 3)
+    with pytest.raises(ValueError, match="connected"):
+        hom_count(nx.empty_graph(2), nx.path_graph(3))
+    with pytest.raises(ValueError, match="calibration"):
+        calibrate_noise([1e-3], 0.1, "median")
+    with pytest.raises(ValueError, match="delta"):
+        zcdp_epsilon(0.1, 1.5)
+    with pytest.raises(ValueError, match="method"):
+        zcdp_epsilon(0.1, 1e-6, "rdp")
+    with pytest.raises(ValueError, match="max_maps"):
+        hom_brute_force(nx.path_graph(8), nx.path_graph(40))
+    with pytest.raises(ValueError, match="tree"):
+        hom_tree(nx.cycle_graph(4), nx.path_graph(3))
