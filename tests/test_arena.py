@@ -1,0 +1,235 @@
+"Unit and bad-input tests for iclr26.arena (paper 23: information-efficient arena evaluation)."
+import math, warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from iclr26.arena import (C_ELO, METHODS, RIDGE, ArenaScheduler, BTArena, FisherState, ReplayArena, _prior_precision, a_info,
+                          battle_arrays, battle_table, brute_force_gains, bt_weights, d_info, drop_anchor, fisher_information,
+                          fit_mle, kendall_tau, load_battles, load_lmarena, load_lmarena_ratings, online_elo, pair_counts,
+                          pairwise_consistency, rating_rmse, run_selection, synthetic_ratings, time_selection, win_matrix, win_prob)
+
+
+def random_state(N, seed, ridge=0.5):
+    rng = np.random.default_rng(seed)
+    r = 1000 + 90 * rng.standard_normal(N)
+    cnt = np.triu(rng.integers(0, 5, size=(N, N)).astype(float), 1)
+    return rng, r, cnt + cnt.T
+
+
+@pytest.mark.parametrize("N,seed", [(3, 0), (7, 1), (12, 2)])
+def test_determinant_lemma_and_sherman_morrison_equal_brute_force(N, seed):
+    rng, r, cnt = random_state(N, seed)
+    anchor = int(rng.integers(N))
+    fs = FisherState(N, anchor=anchor, ridge=0.5, track_square=True).rebuild(r, cnt)
+    I = fisher_information(r, cnt) + _prior_precision(N, C_ELO, 0.5)
+    dg, ag = brute_force_gains(I, bt_weights(r), anchor)
+    i, j = np.triu_indices(N, 1)
+    np.testing.assert_allclose(np.log1p(fs.d_gain(i, j)), dg, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(fs.a_gain(i, j), ag, rtol=1e-8, atol=1e-10 * ag.max())
+    # brute force of the raw determinant ratio too
+    keep = np.arange(N) != anchor
+    for m in rng.choice(len(i), size=min(5, len(i)), replace=False):
+        u = np.zeros(N); u[i[m]], u[j[m]] = 1, -1
+        J = drop_anchor(I + bt_weights(r)[i[m], j[m]] * np.outer(u, u), anchor)
+        ratio = np.linalg.det(J) / np.linalg.det(drop_anchor(I, anchor))
+        assert math.isclose(ratio, 1 + fs.d_gain(i[m], j[m]), rel_tol=1e-9)
+
+
+def test_rank_one_updates_match_rebuild():
+    rng, r, cnt = random_state(9, 5)
+    fs = FisherState(9, anchor=4, ridge=0.2, track_square=True).rebuild(r, cnt)
+    for _ in range(25):
+        a, b = rng.choice(9, 2, replace=False)
+        fs.add(a, b); cnt[a, b] += 1; cnt[b, a] += 1
+    ref = FisherState(9, anchor=4, ridge=0.2, track_square=True).rebuild(r, cnt)
+    np.testing.assert_allclose(fs.Sigma, ref.Sigma, rtol=1e-8, atol=1e-8 * np.abs(ref.Sigma).max())
+    np.testing.assert_allclose(fs.Sigma2, ref.Sigma2, rtol=1e-7, atol=1e-8 * np.abs(ref.Sigma2).max())
+    assert np.all(fs.Sigma[4] == 0) and np.all(fs.Sigma[:, 4] == 0)
+
+
+def test_d_info_is_anchor_invariant_and_a_info_is_not():
+    _, r, cnt = random_state(8, 3)
+    cnt += 1 - np.eye(8)  # connected
+    I = fisher_information(r, cnt)
+    d = [d_info(I, a) for a in range(8)]
+    a = [a_info(I, a) for a in range(8)]
+    assert max(d) - min(d) <= 1e-10 * max(d)
+    assert max(a) - min(a) > 1e-3 * max(a)
+
+
+def test_d_info_and_a_info_on_disconnected_graph():
+    cnt = pair_counts([0, 2], [1, 3], 4)
+    I = fisher_information(np.full(4, 1000.0), cnt)
+    assert d_info(I) == 0.0 and a_info(I) == math.inf
+
+
+def test_d_info_linear_in_battles():
+    rng = np.random.default_rng(0); N = 10
+    r = 1000 + 60 * rng.standard_normal(N)
+    pi, pj = np.triu_indices(N, 1)
+    picks = rng.integers(len(pi), size=4000)
+    d1 = d_info(fisher_information(r, pair_counts(pi[picks[:2000]], pj[picks[:2000]], N)))
+    d2 = d_info(fisher_information(r, pair_counts(pi[picks], pj[picks], N)))
+    assert 1.9 < d2 / d1 < 2.1
+
+
+def test_fit_matches_choix():
+    choix = pytest.importorskip("choix")
+    rng = np.random.default_rng(11); N = 8
+    true = 1000 + 120 * rng.standard_normal(N)
+    arena = BTArena(true, seed=3)
+    i = rng.integers(N, size=3000); j = (i + 1 + rng.integers(N - 1, size=i.size)) % N
+    y = arena.outcomes(i, j)
+    W = win_matrix(i, j, y, N)
+    ours = fit_mle(W, anchor=2, ridge=0.0)
+    data = [(a, b) if o == 1 else (b, a) for a, b, o in zip(i, j, y)]
+    theirs = choix.opt_pairwise(N, data, alpha=1e-9, tol=1e-12) / C_ELO
+    np.testing.assert_allclose(ours - ours.mean(), theirs - theirs.mean(), atol=0.05)
+    assert ours[2] == 1000.0
+    assert rating_rmse(ours, true) < 25
+
+
+def test_fit_with_ridge_and_ties_is_finite_and_warm_start_agrees():
+    arena = BTArena(load_lmarena_ratings().iloc[:6], tie_rate=0.2, seed=0)
+    i = np.array([0, 1, 2, 3, 4, 0, 5]); j = np.array([1, 2, 3, 4, 5, 5, 1])
+    y = arena.outcomes(i, j)
+    W = win_matrix(i, j, y, 6)
+    r1 = fit_mle(W); r2 = fit_mle(W, init=r1 + 37.0)
+    assert np.all(np.isfinite(r1)) and np.max(np.abs(r1 - r2)) < 1e-5
+
+
+def test_bad_inputs():
+    models = ["a", "b", "c"]
+    with pytest.raises(ValueError, match="unknown model"):
+        battle_arrays(pd.DataFrame({"model_a": ["a"], "model_b": ["zzz"], "winner": ["model_a"]}), models)
+    with pytest.raises(ValueError, match="itself"):
+        battle_arrays(pd.DataFrame({"model_a": ["a"], "model_b": ["a"], "winner": ["model_a"]}), models)
+    with pytest.raises(ValueError, match="winner"):
+        load_battles([{"model_a": "a", "model_b": "b", "winner": "draw"}])
+    with pytest.raises(ValueError, match="column"):
+        load_battles([{"model_a": "a", "model_b": "b"}])
+    with pytest.raises(TypeError, match="source"):
+        load_battles(42)
+    for bad in (["only"], 1):
+        with pytest.raises(ValueError, match="N < 2|>= 2"):
+            ArenaScheduler(bad)
+    with pytest.raises(ValueError, match="N < 2"):
+        BTArena([1000.0])
+    with pytest.raises(ValueError, match="N < 2"):
+        fit_mle(np.zeros((1, 1)))
+    with pytest.raises(ValueError, match="method"):
+        ArenaScheduler(models, method="oracle")
+    with pytest.raises(ValueError, match="anchor"):
+        ArenaScheduler(models, anchor="zzz")
+    with pytest.raises(ValueError, match="k must be"):
+        ArenaScheduler(models).select(4)
+    with pytest.raises(TypeError, match="k must be an int"):
+        ArenaScheduler(models).select(1.5)
+    with pytest.raises(ValueError, match="pair_probs"):
+        ArenaScheduler(models, method="d-opt", pair_probs=np.ones(3))
+    with pytest.raises(ValueError, match="ridge"):
+        ArenaScheduler(models, ridge=-1.0)
+    with pytest.raises(ValueError, match="tie_rate"):
+        BTArena([1.0, 2.0], tie_rate=1.0)
+    with pytest.raises(ValueError, match="same length"):
+        pairwise_consistency([1, 2, 3], [1, 2])
+    with pytest.raises(ValueError, match="square"):
+        fit_mle(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="criterion"):
+        brute_force_gains(np.eye(3), np.ones((3, 3)), criterion="e")
+
+
+def test_disconnected_comparison_graph_warns_and_ridge_zero_raises():
+    W = win_matrix([0, 2], [1, 3], [1.0, 0.0], 4)
+    with pytest.warns(UserWarning, match="not connected"):
+        r = fit_mle(W)
+    assert np.all(np.isfinite(r))
+    with pytest.raises(ValueError, match="ridge"):
+        fit_mle(W, ridge=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit_mle(W, check_connected=False)
+
+
+def test_scheduler_api_round_trip():
+    lm = load_lmarena_ratings().iloc[:10]
+    sim = BTArena(lm, seed=0)
+    for method in METHODS:
+        s = ArenaScheduler(sim.models, method=method, seed=1, refit_every=3)
+        for _ in range(6):
+            pairs = s.next_pairs(5)
+            assert len(pairs) == 5 and all(a != b and a in sim.index and b in sim.index for a, b in pairs)
+            s.update(sim.play(pairs))
+        assert s.n_battles == 30 and len(s.battle_log()) == 30
+        rt = s.ratings()
+        assert list(rt.index) != [] and rt.is_monotonic_decreasing and np.all(np.isfinite(rt.values))
+    s = ArenaScheduler(sim.models, method="d-opt", seed=0)
+    s.update([(sim.models[0], sim.models[1], "tie"), (sim.models[2], sim.models[1], "model_b")])
+    assert s.counts[0, 1] == 1 and s.wins[1, 2] == 1.0
+    i, j = s.select(10)
+    assert len(set(zip(i.tolist(), j.tolist()))) == 10  # top-K batch: distinct pairs
+
+
+def test_d_opt_spreads_battles_and_a_opt_favours_anchor():
+    r = synthetic_ratings(12, seed=0)
+    d = run_selection(r, "d-opt", [120], seed=0, anchor=0, per_pair=20)
+    a = run_selection(r, "a-opt", [120], seed=0, anchor=0, per_pair=20)
+    assert a["anchor_freq"][-1] > 1.5 * 2 / 12
+    assert d["d_info"][-1] > 0
+
+
+def test_online_elo_and_snapshots():
+    i, j, y = np.array([0, 1, 0]), np.array([1, 2, 2]), np.array([1.0, 0.5, 0.0])
+    final = online_elo(i, j, y, 3, K=16)
+    snaps = online_elo(i, j, y, 3, K=16, snapshots=[0, 1, 3])
+    np.testing.assert_allclose(snaps[0], 1000.0)
+    np.testing.assert_allclose(snaps[1], [1008.0, 992.0, 1000.0])
+    np.testing.assert_allclose(snaps[-1], final)
+    assert math.isclose(final.sum(), 3000.0)
+
+
+def test_metrics():
+    x = np.random.default_rng(0).standard_normal(25); y = x + np.random.default_rng(1).standard_normal(25)
+    assert math.isclose(pairwise_consistency(x, y), (1 + kendall_tau(x, y)) / 2, rel_tol=1e-12)
+    assert pairwise_consistency([2, 2, 1], [3, 2, 1]) == pytest.approx(5 / 6)
+    assert rating_rmse([1, 2, 3], [101, 102, 103]) == 0.0
+
+
+def test_load_battles_files(tmp_path):
+    df = battle_table(["a", "b", "c"], [0, 1, 2], [1, 2, 0], [1.0, 0.5, 0.0])
+    df.to_json(tmp_path / "log.json", orient="records")
+    df.to_json(tmp_path / "log.jsonl", orient="records", lines=True)
+    df.to_csv(tmp_path / "log.csv", index=False)
+    for f in ("log.json", "log.jsonl", "log.csv"):
+        pd.testing.assert_frame_equal(load_battles(tmp_path / f), df)
+    with pytest.raises(ValueError, match="no such file"):
+        load_battles(tmp_path / "missing.csv")
+    i, j, y = battle_arrays(df, ["a", "b", "c"])
+    assert list(y) == [1.0, 0.5, 0.0]
+
+
+def test_replay_arena_replays_in_order_and_flips():
+    ra = ReplayArena([1000.0, 1100.0, 900.0], per_pair=3, seed=0)
+    m = ra.pair_id[0, 1]
+    got = [ra.outcomes([1], [0])[0] for _ in range(3)]
+    np.testing.assert_allclose(got, 1.0 - ra.pool[m])
+    ra.outcomes([0], [1]); assert ra.fresh == 1
+    W = ra.full_wins()
+    np.testing.assert_allclose(W + W.T, 3 * (1 - np.eye(3)))
+
+
+def test_lmarena_data_and_win_prob():
+    df = load_lmarena()
+    assert len(df) == 55 and df.battles.sum() > 100_000 // 1 and df.elo.is_monotonic_decreasing
+    assert math.isclose(win_prob(1400.0, 1000.0), 10 / 11, rel_tol=1e-12)
+    assert RIDGE == pytest.approx(3.0178, rel=1e-3)
+
+
+def test_time_selection_runs():
+    fast = time_selection(8, "d-opt", steps=3)
+    naive = time_selection(8, "d-opt", steps=1, naive=True)
+    assert fast["step_s"] > 0 and naive["step_s"] > 0
+    with pytest.raises(ValueError, match="method"):
+        time_selection(8, "random")
