@@ -117,3 +117,10 @@ def test_scoreboard_markdown(results):
     record("toy", "smoke", {}, [claim("c|1", 1, "in", (0, 2), paper=1)])
     md = core.scoreboard_markdown(load_results())
     assert "c\\|1" in md and "in [0, 2]" in md and "| pass |" in md
+
+
+def test_results_are_strict_json(results):
+    out = record("toy", "smoke", {"nan": float("nan"), "arr": np.array([1.0, np.inf])}, [claim("v", np.float64("nan"), "<", 1, gate=False)])
+    text = (results / "smoke" / "toy.json").read_text()
+    json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
+    assert out["metrics"] == {"nan": None, "arr": [1.0, None]} and out["claims"][0]["value"] is None

@@ -1,0 +1,202 @@
+"""Unit, exactness and bad-input tests of iclr26.mase (MASE, structured algorithm, EWF)."""
+import itertools
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from iclr26.mase import (AGGREGATORS, GraphicalGame, NormalFormGame, battle_of_the_sexes, bounded_degree_tree, chicken,
+                         classic_games, coalition_gains, coalitions, coordination_game, evaluate_marginals, ewf, exploitability,
+                         joint_from_marginals, matching_pennies, mase, max_coalition_gain, max_sum, max_welfare_ce,
+                         max_welfare_cce, nash_equilibria, network_game, point_mass, prisoners_dilemma, product_distribution,
+                         public_goods, pure_nash_equilibria, pure_strong_profiles, random_game, tree_decomposition)
+
+TOL = 1e-9
+
+
+def check_result(game, r):
+    "LP checks: a distribution (sums to 1, non-negative) whose re-evaluated value is the LP optimum."
+    assert r.mu.shape == game.n_actions
+    assert abs(r.mu.sum() - 1) < 1e-9 and r.mu.min() >= 0
+    assert abs(r.value - r.lp_value) < 1e-8
+    assert abs(max_coalition_gain(game, r.mu, r.aggregator, r.deviation).gain - r.value) < 1e-12
+
+
+# ---------------------------------------------------------------- known answers
+def test_prisoners_dilemma_paper_numbers():
+    g = prisoners_dilemma()
+    r = mase(g)
+    check_result(g, r)
+    assert abs(r.value - 0.1) < TOL
+    dd = point_mass(g, (1, 1))
+    assert abs(max_coalition_gain(g, dd).gain - 0.4) < TOL
+    assert max_coalition_gain(g, dd).coalition == (0, 1)
+    assert abs(exploitability(g, dd)) < TOL
+    # the dual certificate: any mu has 3/4 (unilateral) + 1/4 (grand coalition -> C,C) >= 0.1
+    for mu in np.random.default_rng(0).dirichlet(np.ones(4), 50):
+        assert max_coalition_gain(g, mu.reshape(2, 2)).gain >= 0.1 - 1e-12
+
+
+@pytest.mark.parametrize("deviation", ["coarse", "correlated"])
+@pytest.mark.parametrize("aggregator", ["average", "max"])
+def test_full_lp_equals_constraint_generation(deviation, aggregator):
+    for s in range(3):
+        g = random_game((2, 2, 2), seed=s)
+        a = mase(g, aggregator, deviation, method="cg")
+        b = mase(g, aggregator, deviation, method="full")
+        check_result(g, a); check_result(g, b)
+        assert abs(a.value - b.value) < 1e-9
+
+
+def test_weighted_with_equal_weights_is_average():
+    g = random_game((2, 3, 2), seed=4)
+    assert abs(mase(g, "weighted", weights=[2.0, 2.0, 2.0]).value - mase(g).value) < 1e-9
+
+
+def test_strong_equilibrium_games_have_value_zero():
+    for g in (coordination_game(), battle_of_the_sexes(), matching_pennies()):
+        r = mase(g)
+        assert abs(r.value) < TOL
+    assert pure_strong_profiles(coordination_game()) == [(0, 0)]
+    assert pure_strong_profiles(matching_pennies()) == []           # strong only in mixed form
+    assert mase(prisoners_dilemma()).value > 0.05
+
+
+def test_mase_not_above_unilateral_concepts():
+    for g in list(classic_games().values()) + [random_game((3, 3), seed=1)]:
+        v = mase(g).value
+        for mu in [max_welfare_ce(g), max_welfare_cce(g)] + nash_equilibria(g):
+            assert v <= max_coalition_gain(g, mu).gain + TOL
+
+
+def test_value_grows_with_coalition_size():
+    g = public_goods(4)
+    vals = [mase(g, coalition_set=k).value for k in (1, 2, 3, 4)]
+    assert all(b >= a - TOL for a, b in zip(vals, vals[1:]))
+    assert vals[-1] > vals[0]
+
+
+def test_ce_cce_and_nash():
+    g = chicken()
+    assert exploitability(g, max_welfare_cce(g)) <= TOL
+    assert exploitability(g, max_welfare_ce(g), "correlated") <= TOL
+    assert g.welfare(max_welfare_ce(g)) >= max(g.welfare(m) for m in nash_equilibria(g)) - TOL
+    assert pure_nash_equilibria(prisoners_dilemma()) == [(1, 1)]
+    for m in nash_equilibria(g):
+        assert exploitability(g, m) <= 1e-9
+
+
+def test_ewf_known_points_and_shape():
+    g = prisoners_dilemma()
+    assert abs(ewf(g, 0.0).welfare - 0.4) < TOL
+    assert abs(ewf(g, 0.4).welfare - 1.2) < TOL
+    assert not ewf(g, -0.5).feasible
+    eps = np.linspace(0, 0.5, 26)
+    W = np.array([ewf(g, e).welfare for e in eps])
+    assert np.diff(W).min() >= -TOL and np.diff(W, 2).max() <= TOL
+
+
+def test_nashpy_roundtrip():
+    g = battle_of_the_sexes()
+    h = NormalFormGame.from_nashpy(g.to_nashpy())
+    np.testing.assert_array_equal(h.payoffs, g.payoffs)
+    z = NormalFormGame.from_bimatrix([[1, -1], [-1, 1]])
+    np.testing.assert_array_equal(z.payoffs[1], -z.payoffs[0])
+
+
+def test_coalitions_and_gains():
+    assert len(coalitions(4)) == 15 and len(coalitions(4, max_size=2)) == 10
+    g = prisoners_dilemma()
+    gains = coalition_gains(g, product_distribution([[0.5, 0.5], [0.5, 0.5]]))
+    assert len(gains) == 3
+
+
+# ---------------------------------------------------------------- structured algorithm
+def test_max_sum_matches_enumeration():
+    gg = network_game(bounded_degree_tree(7, 3, seed=2), seed=2)
+    td = tree_decomposition(gg)
+    rng = np.random.default_rng(0)
+    facs = [(s, rng.standard_normal((3,) * len(s)), td.home[k]) for k, s in enumerate(gg.scopes)]
+    val, x = max_sum(td, [3] * gg.n_players, facs)
+    best = max(sum(f[tuple(xx[v] for v in s)] for s, f, _ in facs) for xx in itertools.product(range(3), repeat=gg.n_players))
+    assert abs(val - best) < 1e-12
+    assert abs(sum(f[tuple(x[v] for v in s)] for s, f, _ in facs) - val) < 1e-12
+
+
+@pytest.mark.parametrize("aggregator", AGGREGATORS)
+def test_structured_equals_brute(aggregator):
+    w = np.array([1.0, 2.0, 3.0, 1.0, 2.0, 3.0])
+    for G in (nx.path_graph(6), bounded_degree_tree(6, 3, seed=5)):
+        for game in (network_game(G, seed=3), GraphicalGame.from_graph(G, 2, seed=3)):
+            a = mase(game, aggregator, weights=w)
+            b = mase(game, aggregator, weights=w, method="brute")
+            assert abs(a.value - b.value) < 1e-9
+            assert abs(a.value - a.lp_value) < 1e-8
+
+
+def test_bag_marginals_are_a_joint_distribution():
+    gg = network_game(bounded_degree_tree(7, 3, seed=1), seed=1)
+    r = mase(gg)
+    joint = joint_from_marginals(gg, r.td, r.marginals)
+    assert abs(joint.sum() - 1) < 1e-9 and joint.min() >= 0
+    nf = gg.to_normal_form()
+    assert abs(max_coalition_gain(nf, joint).gain - r.value) < 1e-9
+    ev = evaluate_marginals(gg, r.marginals, r.td)
+    assert abs(ev["welfare"] - nf.welfare(joint)) < 1e-9
+    assert abs(ev["exploitability"] - exploitability(nf, joint)) < 1e-9
+
+
+def test_structured_ewf_equals_dense():
+    gg = network_game(nx.path_graph(5), seed=0)
+    for e in (0.0, 0.05, 0.2):
+        assert abs(ewf(gg, e).welfare - ewf(gg.to_normal_form(), e).welfare) < 1e-8
+
+
+# ---------------------------------------------------------------- bad input
+def test_bad_payoff_tensors():
+    with pytest.raises(ValueError, match="rank"): NormalFormGame(np.zeros((3, 2, 2)))
+    with pytest.raises(ValueError, match="finite"): NormalFormGame(np.array([[[np.nan, 0], [0, 0]], [[0, 0], [0, 0]]]))
+    with pytest.raises(ValueError, match="empty action set"): NormalFormGame(np.zeros((2, 2, 0)))
+    with pytest.raises(ValueError, match="rank"): NormalFormGame(np.zeros(3))
+    with pytest.raises(ValueError, match="payoffs"): NormalFormGame([[1, 2], [3]])
+    with pytest.raises(TypeError): NormalFormGame(np.array([["a", "b"]] * 2, dtype=object).reshape(2, 2))
+    with pytest.raises(ValueError, match="n_actions"): random_game((2, 0))
+
+
+def test_bad_arguments():
+    g = prisoners_dilemma()
+    with pytest.raises(ValueError, match="aggregator"): mase(g, aggregator="min")
+    with pytest.raises(ValueError, match="weights"): mase(g, aggregator="weighted")
+    with pytest.raises(ValueError, match="weights"): mase(g, aggregator="weighted", weights=[1, 0])
+    with pytest.raises(ValueError, match="deviation"): mase(g, deviation="mixed")
+    with pytest.raises(ValueError, match="method"): mase(g, method="fast")
+    with pytest.raises(ValueError, match="GraphicalGame"): mase(g, method="structured")
+    with pytest.raises(TypeError): mase(np.zeros((2, 2, 2)))
+    with pytest.raises(ValueError, match="sum to 1"): max_coalition_gain(g, np.ones((2, 2)))
+    with pytest.raises(ValueError, match="entries"): max_coalition_gain(g, np.ones(3) / 3)
+    with pytest.raises(ValueError, match="non-negative"): max_coalition_gain(g, np.array([[1.5, -0.5], [0, 0]]))
+    with pytest.raises(ValueError, match="coalitions"): mase(g, coalition_set=[(0, 5)])
+    with pytest.raises(ValueError, match="2-player"): random_game((2, 2, 2)).to_nashpy()
+    with pytest.raises(TypeError): ewf(g, "0.1")
+    with pytest.raises(ValueError, match="finite"): ewf(g, float("nan"))
+
+
+def test_bad_graphical_games():
+    with pytest.raises(ValueError, match="start with player"): GraphicalGame((2, 2), [(1, 0), (1,)], [np.zeros((2, 2)), np.zeros(2)])
+    with pytest.raises(ValueError, match="shape"): GraphicalGame((2, 2), [(0,), (1,)], [np.zeros(3), np.zeros(2)])
+    with pytest.raises(ValueError, match="finite"): GraphicalGame((2,), [(0,)], [np.array([np.nan, 0])])
+    with pytest.raises(ValueError, match="n_actions"): GraphicalGame((0, 2), [(0,), (1,)], [np.zeros(0), np.zeros(2)])
+    with pytest.raises(TypeError): network_game([0, 1])
+    gg = network_game(nx.path_graph(3), seed=0)
+    with pytest.raises(NotImplementedError): mase(gg, deviation="correlated")
+    assert abs(mase(gg, deviation="correlated", method="brute").value - mase(gg.to_normal_form(), deviation="correlated").value) < 1e-12
+
+
+def test_pygambit_is_optional():
+    try:
+        import pygambit  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="pygambit"): prisoners_dilemma().to_pygambit()
+    else:
+        g = prisoners_dilemma()
+        np.testing.assert_allclose(NormalFormGame.from_pygambit(g.to_pygambit()).payoffs, g.payoffs)
