@@ -59,4 +59,5 @@ def test_wheel_ships_kernels(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     names = zipfile.ZipFile(next(tmp_path.glob("iclr26-*.whl"))).namelist()
     assert "iclr26/kernels/__init__.py" in names and "iclr26/core.py" in names
+    assert "iclr26/data/lmarena_elo.json" in names, "package data (the arena ratings) missing from the wheel"
     assert all(f"iclr26/kernels/{k}.py" in names for k in KERNELS)
