@@ -1,0 +1,252 @@
+"Unit and bad-input tests for iclr26.coarse (Gaussian mean estimation from coarse data)."
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.optimize import minimize_scalar
+
+from iclr26.coarse import (BoxSets, GridPartition, HyperplanePartition, PolytopePartition, PolytopeSets, TruncatedSampler,
+                           chebyshev_center, compare_estimators, em_mean, fisher_information, friction_intervals,
+                           identifiability, interval_mle, interval_nll, log_interval_prob, midpoint_mean,
+                           nonidentifiable_directions, ols_midpoints, oracle_mean, random_rotation, sgd_mean, slabs,
+                           trunc_moments, trunc_normal)
+
+
+# ----------------------------------------------------------------- one-dimensional primitives
+def test_trunc_moments_match_scipy_including_tails():
+    a = np.array([-np.inf, -1, 0.5, -40, 30, -0.1, 2.0, -0.5, -np.inf])
+    b = np.array([np.inf, 1, np.inf, -30, 40, 0.1, 2.001, 8.0, -3.0])
+    m, v = trunc_moments(a, b)
+    np.testing.assert_allclose(m, stats.truncnorm.mean(a, b), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(v, stats.truncnorm.var(a, b), rtol=1e-6, atol=1e-10)
+
+
+def test_log_interval_prob_is_stable_far_in_the_tails():
+    lp = log_interval_prob(np.array([-40.0, 38.0]), np.array([-39.0, np.inf]))
+    assert np.all(np.isfinite(lp))
+    np.testing.assert_allclose(lp, [stats.norm.logcdf(-39.0), stats.norm.logsf(38.0)], rtol=1e-3)
+
+
+@pytest.mark.parametrize("lo,hi", [(-1.0, 1.0), (3.0, 4.0), (-40.0, -39.0), (-np.inf, 0.5), (2.0, 2.001)])
+def test_trunc_normal_draws_follow_truncnorm(lo, hi):
+    rng = np.random.default_rng(0)
+    z = trunc_normal(np.full(20000, lo), np.full(20000, hi), rng)
+    assert np.all((z >= lo) & (z <= hi))
+    assert stats.kstest(z, stats.truncnorm(lo, hi).cdf).pvalue > 1e-3
+
+
+def test_trunc_normal_rejects_empty_intervals():
+    with pytest.raises(ValueError, match="hi > lo"):
+        trunc_normal(1.0, 1.0)
+    with pytest.raises(ValueError, match="b > a"):
+        trunc_moments(2.0, 1.0)
+
+
+# ----------------------------------------------------------------- samplers: moments vs closed form
+@pytest.mark.parametrize("method", ["hmc", "hit-and-run"])
+def test_polytope_sampler_matches_closed_form_in_1d(method):
+    rng, n, mu = np.random.default_rng(1), 8000, 0.4
+    S = PolytopeSets(np.array([[1.0], [-1.0]]), np.tile([1.7, 0.3], (n, 1)), signs=np.ones((n, 2)))   # -0.3 <= x <= 1.7
+    z = TruncatedSampler(S, rng, mu0=[mu], n_steps=2, burn_in=5, method=method).draw([mu])[:, 0]
+    m, v = trunc_moments(-0.3 - mu, 1.7 - mu)
+    assert abs(z.mean() - (mu + m)) < 0.03 and abs(z.var() - v) < 0.03
+    assert np.all((z >= -0.3 - 1e-9) & (z <= 1.7 + 1e-9))
+
+
+def test_box_sampler_is_exact_in_a_rotated_frame():
+    rng = np.random.default_rng(2)
+    R = random_rotation(2, rng)
+    n = 20000
+    S = BoxSets(np.tile([-0.5, 0.0], (n, 1)), np.tile([1.0, 2.0], (n, 1)), R)
+    mu = np.array([0.3, -0.2])
+    X = S.sampler(rng).draw(mu)
+    assert S.contains(X).all()
+    np.testing.assert_allclose(X.mean(0), S.cond_moments(mu)[0][0], atol=0.02)
+
+
+def test_hmc_matches_rejection_sampling_in_a_2d_triangle():
+    rng = np.random.default_rng(3)
+    A, b = np.array([[0.0, -1], [-1, 0], [1, 1]]), np.array([0.0, 0, 1])      # x, y >= 0, x + y <= 1
+    n = 4000
+    S = PolytopeSets(np.tile(A, (n, 1, 1)), np.tile(b, (n, 1)))
+    mu = np.array([0.8, -0.5])
+    Z = TruncatedSampler(S, rng, mu0=mu, burn_in=5).draw(mu)
+    Y = mu + rng.standard_normal((400000, 2)); Y = Y[np.all(Y @ A.T <= b, axis=1)]
+    assert S.contains(Z).all()
+    np.testing.assert_allclose(Z.mean(0), Y.mean(0), atol=0.02)
+    np.testing.assert_allclose(Z.var(0), Y.var(0), atol=0.02)
+
+
+def test_sampler_bad_input():
+    S = BoxSets(np.zeros((2, 1)), np.ones((2, 1)))
+    with pytest.raises(ValueError, match="method"):
+        TruncatedSampler(S, method="gibbs")
+    with pytest.raises(TypeError, match="sets"):
+        TruncatedSampler(np.zeros(3))
+    with pytest.raises(TypeError, match="rng"):
+        TruncatedSampler(S, rng="seed")
+    with pytest.raises(ValueError, match="d=1"):
+        S.sampler(0).draw([0.0, 0.0])
+
+
+# ----------------------------------------------------------------- partitions: lookup consistency
+@pytest.mark.parametrize("make", [
+    lambda r: GridPartition.random(3, 1.0, rotate=False, rng=r), lambda r: GridPartition.random(3, 1.0, rng=r),
+    lambda r: slabs(3, [1.0, 1.0, 0.0], 0.5), lambda r: HyperplanePartition.random(3, 6, rng=r),
+    lambda r: HyperplanePartition.random(3, 6, rng=r, balanced=False)])
+def test_cell_lookup_is_consistent(make):
+    rng = np.random.default_rng(4)
+    P = make(rng)
+    X, S = P.sample(rng.uniform(-1, 1, 3), 400, rng)
+    assert S.contains(X).all()
+    ids = P.cell_ids(X)
+    same = (ids[:, None, :] == ids[None, :, :]).all(-1)
+    i, j = np.nonzero(same)
+    if S.kind == "box":
+        assert np.allclose(S.lo[i], S.lo[j]) and np.allclose(S.hi[i], S.hi[j])
+    else:
+        assert np.allclose(S.b[i], S.b[j])
+    # a point re-observed lands in the same cell
+    np.testing.assert_array_equal(P.cell_ids(X[:10]), ids[:10])
+
+
+def test_user_polytope_partition_lookup_and_sets():
+    cells = [np.array([[0, 0], [1, 0], [1, 1], [0, 1.0]]),                  # vertex form
+             (np.array([[1.0, 0], [-1, 0], [0, 1], [0, -1]]), np.array([2.0, -1, 1, 0]))]   # H form: [1,2]x[0,1]
+    P = PolytopePartition(cells)
+    X = np.array([[0.2, 0.3], [1.5, 0.5], [0.9, 0.9]])
+    np.testing.assert_array_equal(P.cell_ids(X)[:, 0], [0, 1, 0])
+    S = P.observe(X)
+    assert S.contains(X).all()
+    with pytest.raises(ValueError, match="no cell"):
+        P.cell_ids(np.array([[3.0, 3.0]]))
+
+
+def test_partitions_reject_bad_input():
+    with pytest.raises(ValueError, match="not convex"):                      # reflex vertex (0.5, 0.5)
+        PolytopePartition([np.array([[0, 0], [2, 0], [0.5, 0.5], [0, 2.0]])])
+    with pytest.raises(ValueError, match="overlap"):
+        PolytopePartition([np.array([[0, 0], [1, 0], [1, 1], [0, 1.0]]), np.array([[0.5, 0], [1.5, 0], [1.5, 1], [0.5, 1.0]])])
+    with pytest.raises(ValueError, match="empty"):                           # x <= 0 and x >= 1
+        PolytopePartition([(np.array([[1.0, 0], [-1, 0]]), np.array([0.0, -1]))])
+    with pytest.raises(ValueError, match="dimension"):
+        PolytopePartition([np.array([[0, 0], [1, 0], [0, 1.0]]), (np.eye(3), np.ones(3))])
+    with pytest.raises(ValueError, match="d=2"):
+        GridPartition(2).cell_ids(np.zeros((4, 3)))
+    with pytest.raises(ValueError, match="width"):
+        GridPartition(2, width=0.0)
+    with pytest.raises(ValueError, match="orthonormal"):
+        GridPartition(2, rotation=np.ones((2, 2)))
+    with pytest.raises(ValueError, match="normal"):
+        slabs(2, [0.0, 0.0])
+    with pytest.raises(ValueError, match="offsets"):
+        HyperplanePartition(np.eye(2), [0.0, 1.0, 2.0])
+    with pytest.raises(ValueError, match="empty cell"):
+        BoxSets(np.zeros((1, 2)), np.array([[1.0, 0.0]]))
+    with pytest.raises(ValueError, match="empty"):
+        chebyshev_center(np.array([[1.0], [-1.0]]), np.array([0.0, -1.0]))
+    with pytest.raises(ValueError, match="mu"):
+        GridPartition(2).sample([0.0, 0.0, 0.0], 5)
+    with pytest.raises(TypeError, match="n"):
+        GridPartition(2).sample([0.0, 0.0], 5.5)
+
+
+# ----------------------------------------------------------------- estimators
+def test_em_is_the_mle_on_a_1d_grid_and_midpoint_is_biased():
+    rng = np.random.default_rng(5)
+    P = GridPartition(1, width=3.0, offset=0.4)
+    mu = np.array([0.9])
+    X, S = P.sample(mu, 20000, rng)
+    mle = minimize_scalar(lambda m: -S.log_likelihood([m]), bounds=(-2, 3), method="bounded", options=dict(xatol=1e-8)).x
+    assert abs(em_mean(S)[0] - mle) < 1e-5
+    assert abs(em_mean(S)[0] - mu[0]) < 0.05
+    assert abs(midpoint_mean(S)[0] - mu[0]) > 0.05                             # the rounding bias at width 3
+    assert abs(oracle_mean(X)[0] - mu[0]) < 0.03
+
+
+def test_sgd_reaches_the_em_solution_on_a_rotated_grid():
+    rng = np.random.default_rng(6)
+    P = GridPartition.random(3, 3.0, rng=rng)
+    mu = rng.uniform(-1, 1, 3)
+    _, S = P.sample(mu, 20000, rng)
+    e_sgd, e_em = np.linalg.norm(sgd_mean(S, rng=rng) - mu), np.linalg.norm(em_mean(S) - mu)
+    assert e_sgd < 0.06 and e_em < 0.05
+    assert e_sgd < 0.5 * np.linalg.norm(midpoint_mean(S) - mu)
+
+
+def test_polytope_estimators_and_halfspace_moments():
+    rng = np.random.default_rng(7)
+    P = HyperplanePartition.random(3, 6, rng=rng)
+    mu = rng.uniform(-1, 1, 3)
+    _, S = P.sample(mu, 3000, rng)
+    assert S.is_arrangement()
+    assert np.linalg.norm(S.halfspace_moments() - mu) < 0.15
+    assert np.linalg.norm(em_mean(S, rng=rng) - mu) < 0.12
+    assert np.linalg.norm(sgd_mean(S, rng=rng) - mu) < 0.2
+
+
+def test_estimator_bad_input():
+    S = BoxSets(np.zeros((3, 2)), np.ones((3, 2)))
+    with pytest.raises(TypeError, match="sets"):
+        em_mean(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="mu0"):
+        sgd_mean(S, mu0=[0.0])
+    with pytest.raises(ValueError, match="lr"):
+        sgd_mean(S, lr=0.0)
+    with pytest.raises(ValueError, match="avg_from"):
+        sgd_mean(S, avg_from=1.0)
+    with pytest.raises(ValueError, match="estimator"):
+        compare_estimators(GridPartition(2), [0.0, 0.0], [10], estimators=("median",))
+
+
+def test_compare_estimators_rows():
+    rows = compare_estimators(GridPartition.random(2, 2.0, rng=0), [0.1, 0.2], [50, 200], rng=0)
+    assert [(r["n"], r["estimator"]) for r in rows][:4] == [(50, "oracle"), (50, "midpoint"), (50, "em"), (50, "sgd")]
+    assert all(r["error"] >= 0 and r["time"] >= 0 for r in rows)
+
+
+# ----------------------------------------------------------------- identifiability
+def test_slabs_are_non_identifiable_exactly_across_the_normal():
+    v = np.array([1.0, 2.0, 0.0, -1.0]); v /= np.linalg.norm(v)
+    info = identifiability(slabs(4, v, 1.0, 0.2), np.zeros(4), n_mc=1000, rng=0)
+    assert info["null_directions"].shape == (3, 4)
+    np.testing.assert_allclose(info["null_directions"] @ v, 0.0, atol=1e-10)
+    assert v @ info["fisher"] @ v > 0.5
+    assert not info["identifiable"]
+    assert nonidentifiable_directions(GridPartition.random(4, 3.0, rng=1), np.zeros(4), rng=1).shape == (0, 4)
+
+
+def test_fisher_information_of_a_polytope_partition_matches_its_box_form():
+    # the axis grid of width 2 in 2-D, written as hyperplanes x_j = offset + 2k, has the same Fisher information
+    G = GridPartition(2, 2.0, 0.3)
+    ks = np.arange(-4, 5) * 2.0 + 0.3
+    H = HyperplanePartition(np.vstack([np.tile([1.0, 0], (9, 1)), np.tile([0, 1.0], (9, 1))]), np.concatenate([ks, ks]))
+    mu = np.array([0.2, -0.4])
+    Fg = fisher_information(G, mu, n_mc=4000, rng=0)
+    Fh = fisher_information(H, mu, n_mc=4000, rng=0)
+    np.testing.assert_allclose(Fh, Fg, atol=0.05)
+
+
+# ----------------------------------------------------------------- regression with friction
+def test_friction_intervals_contain_y_and_band():
+    y = np.array([-3.2, -0.5, 0.0, 0.99, 1.0, 2.7])
+    a, b = friction_intervals(y, (-1.0, 1.0), 0.5)
+    assert np.all((a <= y) & (y < b))
+    np.testing.assert_array_equal(a[1:4], -1.0); np.testing.assert_array_equal(b[1:4], 1.0)
+    with pytest.raises(ValueError, match="tick"):
+        friction_intervals(y, (-1, 1), 0.0)
+    with pytest.raises(TypeError, match="band"):
+        friction_intervals(y, 1.0)
+
+
+def test_interval_mle_gradient_and_recovery():
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((4000, 4)); w = np.array([1.5, -1.0, 0.5, 2.0])
+    y = X @ w + rng.standard_normal(4000)
+    a, b = friction_intervals(y, (-2.0, 2.0), 1.0)
+    _, g = interval_nll(w, X, a, b)
+    g_num = [(interval_nll(w + 1e-6 * e, X, a, b)[0] - interval_nll(w - 1e-6 * e, X, a, b)[0]) / 2e-6 for e in np.eye(4)]
+    np.testing.assert_allclose(g, g_num, atol=1e-5)
+    assert np.linalg.norm(interval_mle(X, a, b) - w) < 0.12
+    assert np.linalg.norm(ols_midpoints(X, a, b) - w) > np.linalg.norm(interval_mle(X, a, b) - w)
+    with pytest.raises(ValueError, match="shape"):
+        interval_mle(X, a[:10], b[:10])
