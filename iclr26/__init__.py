@@ -2,6 +2,13 @@
 
 Modules:
 
-- `iclr26.arena`: A- and D-optimal model-pair selection for Bradley–Terry (m-ELO) arenas, with the baselines, an arena simulator on real LMArena skills, and a scheduler API a live arena could call."""
+- `iclr26.arena`: A- and D-optimal model-pair selection for Bradley–Terry (m-ELO) arenas, with the baselines, an arena simulator on real LMArena skills, and a scheduler API a live arena could call.
+- `iclr26.coarse`: Convex partitions, exact and MCMC truncated-Gaussian samplers, the coarse-likelihood SGD, EM and midpoint estimators, the Fisher-information test of identifiability (slabs), and linear regression with market friction (Rosett 1959).
+- `iclr26.dpiv`: DP-2S-GD: noisy, clipped two-stage gradient descent for linear instrumental-variable regression under ρ-zero-concentrated differential privacy, with its accounting, a canary audit, and the 2SLS/OLS baselines on synthetic data and on Card (1995) and Mroz (1987).
+- `iclr26.homdp`: Homomorphism densities $t(F,G)$ as graph embeddings, made edge-level differentially private with a Gaussian mechanism calibrated to degree-bounded sensitivities; zCDP accounting checked against OpenDP, CSL and SBM experiments, and a privacy audit by enumeration and by a distinguishing attack.
+- `iclr26.mase`: Minimum Average-Strong Equilibrium (MASE) by linear programming, a structured algorithm for graphical games of bounded treewidth, and the exploitability–welfare frontier.
+- `iclr26.pdns`: A masked (any-order) discrete diffusion sampler for Ising spins and an Euler–Maruyama SDE sampler for 2-D mixtures, trained by the proximal weighted denoising cross-entropy (proximal WDCE) and compared with plain WDCE, β-annealed WDCE, the log-variance loss, a path-integral (reverse-KL) sampler and Glauber MCMC, against exact ground truth.
+- `iclr26.rl`: The GRPO family for language models: group sampling, verifiable rewards, whitened advantages (sequence- or token-level), zero-variance masking, clipped objectives with a selectable clip centre, k3 KL, a stale-sampler copy for off-policy training, masked forward passes, and an adapter to `trl` for GPU users.
+- `iclr26.tinylm`: Offline corpora, tokenizers, tiny Hugging Face causal LMs, a compact training loop, evaluation, generation and a cache of trained models, shared by every paper that needs a language model."""
 
 __version__ = "0.1.0"
