@@ -9,12 +9,7 @@ from iclr26 import rl as R
 from iclr26.tinylm import char_tokenizer, make_model, segment_allowed, causal_allowed
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    "Tiny models gain nothing from threads, and on a shared 2-core machine extra threads only spin."
-    n = torch.get_num_threads(); torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # see conftest.py
 
 
 @pytest.fixture(scope="module")

@@ -8,12 +8,7 @@ import torch
 from iclr26 import tinylm as T
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    "Tiny models gain nothing from threads, and on a shared 2-core machine extra threads only spin."
-    n = torch.get_num_threads(); torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # see conftest.py
 
 
 @pytest.fixture(scope="module")
