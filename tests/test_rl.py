@@ -242,7 +242,7 @@ def test_rl_config_checks(policy, tok):
     for kw, msg in ((dict(group_size=1), "group_size"), (dict(inner_steps=0), "inner_steps"), (dict(clip_centre="alpha"), "clip_centre"),
                     (dict(lr=0), "lr"), (dict(ratio_level="x"), "ratio_level"), (dict(temperature=0), "temperature")):
         with pytest.raises(ValueError, match=msg): R.RLConfig(**kw)
-    with pytest.raises(TypeError, match="unknown RL setting"): R.grpo_train(policy, tok, DIGITS, digit_reward, iterationz=3)
+    with pytest.raises(TypeError, match=r"unknown RLConfig setting\(s\) \[.iterationz.\]"): R.grpo_train(policy, tok, DIGITS, digit_reward, iterationz=3)
     with pytest.raises(ValueError, match="empty"): R.grpo_train(policy, tok, [], digit_reward)
     with pytest.raises(TypeError, match="tokenizer"): R.grpo_train(policy, None, DIGITS, digit_reward)
 
