@@ -310,7 +310,8 @@ def quiet() -> bool:
 def progress(iterable: Iterable | None = None, desc: str | None = None, total: int | None = None, **kwargs):
     "A `tqdm` progress bar over `iterable`, disabled when `quiet()`."
     from tqdm.auto import tqdm
-    return tqdm(iterable, desc=desc, total=total, disable=quiet() or kwargs.pop("disable", False), mininterval=kwargs.pop("mininterval", 1.0), **kwargs)
+    disable = bool(kwargs.pop("disable", False)) or quiet()     # pop first: `disable=` must never reach tqdm twice
+    return tqdm(iterable, desc=desc, total=total, disable=disable, mininterval=kwargs.pop("mininterval", 1.0), **kwargs)
 
 # %% ../nbs/00_core.ipynb #98360d97
 STYLE = {

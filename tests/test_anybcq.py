@@ -1,0 +1,158 @@
+"""API, exactness and bad-input tests of iclr26.anybcq (PyTorch path; the kernel has its own file)."""
+import pytest
+import torch
+import torch.nn as nn
+
+from iclr26.anybcq import (AnyBCQLinear, BCQCode, anybcq_quantize, bcq_fit_scales, bcq_greedy, bcq_nearest_codes,
+                           bcq_quantize, bcq_reconstruct, blockwise_reconstruct, fake_quantize_model, group_size_for,
+                           load_quantized, nested_kmeans, nested_uniform, pack_code, quantize_model, relative_error,
+                           rtn_quantize, save_quantized, separate_bcq, set_model_precision, sign_patterns, sign_pm)
+from iclr26.kernels.anybcq import dequantize, unpack_bitplanes
+
+
+def _W(N=48, Kd=256, seed=0, scale=0.02):
+    return torch.randn(N, Kd, generator=torch.Generator().manual_seed(seed)) * scale
+
+
+def test_greedy_is_best_one_bit_fit_and_planes_are_pm1():
+    w = _W(10, 128).view(10, 1, 128)
+    B, a = bcq_greedy(w, 3)
+    assert B.shape == (10, 1, 3, 128) and a.shape == (10, 1, 3)
+    assert set(B.unique().tolist()) == {-1.0, 1.0}
+    torch.testing.assert_close(a[..., 0], w.abs().mean(-1))
+    assert torch.all(a[..., 0] >= a[..., 1])
+    assert sign_pm(torch.tensor([0.0, -0.0, -1e-9])).tolist() == [1.0, 1.0, -1.0]
+
+
+def test_least_squares_scales_beat_greedy_and_solve_normal_equations():
+    w = _W(8, 128).view(8, 1, 128)
+    B, a = bcq_greedy(w, 2)
+    a2, b2 = bcq_fit_scales(w, B, offset=True)
+    r = w - bcq_reconstruct(B, a2, b2)
+    # the residual is orthogonal to every plane and to the constant column
+    assert (r[..., None, :] * B).sum(-1).abs().max() < 1e-5
+    assert r.sum(-1).abs().max() < 1e-5
+    assert relative_error(w, bcq_reconstruct(B, a2, b2)) <= relative_error(w, bcq_reconstruct(B, a))
+    a3, b3 = bcq_fit_scales(w, B, offset=False)
+    assert b3 is None and a3.shape == a.shape
+
+
+def test_alternating_is_monotone_and_codes_are_nearest():
+    w = _W(16, 128, seed=1).view(16, 1, 128)
+    errs = [relative_error(w, bcq_reconstruct(*bcq_quantize(w, 3, iters=i))) for i in (0, 1, 3, 8)]
+    assert all(b <= a + 1e-12 for a, b in zip(errs, errs[1:]))
+    B, a, b = bcq_quantize(w, 3, iters=3)
+    Bn = bcq_nearest_codes(w, a, b)
+    codes = a @ sign_patterns(3).T + b[..., None]
+    best = (w[..., None] - codes[..., None, :]).abs().min(-1).values
+    torch.testing.assert_close((w - bcq_reconstruct(Bn, a, b)).abs(), best)
+
+
+@pytest.mark.parametrize("offset", [True, False])
+def test_progressive_expansion_nested_and_monotone(offset):
+    W = _W(32, 256, seed=2)
+    code = anybcq_quantize(W, 1, 5, group_size=64, iters=4, offset=offset)
+    errs = [relative_error(W, code.weight(p)) for p in range(1, 6)]
+    assert all(b < a for a, b in zip(errs, errs[1:]))
+    assert (code.betas[3] is None) == (not offset)
+    # the code at p+1 reuses planes 1..p unchanged (nesting) and p+1 = sign of the p-bit residual
+    w = W.view(32, 4, 64)
+    torch.testing.assert_close(code.planes[:, :, 3], sign_pm(w - bcq_reconstruct(code.planes[:, :, :3], code.alphas[3], code.betas[3])))
+    code2 = anybcq_quantize(W, 1, 5, group_size=64, iters=4, offset=offset, expand_iters=3)
+    assert relative_error(W, code2.weight(5)) <= errs[-1] * 1.001
+    assert torch.equal(code2.planes[:, :, 0], code.planes[:, :, 0])
+
+
+def test_pack_code_round_trip_and_per_precision_scales():
+    W = _W(40, 128, seed=3)
+    code = anybcq_quantize(W, 2, 4, group_size=64, iters=3)
+    pk = pack_code(code)
+    assert pk["qweight"].shape == (4, 4, 40) and pk["alpha"].shape == (3, 2, 4, 40) and pk["beta"].shape == (3, 2, 40)
+    torch.testing.assert_close(unpack_bitplanes(pk["qweight"]), code.planes.permute(2, 1, 3, 0).reshape(4, 128, 40))
+    for j, p in enumerate((2, 3, 4)):
+        torch.testing.assert_close(dequantize(pk["qweight"], pk["alpha"][j], pk["beta"][j], p, 64), code.weight(p).T)
+        assert torch.all(pk["alpha"][j, :, p:] == 0)
+
+
+def test_anybcq_linear_matches_code_and_switches_precision():
+    lin = nn.Linear(128, 24, bias=True)
+    q = AnyBCQLinear.from_linear(lin, 2, 4, 128, iters=3)
+    code = anybcq_quantize(lin.weight.data, 2, 4, 128, iters=3)
+    x = torch.randn(3, 5, 128)
+    for p in (4, 2, 3):
+        torch.testing.assert_close(q.set_precision(p)(x), x @ code.weight(p).T + lin.bias, rtol=1e-4, atol=1e-5)
+    assert q.read_bytes(2) < q.read_bytes(3) < q.read_bytes(4) < q.storage_bytes()
+    with pytest.raises(ValueError, match="p must be in"):
+        q.set_precision(5)
+    with pytest.raises(ValueError, match="p must be in"):
+        q.set_precision(1)
+    with pytest.raises(TypeError, match="nn.Linear"):
+        AnyBCQLinear.from_linear(nn.Conv1d(2, 2, 1))
+
+
+def test_group_size_for_small_layers():
+    assert group_size_for(256, 128) == 128
+    assert group_size_for(352, 128) == 32
+    assert group_size_for(192, 128) == 96
+    with pytest.raises(ValueError, match="in_features"):
+        group_size_for(100, 128)
+
+
+def test_quantize_hf_model_save_load_and_reconstruct(tmp_path, one_torch_thread):
+    from iclr26.tinylm import make_model
+    fp = make_model("llama-1L-64", vocab_size=64, seed=0)
+    qm = fake_quantize_model(fp, lambda W, n: W)          # a copy
+    layers = quantize_model(qm, 2, 4, 128, iters=2, progress_bar=False)
+    assert len(layers) == 7 and not any(n.endswith("lm_head") for n in layers)
+    ids = torch.randint(0, 64, (2, 16), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        outs = {p: set_model_precision(qm, p)(input_ids=ids).logits for p in (2, 4)}
+    assert not torch.allclose(outs[2], outs[4])
+    path = save_quantized(qm, tmp_path / "q.safetensors")
+    other = fake_quantize_model(fp, lambda W, n: W)
+    load_quantized(other, path)
+    with torch.no_grad():
+        torch.testing.assert_close(set_model_precision(other, 2)(input_ids=ids).logits, outs[2], rtol=1e-4, atol=1e-4)
+    log = blockwise_reconstruct(qm, fp, ids, steps=8, lr=1e-3)
+    assert log[0]["loss_last"] < log[0]["loss_first"]
+    assert all(not l.alpha.requires_grad for l in layers.values())
+    with pytest.raises(ValueError, match="no AnyBCQLinear"):
+        save_quantized(fp, tmp_path / "x.safetensors")
+    with pytest.raises(FileNotFoundError):
+        load_quantized(fp, tmp_path / "missing.safetensors")
+
+
+def test_baselines():
+    W = _W(16, 256, seed=4)
+    for p in (2, 3, 4):
+        assert all(len(r.unique()) <= 2 ** p for r in rtn_quantize(W, p, 64).view(-1, 64))
+        assert all(len(r.unique()) <= 2 ** p for r in nested_uniform(W, p, 4, 64).view(-1, 64))
+    nk = nested_kmeans(W, 2, 4, iters=5)
+    for p in (2, 3):   # nesting: weights that share a (p+1)-bit value share the p-bit value
+        for r in range(16):
+            for v in nk[p + 1][r].unique():
+                assert len(nk[p][r][nk[p + 1][r] == v].unique()) == 1
+    e = [relative_error(W, nk[p]) for p in (2, 3, 4)]
+    assert e[0] > e[1] > e[2]
+    assert relative_error(W, separate_bcq(W, 3, 64, 5)) < relative_error(W, separate_bcq(W, 2, 64, 5))
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="group_size"):
+        anybcq_quantize(torch.randn(4, 100), group_size=32)
+    with pytest.raises(ValueError, match="p_max"):
+        anybcq_quantize(torch.randn(4, 64), 3, 2, group_size=32)
+    with pytest.raises(ValueError, match="p must be >= 1"):
+        bcq_greedy(torch.randn(3, 8), 0)
+    with pytest.raises(TypeError, match="floating point"):
+        bcq_quantize(torch.ones(3, 8, dtype=torch.int64), 2)
+    with pytest.raises(ValueError, match="in_features"):
+        AnyBCQLinear(100, 8, group_size=32)
+    with pytest.raises(ValueError, match="bits"):
+        nested_uniform(torch.randn(4, 64), 5, 4, 32)
+    with pytest.raises(ValueError, match="p must be in"):
+        anybcq_quantize(torch.randn(4, 64), 2, 3, group_size=32).weight(4)
+    with pytest.raises(ValueError, match="2-D"):
+        rtn_quantize(torch.randn(64), 2, 32)
+    with pytest.raises(TypeError, match="BCQCode"):
+        pack_code({})

