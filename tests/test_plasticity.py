@@ -1,0 +1,159 @@
+"""API, derivative and bad-input tests of iclr26.plasticity (Smooth-Leaky activations and plasticity diagnostics)."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from iclr26.plasticity import (ACTIVATIONS, DynamicsShift, PlasticMLP, RandomizedSmoothLeaky, SmoothLeaky, activation_grad,
+                               class_incremental_tasks, dead_band_width, diagnose, effective_negative_slope, effective_rank,
+                               make_activation, permuted_tasks, plasticity_score, random_label_tasks, smooth_leaky,
+                               smooth_leaky_grad, smooth_leaky_grad_floor, stress_run, train_continual)
+
+
+@pytest.mark.parametrize("alpha,p,c", [(0.1, 3.0, 5.0), (0.0, 3.0, 5.0), (0.3, 1.0, 2.0), (1.0, 3.0, 5.0), (0.05, 0.5, 7.0)])
+def test_closed_form_derivative_matches_autograd(alpha, p, c):
+    x = torch.linspace(-20, 20, 8001, dtype=torch.float64, requires_grad=True)
+    g, = torch.autograd.grad(SmoothLeaky(alpha, p, c)(x).sum(), x)
+    torch.testing.assert_close(g, smooth_leaky_grad(x.detach(), alpha, p, c), rtol=0, atol=1e-12)
+    assert torch.autograd.gradcheck(lambda t: smooth_leaky(t, alpha, p, c), (torch.randn(20, dtype=torch.float64, requires_grad=True),))
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.1, 0.25, 0.5, 0.9])
+def test_derivative_floor(alpha):
+    x = torch.linspace(-30, 30, 600001, dtype=torch.float64)
+    floor = float(smooth_leaky_grad(x, alpha).min())
+    assert floor == pytest.approx(alpha - 0.0998 * (1 - alpha), abs=5e-5)
+    assert floor == pytest.approx(smooth_leaky_grad_floor(alpha), abs=1e-7)
+    # the floor does not depend on p and c (they only rescale x)
+    assert float(smooth_leaky_grad(x, alpha, 1.0, 7.0).min()) == pytest.approx(floor, abs=1e-6)
+
+
+def test_limits_and_special_cases():
+    x = torch.tensor([-200.0, -50.0, 0.0, 50.0, 200.0], dtype=torch.float64)
+    torch.testing.assert_close(SmoothLeaky(0.1)(x), torch.tensor([-20.0, -5.0, 0.0, 50.0, 200.0], dtype=torch.float64))
+    d = smooth_leaky_grad(torch.tensor([-200.0, 0.0, 200.0], dtype=torch.float64), 0.1)
+    torch.testing.assert_close(d, torch.tensor([0.1, 0.1 + 0.9 * 0.5, 1.0], dtype=torch.float64))
+    z = torch.randn(100, dtype=torch.float64)
+    torch.testing.assert_close(SmoothLeaky(1.0)(z), z)                       # alpha = 1: identity
+    torch.testing.assert_close(SmoothLeaky(0.0, p=1.0, c=1.0)(z), torch.nn.functional.silu(z))  # alpha = 0, c/p = 1: SiLU
+
+
+def test_randomized_train_and_eval():
+    m = RandomizedSmoothLeaky(0.1, 0.3)
+    x = torch.randn(5000)
+    m.eval()
+    torch.testing.assert_close(m(x), m(x))
+    torch.testing.assert_close(m(x), SmoothLeaky(0.2)(x))
+    m.train()
+    r = m.slope(x)
+    assert r.shape == x.shape and float(r.min()) >= 0.1 and float(r.max()) <= 0.3 and float(r.std()) > 0
+    assert not torch.equal(m(x), m(x))
+    m2 = RandomizedSmoothLeaky(0.1, 0.3, per_element=False).train()
+    r2 = m2.slope(x)
+    assert isinstance(r2, float) and 0.1 <= r2 <= 0.3
+    y = m2(x); alpha = (y - x * torch.sigmoid(5 / 3 * x)) / (x - x * torch.sigmoid(5 / 3 * x))
+    ok = (x - x * torch.sigmoid(5 / 3 * x)).abs() > 1e-2
+    assert float(alpha[ok].std()) < 1e-4                                     # one slope for the whole tensor
+    assert RandomizedSmoothLeaky(0.2, 0.2).train()(x).allclose(SmoothLeaky(0.2)(x))
+
+
+def test_constructible_without_arguments_for_sb3():
+    for cls in (SmoothLeaky, RandomizedSmoothLeaky):
+        m = cls()
+        assert isinstance(m, torch.nn.Module) and m(torch.zeros(3)).shape == (3,)
+    assert set(["ReLU", "Smooth-Leaky", "Rand-Smooth-Leaky", "SiLU", "tanh"]) <= set(ACTIVATIONS)
+
+
+@pytest.mark.parametrize("kw,word", [(dict(alpha=1.5), "alpha"), (dict(alpha=-0.1), "alpha"), (dict(p=0.0), "p"),
+                                     (dict(p=-1.0), "p"), (dict(c=0.0), "c"), (dict(alpha=float("nan")), "alpha")])
+def test_bad_smooth_leaky(kw, word):
+    with pytest.raises(ValueError, match=word):
+        SmoothLeaky(**kw)
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="lower"): RandomizedSmoothLeaky(0.5, 0.2)
+    with pytest.raises(ValueError, match="upper"): RandomizedSmoothLeaky(0.1, 1.2)
+    with pytest.raises(ValueError, match="p"): RandomizedSmoothLeaky(p=0)
+    with pytest.raises(TypeError, match="per_element"): RandomizedSmoothLeaky(per_element=1)
+    with pytest.raises(TypeError, match="alpha"): SmoothLeaky(alpha="0.1")
+    with pytest.raises(TypeError, match="alpha"): SmoothLeaky(alpha=True)
+    with pytest.raises(ValueError, match="name"): make_activation("Swishy")
+    with pytest.raises(TypeError, match="name"): make_activation(3)
+    with pytest.raises(TypeError, match="x"): smooth_leaky([1.0, 2.0])
+    with pytest.raises(ValueError, match="H"): effective_rank(torch.zeros(3))
+    with pytest.raises(ValueError, match="lo"): effective_negative_slope(torch.nn.ReLU(), lo=1.0)
+    with pytest.raises(ValueError, match="hi"): dead_band_width(torch.nn.ReLU(), lo=1.0, hi=0.0)
+    with pytest.raises(ValueError, match="width"): PlasticMLP(4, width=0)
+    with pytest.raises(TypeError, match="depth"): PlasticMLP(4, depth=2.0)
+    with pytest.raises(ValueError, match="tasks"): train_continual("ReLU", [])
+    with pytest.raises(ValueError, match="lr"): train_continual("ReLU", random_label_tasks(torch.randn(8, 4), 1, 8), lr=0)
+    with pytest.raises(ValueError, match="gamma"): stress_run("ReLU", -1.0, torch.randn(20, 4), torch.zeros(20, dtype=torch.long), 10)
+    with pytest.raises(ValueError, match="classes_per_task"): class_incremental_tasks(torch.randn(20, 4), torch.zeros(20, dtype=torch.long), 10, 3)
+    with pytest.raises(ValueError, match="returns"): plasticity_score({})
+    with pytest.raises(ValueError, match="seeds x cycles x shifts"): plasticity_score({"a": np.zeros((2, 3))})
+
+
+def test_diagnostics_values():
+    assert dead_band_width(torch.nn.ReLU()) == pytest.approx(0.5, abs=1e-3)
+    assert dead_band_width(SmoothLeaky()) == 0.0
+    assert effective_negative_slope(torch.nn.LeakyReLU(0.3)) == pytest.approx(0.3)
+    assert effective_negative_slope(torch.nn.ReLU()) == 0.0
+    # mean of f' over [lo, 0) is (f(0) - f(lo)) / |lo|
+    sl = SmoothLeaky(0.1)
+    assert effective_negative_slope(sl, -5.0, 20000) == pytest.approx(float(-sl(torch.tensor(-5.0))) / 5, abs=1e-3)
+    assert effective_rank(torch.eye(6)) == pytest.approx(6.0)
+    assert effective_rank(torch.ones(10, 1) @ torch.randn(1, 5)) == pytest.approx(1.0, abs=1e-6)
+    assert effective_rank(torch.zeros(4, 4)) == 0.0
+    g = activation_grad(torch.nn.ReLU(), torch.tensor([-1.0, 2.0]))
+    torch.testing.assert_close(g, torch.tensor([0.0, 1.0]))
+
+
+def test_dead_units_are_detected():
+    torch.manual_seed(0)
+    m = PlasticMLP(4, 8, 3, 1, "ReLU")
+    with torch.no_grad():
+        m.layers[0].weight.zero_(); m.layers[0].bias.fill_(-1.0); m.layers[0].bias[:2] = 1.0   # 6 of 8 units never active
+    d = diagnose(m, torch.randn(50, 4))
+    assert d["dead"] == pytest.approx(6 / 8) and d["saturated"] == pytest.approx(6 / 8)
+    m2 = PlasticMLP(4, 8, 3, 1, "Smooth-Leaky")
+    assert diagnose(m2, torch.randn(50, 4))["dead"] == 0.0
+
+
+def test_tasks_and_training_smoke():
+    torch.manual_seed(0)
+    X = torch.randn(120, 6); y = torch.arange(120) % 10
+    rl = random_label_tasks(X, 3, 40, seed=1)
+    assert len(rl) == 3 and all(t["Xtr"].shape == (40, 6) for t in rl) and not torch.equal(rl[0]["ytr"], rl[1]["ytr"])
+    pt = permuted_tasks(X, y, 3, 80)
+    torch.testing.assert_close(pt[0]["Xtr"], X[:80]); assert sorted(pt[1]["Xtr"][0].tolist()) == sorted(X[0].tolist())
+    ci = class_incremental_tasks(X, y, 80, 5, 2)
+    assert len(ci) == 4 and set(ci[1]["ytr"].tolist()) == {5, 6, 7, 8, 9}
+    h = train_continual("Smooth-Leaky", rl, width=16, epochs=3, lr=1e-2, seed=0)
+    assert len(h) == 3 and all(0 <= r["acc"] <= 1 and 0 <= r["dead"] <= r["saturated"] <= 1 and r["erank"] > 0 for r in h)
+    h2 = train_continual("Smooth-Leaky", rl, width=16, epochs=3, lr=1e-2, seed=0)
+    assert [r["acc"] for r in h] == [r["acc"] for r in h2]                    # seeded: reproducible
+    s = stress_run("ReLU", 2.0, X, y, 80, events=1, warmup=10, stress_steps=5, recover_steps=10, eval_every=5, width=8)
+    assert len(s["events"]) == 1 and 0 <= s["peak_sat"] <= 1 and 0 <= s["non_recovery"] <= 1
+
+
+def test_plasticity_score():
+    a = np.array([[[0.0, 10.0], [1.0, 20.0]]])     # 1 seed, 2 cycles, 2 shifts
+    b = np.array([[[2.0, 0.0], [3.0, 10.0]]])
+    s = plasticity_score({"a": a, "b": b})
+    # shift 0: min 0, max 3 -> a final 1/3, b 1; shift 1: min 0, max 20 -> a 1, b 0.5
+    assert s["a"] == pytest.approx((1 / 3 + 1) / 2) and s["b"] == pytest.approx(0.75)
+
+
+def test_dynamics_shift_wrapper():
+    gym = pytest.importorskip("gymnasium"); pytest.importorskip("mujoco")
+    env = DynamicsShift(gym.make("InvertedPendulum-v5"))
+    m = env.unwrapped.model; m0, g0, f0 = m.body_mass.copy(), m.opt.gravity.copy(), m.geom_friction.copy()
+    env.set_shift(mass=2.0, friction=0.5, gravity=1.5)
+    np.testing.assert_allclose(m.body_mass, 2 * m0); np.testing.assert_allclose(m.opt.gravity, 1.5 * g0)
+    np.testing.assert_allclose(m.geom_friction[:, 0], 0.5 * f0[:, 0]); np.testing.assert_allclose(m.geom_friction[:, 1:], f0[:, 1:])
+    env.set_shift()
+    np.testing.assert_allclose(m.body_mass, m0)
+    with pytest.raises(ValueError, match="mass"): env.set_shift(mass=0.0)
+    env.reset(seed=0); env.step(env.action_space.sample()); env.close()
