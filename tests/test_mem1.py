@@ -1,0 +1,115 @@
+"Unit and bad-input tests of iclr26.mem1 (MEM1 environment, pruning, masked trajectories)."
+import random
+
+import pytest
+import torch
+
+from iclr26.tinylm import KnowledgeBase, knowledge_base, make_model
+from iclr26.mem1 import (Episode, MultiObjectiveEnv, SearchTool, Task, agent_tokenizer, batch_trajectories, context_ids,
+                         make_tasks, masked_trajectory, parse_action, parse_answers, run_episodes, score,
+                         scripted_episode, scripted_turns, trajectory_logprobs)
+
+
+@pytest.fixture(scope="module")
+def env_parts():
+    kb = knowledge_base(seed=0)
+    tool = SearchTool(kb, n_docs=1)
+    return kb, tool, agent_tokenizer(kb, tool, n_tasks=12)
+
+
+def _hand_episode():
+    # prompt [1, 2]; turn 0 gen [10, 11] obs [20]; turn 1 gen [12] obs [21, 22]; turn 2 gen [13, 14] obs []
+    ep = Episode(Task(["q"], ["a"], [[["s", "r", "o"]]]), [1, 2])
+    ep.gen_ids, ep.obs_ids = [[10, 11], [12], [13, 14]], [[20], [21, 22], []]
+    return ep
+
+
+def test_mask_three_turns_mem1():
+    ep = _hand_episode()
+    tr = masked_trajectory(ep, prune=True)
+    # blocks: prompt | gen0 | copy(gen0+obs0) gen1 | copy(gen1+obs1) gen2
+    assert tr["input_ids"].tolist() == [1, 2, 10, 11, 10, 11, 20, 12, 12, 21, 22, 13, 14]
+    assert tr["position_ids"].tolist() == [0, 1, 2, 3, 2, 3, 4, 5, 2, 3, 4, 5, 6]
+    assert tr["loss_mask"].tolist() == [0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1]
+    A = tr["allowed"]
+    # the last token (turn 2) sees the prompt, the copy of turn 1 and its own turn, nothing of turns 0 / the first copy
+    assert A[12].nonzero().squeeze(-1).tolist() == [0, 1, 8, 9, 10, 11, 12]
+    # turn 1's generated token sees prompt + copy of turn 0 + itself
+    assert A[7].nonzero().squeeze(-1).tolist() == [0, 1, 4, 5, 6, 7]
+    assert not A.triu(1).any()                       # causal
+
+
+def test_mask_full_context_is_causal():
+    tr = masked_trajectory(_hand_episode(), prune=False)
+    L = len(tr["input_ids"])
+    assert torch.equal(tr["allowed"], torch.ones(L, L, dtype=torch.bool).tril())
+    assert tr["position_ids"].tolist() == list(range(L))
+
+
+def test_pruning_keeps_latest_turn_only():
+    ep = _hand_episode()
+    assert context_ids(ep, prune=True) == [1, 2, 13, 14]
+    ep.gen_ids, ep.obs_ids = ep.gen_ids[:2], ep.obs_ids[:2]
+    assert context_ids(ep, prune=True) == [1, 2, 12, 21, 22]
+    assert context_ids(ep, prune=False) == [1, 2, 10, 11, 20, 12, 21, 22]
+
+
+def test_malformed_actions_give_error_observations(env_parts):
+    kb, tool, _ = env_parts
+    task = make_tasks(kb, 2, 1, seed=3)[0]
+    env = MultiObjectiveEnv(tool, task, max_turns=10)
+    for bad in ["", "<IS></IS>", "<search> unclosed", "<search></search>", "<search> colour Nobody</search>",
+                "<answer> x <search>"]:
+        obs = env.step(bad)
+        assert obs.startswith("<info>") and "error" in obs, (bad, obs)
+    assert parse_action("<answer> a ; b</answer>") == ("answer", "a ; b")
+    assert parse_answers("a ; b", 3) == ["a", "b", ""]
+    with pytest.raises(TypeError): parse_action(None)
+
+
+def test_scripted_agent_solves_and_reward(env_parts):
+    kb, tool, _ = env_parts
+    for k in (1, 2, 4):
+        task = make_tasks(kb, k, 1, seed=k)[0]
+        _, _, env = scripted_turns(tool, task, 2 * k + 2)
+        assert env.reward == k
+    t = make_tasks(kb, 2, 1)[0]
+    assert score(t.answers, t)["em"] == 2 and score(["", ""], t)["em_k"] == 0
+
+
+def test_scripted_peak_tokens_grow_for_full_context(env_parts):
+    kb, tool, tok = env_parts
+    peak = {}
+    for k in (2, 4):
+        t = make_tasks(kb, k, 1, seed=1)[0]
+        for prune in (True, False):
+            peak[(k, prune)] = scripted_episode(tok, tool, t, 2 * k + 3, prune=prune).peak_tokens
+    assert peak[(2, True)] < peak[(2, False)] and peak[(4, True)] < peak[(4, False)]
+    assert peak[(4, False)] / peak[(2, False)] > peak[(4, True)] / peak[(2, True)]
+
+
+def test_logprob_equality_random_policy(env_parts):
+    kb, tool, tok = env_parts
+    model = make_model("llama-1L-64", tok, seed=0)
+    tasks = make_tasks(kb, 2, 2, seed=4)
+    for prune in (True, False):
+        eps = run_episodes(model, tok, tool, tasks, prune=prune, do_sample=True, max_new_tokens=6, max_turns=3,
+                           generator=torch.Generator().manual_seed(0))
+        b = batch_trajectories([masked_trajectory(e, prune) for e in eps], pad_id=tok.pad_token_id)
+        lp, m = trajectory_logprobs(model, b)
+        for i, e in enumerate(eps):
+            ref = torch.tensor([x for l in e.gen_logp for x in l])
+            assert (lp[i][m[i] > 0] - ref).abs().max() <= 1e-5
+
+
+def test_bad_inputs(env_parts):
+    kb, tool, _ = env_parts
+    with pytest.raises(ValueError, match="k must"): make_tasks(kb, 0, 1)
+    with pytest.raises(ValueError, match="n must"): make_tasks(kb, 1, 0)
+    empty = KnowledgeBase({}, {})
+    with pytest.raises(ValueError, match="empty"): SearchTool(empty)
+    with pytest.raises(ValueError, match="empty"): make_tasks(empty, 1, 1)
+    with pytest.raises(TypeError, match="kb"): SearchTool("kb")
+    with pytest.raises(ValueError, match="n_docs"): SearchTool(kb, n_docs=0)
+    with pytest.raises(ValueError, match="max_turns"): MultiObjectiveEnv(tool, make_tasks(kb, 1, 1)[0], 0)
+    with pytest.raises(TypeError): trajectory_logprobs(None, "not an episode")
