@@ -15,25 +15,16 @@ The paper's reference point: up to 3.0x over fp16 and 1.2x over Any-Precision LL
 """
 from __future__ import annotations
 
-import argparse, json, platform, sys, time
-from pathlib import Path
+import sys, time
 
 import torch
+
+from iclr26.kernels._bench import bench_device, bench_parser, median_time, write_report
 
 
 def _time(fn, device, warmup=5, iters=50) -> float:
     "Median microseconds of `fn()`."
-    for _ in range(warmup): fn()
-    if device.type == "cuda": torch.cuda.synchronize()
-    ts = []
-    for _ in range(iters):
-        if device.type == "cuda":
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record(); fn(); b.record(); torch.cuda.synchronize(); ts.append(1e3 * a.elapsed_time(b))
-        else:
-            t0 = time.perf_counter(); fn(); ts.append(1e6 * (time.perf_counter() - t0))
-    ts.sort()
-    return ts[len(ts) // 2]
+    return median_time(fn, device, warmup=warmup, iters=iters, unit="us")
 
 
 def _operands(M, K, N, g, p_max, dtype, gen, offset=True):
@@ -97,32 +88,17 @@ def timing(K_, device, K, N, g, batches, iters, block_ns=(16, 32, 64)) -> list[d
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default="results/bench_anybcq.json")
-    ap.add_argument("--iters", type=int, default=50)
-    ap.add_argument("--tiny", action="store_true", help="small shapes: a dry run on CPU under TRITON_INTERPRET=1")
-    a = ap.parse_args(argv)
+    a = bench_parser(__doc__, "anybcq").parse_args(argv)
     import iclr26.kernels.anybcq as K_
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if device.type == "cpu" and not K_.interpreting():
-        sys.exit("no CUDA device: run on a GPU, or with TRITON_INTERPRET=1 --tiny for a dry run")
+    device = bench_device(K_)
     t0 = time.time()
     corr = correctness(K_, device, tiny=a.tiny)
     if a.tiny:
         tim = timing(K_, device, 64, 48, 32, (1,), 1, block_ns=(16,))
     else:
         tim = timing(K_, device, 4096, 4096, 128, (1, 16), a.iters)
-    res = dict(device=torch.cuda.get_device_name() if device.type == "cuda" else "cpu (triton interpreter)",
-               torch=torch.__version__, triton=__import__("triton").__version__, python=platform.python_version(),
-               all_correct=all(r["ok"] for r in corr), max_rel_err=max(r["rel_err"] for r in corr),
-               correctness=corr, timing=tim, wall_s=round(time.time() - t0, 1),
-               paper="up to 3.0x over fp16 (GEMV, Llama-3.1-8B shapes), 1.2x over Any-Precision LLM")
-    out = Path(a.out); out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(res, indent=1) + "\n")
-    print(json.dumps({k: v for k, v in res.items() if k != "correctness"}, indent=1))
-    print("all correct:", res["all_correct"], "->", out)
-    return 0 if res["all_correct"] else 1
-
+    return write_report(a.out, device, corr, t0, max_rel_err=max(r["rel_err"] for r in corr), timing=tim,
+                        paper="up to 3.0x over fp16 (GEMV, Llama-3.1-8B shapes), 1.2x over Any-Precision LLM")
 
 if __name__ == "__main__":
     sys.exit(main())

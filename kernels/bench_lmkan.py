@@ -16,25 +16,14 @@ The paper's reference point: >10x H100 throughput of lmKAN vs an accuracy-matche
 """
 from __future__ import annotations
 
-import argparse, json, os, platform, sys, time
+import json, sys, time
 from pathlib import Path
 
 import torch
 
+from iclr26.kernels._bench import bench_device, bench_parser, median_time as _time, write_report
 
-def _time(fn, device, warmup=3, iters=20) -> float:
-    "Median milliseconds of `fn()`."
-    for _ in range(warmup): fn()
-    if device.type == "cuda": torch.cuda.synchronize()
-    ts = []
-    for _ in range(iters):
-        if device.type == "cuda":
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record(); fn(); b.record(); torch.cuda.synchronize(); ts.append(a.elapsed_time(b))
-        else:
-            t0 = time.perf_counter(); fn(); ts.append(1e3 * (time.perf_counter() - t0))
-    ts.sort()
-    return ts[len(ts) // 2]
+
 
 
 def _edge_inputs(B, N, knots, gen):
@@ -102,18 +91,13 @@ def timing(K, laplace_knots, device, batch, cases, ratio, iters) -> list[dict]:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default="results/bench_lmkan.json")
+    ap = bench_parser(__doc__, "lmkan")
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--ratio", type=float, default=None, help="FLOPs ratio at matched error (default: from results/full/lmkan.json, else 4)")
-    ap.add_argument("--iters", type=int, default=50)
-    ap.add_argument("--tiny", action="store_true", help="small shapes: a dry run on CPU under TRITON_INTERPRET=1")
     a = ap.parse_args(argv)
     import iclr26.kernels.lmkan as K
     from iclr26.lmkan import laplace_knots
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if device.type == "cpu" and not K.interpreting():
-        sys.exit("no CUDA device: run on a GPU, or with TRITON_INTERPRET=1 --tiny for a dry run")
+    device = bench_device(K)
     ratio = a.ratio
     if ratio is None:
         f = Path(__file__).resolve().parent.parent / "results" / "full" / "lmkan.json"
@@ -126,16 +110,7 @@ def main(argv=None):
     corr = correctness(K, laplace_knots, device, tiny=a.tiny)
     cases = [(16, 8)] if a.tiny else [(128, 8), (128, 26), (256, 8), (256, 26)]
     tim = timing(K, laplace_knots, device, 64 if a.tiny else a.batch, cases, ratio, 2 if a.tiny else a.iters)
-    res = dict(device=torch.cuda.get_device_name() if device.type == "cuda" else "cpu (triton interpreter)",
-               torch=torch.__version__, triton=__import__("triton").__version__, python=platform.python_version(),
-               flops_ratio_used=ratio, all_correct=all(r["ok"] for r in corr), correctness=corr, timing=tim,
-               wall_s=round(time.time() - t0, 1))
-    out = Path(a.out); out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(res, indent=1) + "\n")
-    print(json.dumps({k: v for k, v in res.items() if k not in ("correctness",)}, indent=1))
-    print("all correct:", res["all_correct"], "->", out)
-    return 0 if res["all_correct"] else 1
-
+    return write_report(a.out, device, corr, t0, flops_ratio_used=ratio, timing=tim)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -15,25 +15,13 @@
 """
 from __future__ import annotations
 
-import argparse, json, platform, sys, time
-from pathlib import Path
+import sys, time
 
 import torch
 
+from iclr26.kernels._bench import bench_device, bench_parser, median_time as _time, write_report
 
-def _time(fn, device, warmup=3, iters=20) -> float:
-    "Median milliseconds of `fn()`."
-    for _ in range(warmup): fn()
-    if device.type == "cuda": torch.cuda.synchronize()
-    ts = []
-    for _ in range(iters):
-        if device.type == "cuda":
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record(); fn(); b.record(); torch.cuda.synchronize(); ts.append(a.elapsed_time(b))
-        else:
-            t0 = time.perf_counter(); fn(); ts.append(1e3 * (time.perf_counter() - t0))
-    ts.sort()
-    return ts[len(ts) // 2]
+
 
 
 def shifted_matmul(a, b):
@@ -118,27 +106,13 @@ def timing(K, device, tiny, iters) -> list[dict]:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default="results/bench_lse_matmul.json")
-    ap.add_argument("--iters", type=int, default=50)
-    ap.add_argument("--tiny", action="store_true", help="small shapes: a dry run on CPU under TRITON_INTERPRET=1")
-    a = ap.parse_args(argv)
+    a = bench_parser(__doc__, "lse_matmul").parse_args(argv)
     import iclr26.kernels.lse_matmul as K
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if device.type == "cpu" and not K.interpreting():
-        sys.exit("no CUDA device: run on a GPU, or with TRITON_INTERPRET=1 --tiny for a dry run")
+    device = bench_device(K)
     t0 = time.time()
     corr = correctness(K, device, tiny=a.tiny)
     tim = timing(K, device, a.tiny, 2 if a.tiny else a.iters)
-    res = dict(device=torch.cuda.get_device_name() if device.type == "cuda" else "cpu (triton interpreter)",
-               torch=torch.__version__, triton=__import__("triton").__version__, python=platform.python_version(),
-               all_correct=all(r["ok"] for r in corr), correctness=corr, timing=tim, wall_s=round(time.time() - t0, 1))
-    out = Path(a.out); out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(res, indent=1) + "\n")
-    print(json.dumps({k: v for k, v in res.items() if k != "correctness"}, indent=1))
-    print("all correct:", res["all_correct"], "->", out)
-    return 0 if res["all_correct"] else 1
-
+    return write_report(a.out, device, corr, t0, timing=tim)
 
 if __name__ == "__main__":
     sys.exit(main())
