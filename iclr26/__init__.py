@@ -12,6 +12,7 @@ Modules:
 - `iclr26.pard`: Paper 12: one target-independent draft model that proposes K tokens in a single forward pass, adapted from an autoregressive draft with conditional drop-token (COD) training.
 - `iclr26.pdns`: A masked (any-order) discrete diffusion sampler for Ising spins and an Euler–Maruyama SDE sampler for 2-D mixtures, trained by the proximal weighted denoising cross-entropy (proximal WDCE) and compared with plain WDCE, β-annealed WDCE, the log-variance loss, a path-integral (reverse-KL) sampler and Glauber MCMC, against exact ground truth.
 - `iclr26.plasticity`: Paper 15: two drop-in non-linearities, Smooth-Leaky and Randomized Smooth-Leaky, whose non-saturating negative branch keeps a network trainable across a long sequence of tasks.
+- `iclr26.rhd`: Paper 24: the Reasoning Score (logit-lens Jensen–Shannon divergence of late layers, per reasoning step), the RHD hallucination detector built on its patterns, and GRPO-R's step-level potential-based shaping.
 - `iclr26.rl`: The GRPO family for language models: group sampling, verifiable rewards, whitened advantages (sequence- or token-level), zero-variance masking, clipped objectives with a selectable clip centre, k3 KL, a stale-sampler copy for off-policy training, masked forward passes, and an adapter to `trl` for GPU users.
 - `iclr26.tinylm`: Offline corpora, tokenizers, tiny Hugging Face causal LMs, a compact training loop, evaluation, generation and a cache of trained models, shared by every paper that needs a language model."""
 

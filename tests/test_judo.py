@@ -1,0 +1,218 @@
+"Unit and bad-input tests of iclr26.judo (JUDO, paper 21): cells, rewards, data layout, model plumbing."
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from iclr26.judo import (
+    SynthMMAD, TinyVLM, accuracy_reward, build_tokenizer, cells_from_mask, check_pair, decode_cells, encode_cells,
+    evaluate_mmad, extract_choice, format_reward, judo_advantages, load_mmad, make_domain_reward, make_seg_f1_reward,
+    make_structure_reward, make_synth_mmad, mcq_records, mmad_scores, parse_seg, structure_reward, vlm_completion_logprobs,
+    vlm_generate)
+
+
+@pytest.fixture(scope="module")
+def ds():
+    return make_synth_mmad(n_train=1, n_test=1, n_normal_train=1, n_normal_test=1, n_seg=6, seed=0)
+
+
+# ---- cells -------------------------------------------------------------------------------------------------
+def test_cells_round_trip():
+    rng = np.random.default_rng(1)
+    for grid in (8, 16):
+        for _ in range(300):
+            cells = {(int(r), int(c)) for r, c in rng.integers(1, grid + 1, size=(int(rng.integers(0, 40)), 2))}
+            text = encode_cells(cells)
+            assert decode_cells(text, grid) == cells
+            assert parse_seg(f"<seg>{text}</seg><think>t</think>", grid) == cells
+
+
+def test_cells_from_mask_threshold_and_format():
+    m = np.zeros((32, 32), bool)
+    m[0, 0] = True                       # 1/16 of cell (1,1) at 8x8 -> covered (>= 0.02)
+    m[8:12, 4:12] = True                 # row 3, cols 2-3
+    assert cells_from_mask(m, 8) == {(1, 1), (3, 2), (3, 3)}
+    assert encode_cells(cells_from_mask(m, 8)) == "(1,1) , (3,2)-(3,3)"
+    big = np.zeros((64, 64), bool); big[0, 0] = True      # 1/16 of a 4x4 cell at 16x16 -> covered; 1/64 at 8x8 -> not
+    assert cells_from_mask(big, 16) == {(1, 1)}
+    assert cells_from_mask(big, 8) == set()
+    assert cells_from_mask(big, 8, fallback=True) == {(1, 1)}
+    assert encode_cells(set()) == "None"
+
+
+@pytest.mark.parametrize("payload", ["(0,1)", "(1,9)", "(2,3)-(3,4)", "(2,5)-(2,3)", "(a,b)", "(1,1) x", "1,1", "", "(1,1)-"])
+def test_decode_strict(payload):
+    with pytest.raises(ValueError):
+        decode_cells(payload, 8)
+    assert parse_seg(f"<seg>{payload}</seg>", 8) is None
+
+
+def test_parse_seg_official_semantics():
+    assert parse_seg("no tag at all", 8) == set()       # the official parser: missing tag -> "no anomaly"
+    assert parse_seg("<seg> none </seg>", 8) == set()
+    assert parse_seg(None, 8) is None
+
+
+# ---- rewards (table-driven) ----------------------------------------------------------------------------------
+GOOD = "<seg>(2,3)-(2,4)</seg><think>query has scratch at top left . answer B</think><answer>B</answer>"
+ARTICLE = "<seg>(2,3)</seg><think>A scratch crosses the washer near the top left . answer B</think><answer>B</answer>"
+ARTICLE_MID = "<seg>(2,3)</seg><think>the washer is damaged . A scratch crosses it near the top left corner of the washer . answer B</think><answer>B</answer>"
+CASES = [
+    (accuracy_reward, GOOD, dict(solution="B"), 1.0),
+    (accuracy_reward, GOOD, dict(solution="A"), 0.0),
+    (accuracy_reward, "<answer> (C). </answer>", dict(solution="C"), 1.0),
+    (accuracy_reward, "C", dict(solution="C"), 0.0),
+    (format_reward, GOOD, {}, 0.2),
+    (format_reward, "<seg>x</seg> junk <think>y</think> junk <answer>z</answer>", {}, 0.2),
+    (format_reward, "<think>y</think><answer>z</answer>", {}, 0.0),
+    (structure_reward, GOOD, dict(solution="B"), 1.0),
+    (structure_reward, "<think>B . the scratch</think><answer>B</answer>", dict(solution="B"), 0.0),           # lazy think
+    (structure_reward, "<think>my pick is B , since a long scratch is on the part</think><answer>B</answer>", dict(solution="B"), 0.2),  # early answer
+    (structure_reward, ARTICLE, dict(solution="B"), 0.0),                    # quirk: article "A" read as a lazy think
+    (make_structure_reward(True), ARTICLE, dict(solution="B"), 1.0),
+    (structure_reward, ARTICLE_MID, dict(solution="B"), 0.2),                # quirk: article "A" read as an early answer
+    (make_structure_reward(True), ARTICLE_MID, dict(solution="B"), 1.0),
+    (structure_reward, "<think>looks clean</think><answer>B</answer>", dict(solution="B"), 0.8),
+    (structure_reward, "<think>looks clean</think><answer>B</answer>", dict(solution="C"), 0.05),
+    (structure_reward, "<think>it is a hole so answer C</think><answer>C</answer>", dict(solution="B"), 0.1),
+    (structure_reward, "<think>it is a hole so answer C</think><answer>D</answer>", dict(solution="B"), 0.0),
+    (make_seg_f1_reward(8), GOOD, dict(gt_cells={(2, 3), (2, 4)}), 1.0),
+    (make_seg_f1_reward(8), GOOD, dict(gt_cells={(2, 3)}), 0.2 + 0.8 * 2 / 3),
+    (make_seg_f1_reward(8), GOOD, dict(gt_cells={(5, 5)}), 0.2),
+    (make_seg_f1_reward(8), "<seg>None</seg>", dict(mask=None), 1.0),
+    (make_seg_f1_reward(8), GOOD, dict(mask=None), 0.0),
+    (make_seg_f1_reward(8), "<seg>None</seg>", dict(gt_cells={(1, 1)}), 0.0),
+    (make_seg_f1_reward(8), "<seg>(9,1)</seg>", dict(gt_cells={(1, 1)}), 0.0),
+]
+
+
+@pytest.mark.parametrize("f,completion,kw,want", CASES)
+def test_reward_table(f, completion, kw, want):
+    got = f([completion], **{k: [v] for k, v in kw.items()})
+    assert got == pytest.approx([want])
+    # trl's conversational form gives the same reward
+    assert f([[{"role": "assistant", "content": completion}]], **{k: [v] for k, v in kw.items()}) == pytest.approx([want])
+
+
+def test_seg_reward_from_mask_array():
+    m = np.zeros((32, 32), bool); m[4:8, 8:16] = True          # cells (2,3), (2,4)
+    assert make_seg_f1_reward(8)([GOOD], mask=[m]) == pytest.approx([1.0])
+
+
+@pytest.mark.parametrize("bad", [None, 42, 3.5, [], [{"role": "assistant"}], {"x": 1}, [{"content": None}], "<seg>(((</seg><answer>"])
+def test_malformed_completions_give_zero(bad):
+    for f, kw in [(accuracy_reward, dict(solution=["A"])), (format_reward, {}), (structure_reward, dict(solution=["A"])),
+                  (make_seg_f1_reward(8), dict(gt_cells=[{(1, 1)}])), (make_domain_reward(lambda t: np.ones((len(t), 3))), dict(domain_gt=["x"]))]:
+        assert f([bad], **kw) == [0.0]
+
+
+def test_reward_length_mismatch_raises():
+    with pytest.raises(ValueError):
+        accuracy_reward([GOOD, GOOD], solution=["B"])
+    with pytest.raises(TypeError):
+        format_reward(GOOD)
+
+
+def test_domain_reward_with_stub_encoder():
+    enc = lambda texts: np.array([[1.0, 0.0] if "scratch" in t else [0.0, 1.0] for t in texts])
+    r = make_domain_reward(enc)
+    comps = ["<seg>None</seg><think>scratch here</think><answer>A</answer>", "<seg>None</seg> <think>clean</think> <answer>A</answer>",
+             "<think>scratch here</think><answer>A</answer>"]
+    assert r(comps, domain_gt=["scratch"] * 3) == pytest.approx([0.1, 0.0, 0.0])
+
+
+def test_extract_choice_quirks():
+    assert extract_choice("B.") == "B"
+    assert extract_choice("(C)") == "C"
+    assert extract_choice("the answer is D") == "D"
+    assert extract_choice("nothing") is None
+    assert extract_choice("A or B? I pick B") == "B"
+
+
+# ---- advantages and scores -----------------------------------------------------------------------------------------
+def test_judo_advantages():
+    a = judo_advantages(torch.tensor([1.0, 0.0, 3.0, 3.0]), 2)
+    assert torch.allclose(a[:2], torch.tensor([1.0, -1.0]) * 0.5 / (0.5 ** 0.5 + 1e-4))
+    assert torch.allclose(a[2:], torch.zeros(2))
+    with pytest.raises(ValueError):
+        judo_advantages(torch.ones(3), 2)
+    with pytest.raises(ValueError):
+        judo_advantages(torch.ones(4), 1)
+
+
+def test_mmad_scores_balanced():
+    rows = [dict(dataset="d", type="Anomaly Detection", normal=True, correct=True)] * 3 + \
+           [dict(dataset="d", type="Anomaly Detection", normal=False, correct=False)] + \
+           [dict(dataset="e", type="Object Structure", normal=False, correct=True)]
+    s = mmad_scores(rows)
+    assert s["table"]["d"]["Anomaly Detection"] == pytest.approx(50.0)
+    assert s["table"]["e"]["Object Analysis"] == pytest.approx(100.0)
+    assert s["average"] == pytest.approx(75.0)
+    with pytest.raises(ValueError):
+        mmad_scores([])
+
+
+# ---- data ---------------------------------------------------------------------------------------------------------
+def test_image_mask_size_mismatch():
+    with pytest.raises(ValueError, match="sizes differ"):
+        check_pair(np.zeros((32, 32, 3)), np.zeros((16, 16)))
+    with pytest.raises(ValueError):
+        cells_from_mask(np.zeros((4, 4)), 8)             # grid finer than the mask
+    with pytest.raises(ValueError):
+        cells_from_mask(np.zeros(5), 8)
+
+
+def test_synth_mmad_layout(ds, tmp_path):
+    assert isinstance(ds, SynthMMAD)
+    q, meta = next((q, m) for q, m in ds.mmad.items() if m["mask_path"])
+    assert set(meta) >= {"image_path", "mask_path", "similar_templates", "random_templates", "conversation"}
+    types = [c["type"] for c in meta["conversation"]]
+    assert len(types) == 7
+    for c in meta["conversation"]:
+        assert c["Answer"] in c["Options"] and list(c["Options"]) == [chr(65 + i) for i in range(len(c["Options"]))]
+    normal = next(m for m in ds.mmad.values() if not m["mask_path"])
+    assert [c["type"] for c in normal["conversation"]] == ["Anomaly Detection", "Object Classification", "Object Analysis"]
+    ko = {k for k, f in ds.facts.items() if f["knowledge_only"]}
+    assert len(ko) == 6 and not any((m["synthetic"]["category"], m["synthetic"]["defect"]) in ko for m in ds.train.values())
+    path = ds.save(tmp_path)
+    meta2, images, masks = load_mmad(path)
+    assert meta2.keys() == ds.mmad.keys()
+    assert np.array_equal(images[q], ds.images[q]) and np.array_equal(masks[q], ds.masks[q])
+    # a resized mask is rejected when loading
+    from PIL import Image
+    Image.fromarray(np.zeros((8, 8), np.uint8)).save(tmp_path / meta["mask_path"])
+    with pytest.raises(ValueError, match="sizes differ"):
+        load_mmad(path)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError):
+        make_synth_mmad(n_train=-1)
+    with pytest.raises(ValueError):
+        make_seg_f1_reward(0)
+    with pytest.raises(ValueError):
+        encode_cells({(0, 1)})
+
+
+# ---- model plumbing ------------------------------------------------------------------------------------------------
+def test_vlm_generate_and_logprobs(ds):
+    tok = build_tokenizer(ds, 8)
+    recs = mcq_records(ds, dict(list(ds.mmad.items())[:2]), "judo", 8)
+    model = TinyVLM(tok, "llama-1L-64", 32, 8, seed=0)
+    images = torch.stack([r["images"] for r in recs[:3]])
+    new, mask, pids, pm, texts = vlm_generate(model, tok, images, [r["prompt"] for r in recs[:3]], 6, do_sample=True,
+                                              temperature=0.8, generator=torch.Generator().manual_seed(0))
+    assert new.shape == mask.shape and len(texts) == 3
+    lp = vlm_completion_logprobs(model, images, pids, pm, new, mask)
+    assert lp.shape == new.shape and torch.isfinite(lp).all() and (lp <= 0).all()
+    # KV-cached greedy decoding agrees with a full forward pass
+    g, gm, *_ = vlm_generate(model, tok, images, [r["prompt"] for r in recs[:3]], 5)
+    full = model.text_logits(images, torch.cat([pids, g], 1), torch.cat([pm, gm], 1))
+    assert torch.equal(full[:, pids.shape[1]:].argmax(-1)[gm.bool()], g[gm.bool()])
+    with pytest.raises(ValueError):
+        vlm_generate(model, tok, images, ["x"], 3)
+    with pytest.raises(ValueError):
+        model.encoder(torch.zeros(1, 2, 3, 16, 16))
+    res = evaluate_mmad(model, tok, recs[:4], 8, max_new_tokens=4)
+    assert res["n"] == 4 and 0 <= res["well_formed"] <= 1

@@ -1,0 +1,199 @@
+"""Geometry, loss, model-shape and bad-input tests of iclr26.uniugg (fast: tiny shapes, no training)."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from iclr26.uniugg import (COLOURS, CallableTeacher, Primitive, Scene, SemanticTeacher, SpatialDecoder, SpatialVAE, ViTEncoder, GeoSemModel,
+                           Stage1Config, avg_dist_normalise, chamfer, conf_loss, correspondences, encode_questions, infonce_match,
+                           intrinsics, invert_pose, kl_normal, load_dust3r_pair, look_at, make_dataset, make_pair, pixel_rays,
+                           plucker_raymap, regr_loss, render, sample_scene, semantic_loss, sliced_wasserstein, stage1_losses,
+                           target_metrics, transform_points, vqa_questions, vqa_tokenizer, _rot)
+
+
+def test_sphere_depth_at_centre_pixel():
+    K = intrinsics(17)                                   # odd size: centre pixel ray = optical axis
+    R, t = look_at((0, 1, -3), (0, 1, 0))
+    for r in (0.5, 1.0):
+        v = render(Scene([Primitive("sphere", (0, 1, 0), r, "red")], room=10.0, wall=5.0), K, R, t, 17)
+        assert v["depth"][8, 8] == pytest.approx(3 - r, abs=1e-5)
+        assert v["ids"][8, 8] == 1 and v["mask"][8, 8]
+        np.testing.assert_allclose(v["pts"][8, 8], [0, 0, 3 - r], atol=1e-5)
+    # a cube of half-side 0.5: front face at distance 2.5
+    v = render(Scene([Primitive("cube", (0, 1, 0), 0.5, "blue")], room=10.0, wall=5.0), K, R, t, 17)
+    assert v["depth"][8, 8] == pytest.approx(2.5, abs=1e-5)
+
+
+def test_pointmap_is_depth_times_ray_and_transforms_invert():
+    rng = np.random.default_rng(1)
+    K = intrinsics(16)
+    v = render(sample_scene(rng), K, *look_at((0, 1.5, -3), (0, 0.3, 0)), 16)
+    m = v["mask"]
+    np.testing.assert_allclose(v["pts"][m], (pixel_rays(K, 16) * v["depth"][..., None])[m], rtol=1e-5)
+    assert (v["depth"][m] > 0).all() and (v["depth"][~m] == 0).all()
+    R, t = _rot(0.4, -0.2, 0.1), np.array([0.3, -0.1, 0.2])
+    np.testing.assert_allclose(transform_points(transform_points(v["pts"], R, t), *invert_pose(R, t)), v["pts"], atol=1e-5)
+    np.testing.assert_allclose(R @ R.T, np.eye(3), atol=1e-12)
+
+
+def test_pair_frames_and_correspondences():
+    rng = np.random.default_rng(0)
+    pr = make_pair(sample_scene(rng), rng, size=24, patch=4, n_corr=32)
+    m2 = pr["mask"][1]
+    np.testing.assert_allclose(transform_points(pr["pts"][1], *invert_pose(pr["R12"], pr["t12"]))[m2], pr["pts_own"][m2], atol=1e-4)
+    ok = pr["corr"][:, 0] >= 0
+    assert ok.sum() > 10
+    d = np.linalg.norm(pr["pts"][0].reshape(-1, 3)[pr["corr"][ok, 0]] - pr["pts"][1].reshape(-1, 3)[pr["corr"][ok, 1]], axis=-1)
+    footprint = pr["depth"][1].reshape(-1)[pr["corr"][ok, 1]] / pr["K"][0, 0]           # metres per pixel at that depth
+    assert np.median(d / footprint) < 1.0                # the same 3-D point up to pixel quantisation
+    # identity pose: every valid pixel corresponds to itself
+    v = render(sample_scene(np.random.default_rng(3)), intrinsics(16), *look_at((0, 1.5, -3), (0, 0.3, 0)), 16)
+    c = correspondences(v["pts"], v["mask"], v["depth"], v["mask"], intrinsics(16), np.eye(3), np.zeros(3), 50, np.random.default_rng(0))
+    c = c[c[:, 0] >= 0]
+    assert len(c) == 50 and (c[:, 0] == c[:, 1]).all()
+
+
+def test_plucker_raymap_properties():
+    K = intrinsics(32)
+    R, t = _rot(0.3, 0.1, -0.05), np.array([0.5, -0.2, 0.1])
+    rm = plucker_raymap(K, R, t, 32, 4)
+    assert rm.shape == (6, 8, 8)
+    d, m = rm[:3], rm[3:]
+    np.testing.assert_allclose(np.linalg.norm(d, axis=0), 1, atol=1e-6)
+    np.testing.assert_allclose((d * m).sum(0), 0, atol=1e-6)                  # moment ⟂ direction
+    np.testing.assert_allclose(m, np.cross(t, d.transpose(1, 2, 0)).transpose(2, 0, 1), atol=1e-6)
+    # the mean direction is close to the camera's optical axis R e_z
+    mean_d = d.reshape(3, -1).mean(1); mean_d /= np.linalg.norm(mean_d)
+    assert mean_d @ R[:, 2] > 0.99
+    # identity camera at the origin: zero moments
+    assert np.abs(plucker_raymap(K, np.eye(3), np.zeros(3), 32, 4)[3:]).max() == 0
+    with pytest.raises(ValueError, match="divisible"): plucker_raymap(K, R, t, 30, 4)
+
+
+def test_losses_on_hand_made_tensors():
+    pts = torch.randn(2, 2, 4, 4, 3); mask = torch.ones(2, 2, 4, 4, dtype=torch.bool)
+    assert regr_loss(pts * 5, pts, mask) == pytest.approx(0, abs=1e-5)       # average-distance normalisation: scale-free
+    one = torch.ones(2, 2, 4, 4)
+    assert conf_loss(pts, one, pts, mask) == pytest.approx(0, abs=1e-6)
+    assert conf_loss(pts, one * math.e ** 2, pts, mask, alpha=0.2) == pytest.approx(-0.4, abs=1e-5)
+    # one point wrong by a known amount, confidence 1: loss = its normalised error / number of valid pixels
+    gt = torch.zeros(1, 2, 1, 2, 3); gt[..., 2] = 1.0                         # all points at distance 1 -> norm factor 1
+    pr = gt.clone(); pr[0, 1, 0, 1, 2] = 1.0
+    mk = torch.ones(1, 2, 1, 2, dtype=torch.bool)
+    _, nrm = avg_dist_normalise(pr, mk)
+    assert nrm.item() == pytest.approx(1.0)
+    assert regr_loss(pr, gt, mk) == pytest.approx(0.0)
+    pr[0, 1, 0, 1] = torch.tensor([0.0, 0.0, 3.0])                            # avg dist (1+1+1+3)/4 = 1.5
+    assert regr_loss(pr, gt, mk).item() == pytest.approx((3 * abs(1 / 1.5 - 1) + abs(3 / 1.5 - 1)) / 4, rel=1e-5)
+    # masked pixels are ignored
+    mk2 = mk.clone(); mk2[0, 1, 0, 1] = False
+    assert regr_loss(pr, gt, mk2) == pytest.approx(0.0, abs=1e-6)
+    # semantic loss: 0.9 (1 - cos) + 0.1 smooth-L1
+    a, b = torch.tensor([[1.0, 0.0]]), torch.tensor([[0.0, 1.0]])
+    assert semantic_loss(a, b) == pytest.approx(0.9 * 1 + 0.1 * 0.5, abs=1e-6)   # cos 0; |diff| = 1 per entry -> smooth-L1 0.5
+    # InfoNCE: perfect one-hot descriptors -> loss ~ 0 at a low temperature; padding ignored
+    desc = torch.eye(4).view(1, 2, 2, 4)
+    corr = torch.tensor([[[0, 0], [1, 1], [2, 2], [3, 3], [-1, -1]]])
+    assert infonce_match(desc, desc, corr, tau=0.05) < 1e-6
+    swapped = infonce_match(desc, desc, torch.tensor([[[0, 1], [1, 0], [2, 3], [3, 2]]]), tau=0.05)
+    assert swapped > 10
+    # KL of the standard normal is 0
+    assert kl_normal(torch.zeros(2, 4, 3, 3), torch.zeros(2, 4, 3, 3)) == 0
+    # Chamfer and sliced Wasserstein: 0 on identical clouds, the shift on a translated one
+    p = torch.randn(50, 3)
+    assert chamfer(p, p) == 0
+    assert chamfer(p, p + torch.tensor([0.01, 0, 0])) == pytest.approx(0.02, abs=1e-6)
+    assert sliced_wasserstein(p, p) == pytest.approx(0, abs=1e-9)
+    assert sliced_wasserstein(p, p + 1.0) > 0.5
+
+
+def test_model_shapes_and_stage1_loss_terms():
+    data = make_dataset(4, seed=0, size=16, patch=4, n_corr=16)
+    assert data["rgb"].shape == (4, 2, 3, 16, 16) and data["raymap"].shape == (4, 6, 4, 4)
+    assert all(q["type"] in ("count", "closer", "left") for qs in data["vqa"] for q in qs)
+    T = SemanticTeacher(4, 16).eval()
+    f, s = T(data["rgb"][:, 0])
+    assert f.shape == (4, 16, 16) and s.shape == (4, 16)
+    m = GeoSemModel(16, 4, 32, 1, 1, 16)
+    batch = {k: data[k] for k in ("rgb", "pts", "mask", "corr")}
+    parts = stage1_losses(m, T, batch, Stage1Config())
+    assert set(parts) == {"feat", "summary", "conf", "match", "regr"} and all(torch.isfinite(v) for v in parts.values())
+    parts = stage1_losses(m, T, batch, Stage1Config(sem=False))
+    assert "feat" not in parts
+    o = m.decoder(m.encoder(data["rgb"][:, 0]), m.encoder(data["rgb"][:, 1]))
+    assert o["pts"].shape == (4, 2, 16, 16, 3) and (o["conf"] >= 1).all()
+    torch.testing.assert_close(o["desc"].norm(dim=-1), torch.ones(4, 2, 16, 16))
+    vae = SpatialVAE(32, 4, 16, 4)
+    rec, mu, lv = vae(m.encoder(data["rgb"][:, 0]))
+    assert rec.shape == (4, 16, 32) and mu.shape == (4, 4, 4, 4)
+    met = target_metrics(data["pts"], data, torch.arange(4))
+    assert met["chamfer"] == pytest.approx(0, abs=1e-9) and met["absrel"] < 1e-4 and met["delta1"] == 1.0
+
+
+def test_vqa_questions_and_tokenizer():
+    rng = np.random.default_rng(0)
+    data = make_dataset(6, seed=1, size=16, patch=4)
+    qs = [q for v in data["vqa"] for q in v]
+    tok = vqa_tokenizer(qs)
+    ids, lens, ans = encode_questions(tok, qs)
+    assert ids.shape[0] == len(qs) == len(lens) == len(ans)
+    assert (ans != tok.unk_token_id).all() and len(set(ans.tolist())) >= 2      # real answer tokens, not <unk>
+    # closer answers agree with the depth of the objects' centres
+    pr = make_pair(Scene([Primitive("sphere", (0.0, 0.3, -1.0), 0.3, "red"), Primitive("cube", (0.0, 0.3, 1.0), 0.3, "blue")]), rng, 16, 4)
+    R1, t1 = pr["pose1"]
+    q = {x["type"]: x for x in vqa_questions(pr, rng)}
+    if "closer" in q:
+        red_first = q["closer"]["question"].startswith("is the red")
+        zr = transform_points(np.array([0.0, 0.3, -1.0]), *invert_pose(R1, t1))[2]; zb = transform_points(np.array([0.0, 0.3, 1.0]), *invert_pose(R1, t1))[2]
+        assert (q["closer"]["answer"] == "yes") == ((zr < zb) == red_first)
+
+
+def test_dust3r_loader_round_trip(tmp_path):
+    rng = np.random.default_rng(2)
+    pr = make_pair(sample_scene(rng), rng, size=16, patch=4)
+    R1, t1 = pr["pose1"]
+    R2, t2 = R1 @ pr["R12"], R1 @ pr["t12"] + t1
+    views = []
+    for v, (R, t) in enumerate(((R1, t1), (R2, t2))):
+        P = np.eye(4); P[:3, :3], P[:3, 3] = R, t
+        f = tmp_path / f"v{v}.npz"
+        np.savez(f, rgb=(pr["rgb"][v] * 255).astype(np.uint8), depthmap=pr["depth"][v], camera_intrinsics=pr["K"], camera_pose=P)
+        views.append(f)
+    out = load_dust3r_pair(*views, patch=4)
+    np.testing.assert_allclose(out["pts"][pr["mask"]], pr["pts"][pr["mask"]], atol=1e-4)
+    np.testing.assert_allclose(out["raymap"], pr["raymap"], atol=1e-5)
+    np.testing.assert_allclose(out["R12"], pr["R12"], atol=1e-5)
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="divisible"): ViTEncoder(30, 4)
+    with pytest.raises(ValueError, match="divisible"): ViTEncoder(32, 4)(torch.zeros(1, 3, 30, 30))
+    with pytest.raises(ValueError, match="divisible"): SemanticTeacher(4)(torch.zeros(1, 3, 30, 30))
+    with pytest.raises(ValueError, match="divisible"): make_pair(sample_scene(np.random.default_rng(0)), np.random.default_rng(0), size=30, patch=4)
+    with pytest.raises(ValueError, match=r"\(B, 3, H, W\)"): ViTEncoder(16, 4)(torch.zeros(1, 1, 16, 16))
+    with pytest.raises(ValueError, match="same shape"): SpatialDecoder(grid=2)(torch.zeros(1, 4, 64), torch.zeros(1, 5, 64))
+    with pytest.raises(ValueError, match="tokens"): SpatialDecoder(grid=2)(torch.zeros(1, 5, 64), torch.zeros(1, 5, 64))
+    pts, mask = torch.zeros(1, 2, 4, 4, 3), torch.ones(1, 2, 4, 4, dtype=torch.bool)
+    with pytest.raises(ValueError, match="same shape"): conf_loss(pts, torch.ones(1, 2, 4, 4), torch.zeros(1, 2, 4, 5, 3), mask)
+    with pytest.raises(ValueError, match="alpha"): conf_loss(pts, torch.ones(1, 2, 4, 4), pts, mask, alpha=0.0)
+    with pytest.raises(ValueError, match="same shape"): semantic_loss(torch.zeros(2, 3), torch.zeros(2, 4))
+    with pytest.raises(ValueError, match="must match"): infonce_match(torch.zeros(1, 2, 2, 4), torch.zeros(1, 2, 3, 4), torch.zeros(1, 3, 2, dtype=torch.long))
+    with pytest.raises(ValueError, match="corr"): infonce_match(torch.zeros(1, 2, 2, 4), torch.zeros(1, 2, 2, 4), torch.zeros(1, 3, dtype=torch.long))
+    with pytest.raises(ValueError, match="n_objects"): sample_scene(np.random.default_rng(0), n_objects=(3, 9))
+    with pytest.raises(TypeError, match="rng"): sample_scene(0)
+    with pytest.raises(ValueError, match=r"\(N, 3\)"): chamfer(torch.zeros(4, 2), torch.zeros(4, 3))
+    with pytest.raises(ValueError, match="features"): SpatialVAE(32, 4, 16, 4).encode(torch.zeros(1, 9, 32))
+    with pytest.raises(ValueError, match="n must be"): make_dataset(0)
+    v = {"rgb": np.zeros((16, 16, 3)), "depthmap": np.ones((16, 16)), "camera_intrinsics": intrinsics(16), "camera_pose": np.eye(4)}
+    with pytest.raises(ValueError, match="same size"): load_dust3r_pair(v, v | {"depthmap": np.ones((8, 8))})
+    with pytest.raises(ValueError, match="lacks"): load_dust3r_pair(v, {k: x for k, x in v.items() if k != "camera_pose"})
+    with pytest.raises(ValueError, match="divisible"): load_dust3r_pair(v, v, patch=5)
+
+
+def test_callable_teacher_hook():
+    t = CallableTeacher(lambda x: (torch.zeros(len(x), 4, 8), torch.zeros(len(x), 8)), 8)
+    f, s = t(torch.zeros(2, 3, 8, 8))
+    assert f.shape == (2, 4, 8) and s.shape == (2, 8)
+    with pytest.raises(ValueError, match="teacher must return"): CallableTeacher(lambda x: (torch.zeros(1, 4, 8), torch.zeros(1, 8)), 6)(torch.zeros(1, 3, 8, 8))
+    with pytest.raises(TypeError, match="fn"): CallableTeacher(3, 8)
