@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from .core import SCALES, check_scale, load_results, markdown_table, project_root, scoreboard_markdown, scoreboard_rows
+from .core import (SCALES, DirtyTreeError, check_scale, load_results, markdown_table, project_root,
+                         require_clean, scoreboard_markdown, scoreboard_rows)
 
 # %% auto #0
 __all__ = ['PAPERS', 'KATEX_VERSION', 'Notebook', 'notebook_info', 'nbs_dir', 'notebooks', 'runnable', 'resolve', 'RunResult',
@@ -125,11 +126,14 @@ def run_notebook(nb: Notebook, scale: str, out_dir: str | Path, results: str | P
     return RunResult(nb.key, not err, time.time() - t0, out, err)
 
 def reproduce(names: Sequence[str] = ("all",), scale: str = "demo", out_dir: str | Path | None = None,
-              results: str | Path | None = None, seed: int | None = None, timeout: float | None = None) -> list[RunResult]:
+              results: str | Path | None = None, seed: int | None = None, timeout: float | None = None,
+              allow_dirty: bool = False) -> list[RunResult]:
     "Run the named notebooks (or all) at `scale`, printing progress and elapsed time per notebook; return the outcomes."
     check_scale(scale)
     nbs = resolve(names)
     root = nbs_dir().parent
+    require_clean(scale, allow_dirty or None, root)  # at full: refuse a dirty tree now, not after the run
+    if allow_dirty: os.environ["ICLR26_ALLOW_DIRTY"] = "1"  # the notebooks' kernels inherit it; results say reproducible: false
     out_dir = Path(out_dir or root / "_build" / scale / "nbs")
     res = []
     for i, nb in enumerate(nbs, 1):
@@ -170,13 +174,15 @@ def print_scoreboard(results: Sequence[dict]) -> None:
     "Print the scoreboard as an aligned terminal table."
     rows = scoreboard_rows(results)
     if not rows: print("no results yet: run `iclr26 reproduce`"); return
-    cols = ["paper", "scale", "claim", "paper_value", "ours", "test", "kind", "status"]
+    cols = ["paper", "scale", "claim", "kind", "paper_value", "ours", "test", "role", "status"]
     w = {c: min(max(len(c), *(len(str(r[c])) for r in rows)), 60) for c in cols}
     print("  ".join(c.ljust(w[c]) for c in cols))
     for r in rows: print("  ".join(str(r[c])[:60].ljust(w[c]) for c in cols))
-    gates = [r for r in rows if r["kind"] == "gate"]
+    gates = [r for r in rows if r["role"] == "gate"]
     print(f"\n{sum(r['status'] == 'pass' for r in gates)}/{len(gates)} gates hold; "
-          f"{sum(r['status'] == 'pass' for r in rows if r['kind'] != 'gate')}/{len(rows) - len(gates)} reported claims hold")
+          f"{sum(r['status'] == 'pass' for r in rows if r['role'] != 'gate')}/{len(rows) - len(gates)} reported claims hold")
+    unrep = [r for r in results if r.get("scale") == "full" and not r.get("reproducible", False)]
+    for r in unrep: print(f"warning: {r['paper']} (full) is not reproducible: commit {r.get('commit') or 'unknown'}")
 
 # %% ../nbs/03_cli.ipynb #8ed396ca
 KATEX_VERSION = "0.16.11"  # the version smalldocs 0.5.4 asks for
@@ -295,6 +301,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--out", default=None, help="folder for executed notebooks (default _build/<scale>/nbs)")
     r.add_argument("--results", default=None, help="results folder (default results/)")
     r.add_argument("--timeout", type=float, default=None, help="per-cell timeout in seconds")
+    r.add_argument("--allow-dirty", action="store_true",
+                   help="at full scale, run from uncommitted changes anyway (results say reproducible: false)")
     s = sub.add_parser("scoreboard", help="one table from every results file")
     s.add_argument("--scale", default=None, help="only this scale")
     s.add_argument("--results", default=None, help="results folder (default results/)")
@@ -324,7 +332,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"  {key:<16} {(stem + '.ipynb') if stem in stems else '(planned)':<34} {title}")
             return 0
         if args.cmd == "reproduce":
-            res = reproduce(args.papers, args.scale, args.out, args.results, args.seed, args.timeout)
+            res = reproduce(args.papers, args.scale, args.out, args.results, args.seed, args.timeout, args.allow_dirty)
             return 0 if all(r.ok for r in res) else 1
         if args.cmd == "scoreboard":
             base = Path(args.results) if args.results else nbs_dir().parent / "results"
@@ -337,7 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.cmd == "readme":
             print(f"written {readme()}"); return 0
-    except (ValueError, FileNotFoundError) as e:
+    except (ValueError, FileNotFoundError, DirtyTreeError) as e:
         print(f"iclr26: error: {e}", file=sys.stderr)
         return 2
     return 0

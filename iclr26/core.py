@@ -15,10 +15,11 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 # %% auto #0
-__all__ = ['SCALES', 'STYLE', 'set_seed', 'get_device', 'set_threads', 'check_int', 'check_number', 'check_positive',
-           'with_overrides', 'Config', 'check_scale', 'scale_config', 'Claim', 'claim', 'GateFailure', 'project_root',
-           'results_dir', 'versions', 'git_commit', 'record', 'load_results', 'scoreboard_rows', 'markdown_table',
-           'scoreboard_markdown', 'quiet', 'progress', 'use_style', 'savefig']
+__all__ = ['SCALES', 'KINDS', 'SCOREBOARD_COLUMNS', 'STYLE', 'set_seed', 'get_device', 'set_threads', 'check_int', 'check_number',
+           'check_positive', 'with_overrides', 'Config', 'check_scale', 'scale_config', 'Claim', 'claim', 'GateFailure',
+           'DirtyTreeError', 'project_root', 'results_dir', 'versions', 'git_commit', 'is_reproducible',
+           'require_clean', 'record', 'load_results', 'scoreboard_rows', 'markdown_table', 'scoreboard_markdown',
+           'quiet', 'progress', 'use_style', 'savefig']
 
 # %% ../nbs/00_core.ipynb #6c84c543
 def set_seed(seed: int = 0, deterministic: bool = True) -> int:
@@ -123,7 +124,11 @@ def scale_config(table: Mapping[str, Mapping[str, Any]], scale: str) -> Config:
     if missing: raise ValueError(f"table has no column for scale(s) {missing}")
     keys = {s: set(table[s]) for s in SCALES}
     if len({frozenset(k) for k in keys.values()}) != 1:
-        raise ValueError(f"every scale must set the same fields; got {{s: sorted(k) for s, k in keys.items()}}")
+        common = set.intersection(*keys.values())
+        odd = {s: sorted(keys[s] - common) for s in SCALES if keys[s] - common}
+        lacking = {s: sorted(set.union(*keys.values()) - keys[s]) for s in SCALES if set.union(*keys.values()) - keys[s]}
+        raise ValueError(f"every scale must set the same fields; only some scales set {odd}; "
+                         f"missing per scale: {lacking}")
     return Config(table[scale])
 
 # %% ../nbs/00_core.ipynb #8bb5c237
@@ -131,6 +136,7 @@ _OPS: dict[str, Callable[[Any, Any], bool]] = {
     ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq,
     "in": lambda v, t: t[0] <= v <= t[1],
 }
+KINDS = ("headline", "claim", "check")  # the paper's central claim(s); another claim of the paper; machinery
 
 def _plain(x):
     "JSON-friendly copy of `x`: NumPy scalars and arrays become Python numbers and lists, NaN and inf become None."
@@ -144,19 +150,21 @@ def _plain(x):
 
 @dataclass
 class Claim:
-    "A measured claim: `value op threshold`, with the paper's own figure and whether it gates the run."
+    "A measured claim: `value op threshold`, the paper's own figure, whether it gates the run, and its `kind`."
     name: str
     value: Any
     op: str
     threshold: Any
     paper: Any = None
     gate: bool = True
+    kind: str = "claim"
     note: str = ""
     passed: bool = field(init=False, default=False)
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name: raise ValueError("name must be a non-empty string")
         if self.op not in _OPS: raise ValueError(f"op must be one of {list(_OPS)}; got {self.op!r}")
+        if self.kind not in KINDS: raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {self.kind!r}")
         if self.op == "in" and (not isinstance(self.threshold, (list, tuple)) or len(self.threshold) != 2):
             raise ValueError("threshold must be a (low, high) pair when op is 'in'")
         self.value, self.threshold, self.paper = _plain(self.value), _plain(self.threshold), _plain(self.paper)
@@ -171,9 +179,9 @@ class Claim:
 
     def __str__(self):
         thr = f"[{self.threshold[0]:.4g}, {self.threshold[1]:.4g}]" if self.op == "in" else _fmt(self.threshold)
-        kind = "gate" if self.gate else "reported"
+        role = "gate" if self.gate else "reported"
         paper = f" (paper: {_fmt(self.paper)})" if self.paper is not None else ""
-        return f"[{self.status}] {self.name}: {_fmt(self.value)} {self.op} {thr}{paper} [{kind}]"
+        return f"[{self.status}] {self.name}: {_fmt(self.value)} {self.op} {thr}{paper} [{self.kind}, {role}]"
 
 def _fmt(x) -> str:
     if isinstance(x, bool) or x is None: return str(x)
@@ -181,9 +189,10 @@ def _fmt(x) -> str:
     if isinstance(x, (float, np.floating)): return f"{x:.4g}"
     return str(x)
 
-def claim(name: str, value: Any, op: str, threshold: Any, paper: Any = None, gate: bool = True, note: str = "") -> Claim:
+def claim(name: str, value: Any, op: str, threshold: Any, paper: Any = None, gate: bool = True,
+          kind: str = "claim", note: str = "") -> Claim:
     "Make a `Claim` (see above), print it, and return it for `record`."
-    c = Claim(name, value, op, threshold, paper, gate, note)
+    c = Claim(name, value, op, threshold, paper, gate, kind, note)
     print(c)
     return c
 
@@ -192,6 +201,9 @@ _T0 = time.time()
 
 class GateFailure(AssertionError):
     "Raised by `record` when a gating claim failed."
+
+class DirtyTreeError(RuntimeError):
+    "Raised at scale 'full' when the checkout has uncommitted changes or no known commit: commit first, then run full."
 
 def project_root(start: str | Path | None = None) -> Path:
     "The top of the iclr26 checkout (the folder with `pyproject.toml` naming iclr26), searched upward; cwd if none."
@@ -229,9 +241,31 @@ def git_commit(root: str | Path | None = None) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
 
+def is_reproducible(commit: str | None) -> bool:
+    "True when `commit` names a clean commit (known, no `+dirty`): the run can be repeated from that commit."
+    return isinstance(commit, str) and bool(commit) and not commit.endswith("+dirty")
+
+def _allow_dirty(allow_dirty: bool | None) -> bool:
+    "`allow_dirty`, or when None the environment switch `$ICLR26_ALLOW_DIRTY` (1/true/yes)."
+    if allow_dirty is None: return os.environ.get("ICLR26_ALLOW_DIRTY", "").strip().lower() in ("1", "true", "yes")
+    if not isinstance(allow_dirty, bool): raise TypeError(f"allow_dirty must be a bool or None, got {allow_dirty!r}")
+    return allow_dirty
+
+def require_clean(scale: str, allow_dirty: bool | None = None, root: str | Path | None = None) -> str | None:
+    "The commit a run at `scale` records; at 'full', a `DirtyTreeError` unless it is clean or `allow_dirty` is set."
+    check_scale(scale)
+    commit = git_commit(root)
+    if scale == "full" and not is_reproducible(commit) and not _allow_dirty(allow_dirty):
+        what = f"commit {commit} has uncommitted changes" if commit else "no git commit is known"
+        raise DirtyTreeError(f"a full-scale result must come from a clean commit, but {what}: commit first, then run "
+                             "full. (To write a result marked \"reproducible\": false anyway, pass allow_dirty=True "
+                             "or set ICLR26_ALLOW_DIRTY=1.)")
+    return commit
+
 # %% ../nbs/00_core.ipynb #a9eb3eac
 def record(paper: str, scale: str, metrics: Mapping[str, Any], claims: Sequence[Claim], seed: int | None = None,
-           figures: Sequence[str | Path] = (), wall_time: float | None = None, raise_on_fail: bool = True) -> dict:
+           figures: Sequence[str | Path] = (), wall_time: float | None = None, raise_on_fail: bool = True,
+           allow_dirty: bool | None = None) -> dict:
     "Write `results/<scale>/<paper>.json` and return it; raise `GateFailure` afterwards if a gate failed."
     if not isinstance(paper, str) or not paper.isidentifier(): raise ValueError(f"paper must be a short identifier such as 'arena', got {paper!r}")
     check_scale(scale)
@@ -241,12 +275,13 @@ def record(paper: str, scale: str, metrics: Mapping[str, Any], claims: Sequence[
     if bad: raise TypeError(f"claims must be Claim objects (made with claim(...)); got {type(bad[0]).__name__}")
     names = [c.name for c in claims]
     if len(set(names)) != len(names): raise ValueError(f"claim names must be unique; repeated: {sorted({n for n in names if names.count(n) > 1})}")
+    commit = require_clean(scale, allow_dirty)  # full scale: refuses a dirty tree unless allowed
     out = {
         "paper": paper, "scale": scale, "seed": seed,
         "passed": all(c.passed for c in claims if c.gate),
         "wall_time_s": round(time.time() - _T0 if wall_time is None else wall_time, 2),
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "commit": git_commit(), "versions": versions(),
+        "commit": commit, "reproducible": is_reproducible(commit), "versions": versions(),
         "metrics": _plain(dict(metrics)),
         "claims": [{**asdict(c), "status": c.status} for c in claims],
         "figures": [_rel(f, results_dir()) for f in figures],
@@ -255,7 +290,8 @@ def record(paper: str, scale: str, metrics: Mapping[str, Any], claims: Sequence[
     f = d / f"{paper}.json"
     f.write_text(json.dumps(out, indent=1, default=str, allow_nan=False) + "\n")  # strict JSON: NaN was made None
     failed = [c for c in claims if c.gate and not c.passed]
-    print(f"recorded {len(claims)} claims ({sum(c.passed for c in claims)} hold) in {f}")
+    print(f"recorded {len(claims)} claims ({sum(c.passed for c in claims)} hold) in {f}"
+          + ("" if out["reproducible"] else f" [not reproducible: commit {commit}]"))
     if failed and raise_on_fail:
         raise GateFailure(f"{len(failed)} gate(s) failed at scale {scale!r}:\n" + "\n".join(str(c) for c in failed))
     return out
@@ -265,6 +301,16 @@ def _rel(f, base: Path) -> str:
     try: return Path(f).resolve().relative_to(Path(base).resolve()).as_posix()
     except ValueError: return str(f)
 
+def _normalise(r: dict) -> dict:
+    "A results file as today's readers expect it: files written before `kind`/`reproducible` existed get defaults."
+    r = dict(r)
+    r.setdefault("reproducible", is_reproducible(r.get("commit")))
+    r["claims"] = [{"kind": "claim", **c} for c in r.get("claims", [])]
+    # old files hold absolute figure paths (".../results/full/figures/x.png"): keep the part below results/
+    r["figures"] = [f.split("/results/", 1)[1] if f.startswith("/") and "/results/" in f else f
+                    for f in r.get("figures", [])]
+    return r
+
 def load_results(scale: str | None = None, base: str | Path | None = None) -> list[dict]:
     "Every results file under `base` (default `results_dir()`), optionally of one `scale`, sorted by paper."
     base = Path(base) if base is not None else results_dir()
@@ -272,20 +318,22 @@ def load_results(scale: str | None = None, base: str | Path | None = None) -> li
     out = []
     for s in scales:
         for f in sorted((base / s).glob("*.json")):
-            try: out.append(json.loads(f.read_text()))
+            try: out.append(_normalise(json.loads(f.read_text())))
             except json.JSONDecodeError as e: raise ValueError(f"results file {f} is not valid JSON: {e}") from None
     return out
 
 # %% ../nbs/00_core.ipynb #adc83a94
 def scoreboard_rows(results: Iterable[Mapping]) -> list[dict]:
-    "Flatten results files into one row per claim."
+    "Flatten results files into one row per claim (`kind`: headline/claim/check; `role`: gate/reported)."
     rows = []
     for r in results:
         for c in r.get("claims", []):
             thr = c["threshold"]
             test = f"{c['op']} [{_fmt(thr[0])}, {_fmt(thr[1])}]" if c["op"] == "in" else f"{c['op']} {_fmt(thr)}"
-            rows.append({"paper": r["paper"], "scale": r["scale"], "claim": c["name"], "paper_value": _fmt(c.get("paper")) if c.get("paper") is not None else "",
-                         "ours": _fmt(c["value"]), "test": test, "kind": "gate" if c["gate"] else "reported", "status": c["status"]})
+            paper = _fmt(c.get("paper")) if c.get("paper") is not None else ""
+            rows.append({"paper": r["paper"], "scale": r["scale"], "claim": c["name"], "kind": c.get("kind", "claim"),
+                         "paper_value": paper, "ours": _fmt(c["value"]), "test": test,
+                         "role": "gate" if c["gate"] else "reported", "status": c["status"]})
     return rows
 
 def markdown_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None, headers: Sequence[str] | None = None) -> str:
@@ -297,10 +345,12 @@ def markdown_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None
     lines += ["| " + " | ".join(esc(r.get(c, "")) for c in columns) + " |" for r in rows]
     return "\n".join(lines) + "\n"
 
+SCOREBOARD_COLUMNS = {"paper": "paper", "scale": "scale", "claim": "claim", "kind": "kind", "paper_value": "paper's figure",
+                      "ours": "ours", "test": "test", "role": "gate", "status": "status"}
+
 def scoreboard_markdown(results: Iterable[Mapping]) -> str:
-    "The scoreboard as a Markdown table."
-    return markdown_table(scoreboard_rows(results), ["paper", "scale", "claim", "paper_value", "ours", "test", "kind", "status"],
-                          ["paper", "scale", "claim", "paper's figure", "ours", "test", "kind", "status"])
+    "The scoreboard as a Markdown table, one row per claim."
+    return markdown_table(scoreboard_rows(results), list(SCOREBOARD_COLUMNS), list(SCOREBOARD_COLUMNS.values()))
 
 # %% ../nbs/00_core.ipynb #feab766c
 def quiet() -> bool:

@@ -12,7 +12,14 @@ from iclr26.core import Claim, GateFailure, claim, load_results, record, scale_c
 @pytest.fixture
 def results(tmp_path, monkeypatch):
     monkeypatch.setenv("ICLR26_RESULTS", str(tmp_path))
+    monkeypatch.delenv("ICLR26_ALLOW_DIRTY", raising=False)
     return tmp_path
+
+
+@pytest.fixture
+def clean_tree(monkeypatch):
+    "record() sees a clean commit, whatever the state of the shared checkout."
+    monkeypatch.setattr(core, "git_commit", lambda root=None: "0123abcd" * 5)
 
 
 @pytest.mark.parametrize("op,value,threshold,expected", [
@@ -73,7 +80,7 @@ def test_failed_gate_raises_after_writing(results):
     assert out["passed"] is False
 
 
-def test_reported_failure_does_not_raise(results):
+def test_reported_failure_does_not_raise(results, clean_tree):
     assert record("toy", "full", {}, [claim("r", 0, ">=", 1, gate=False)])["passed"] is True
 
 
@@ -124,3 +131,76 @@ def test_results_are_strict_json(results):
     text = (results / "smoke" / "toy.json").read_text()
     json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
     assert out["metrics"] == {"nan": None, "arr": [1.0, None]} and out["claims"][0]["value"] is None
+
+
+def test_scale_config_error_names_the_fields():
+    "The message lists the offending fields (it once printed its own f-string source instead)."
+    with pytest.raises(ValueError) as e:
+        scale_config({"smoke": {"n": 1}, "demo": {"n": 2, "lr": 0.1}, "full": {"n": 3}}, "smoke")
+    msg = str(e.value)
+    assert "{'demo': ['lr']}" in msg and "'smoke': ['lr']" in msg and "'full': ['lr']" in msg
+    assert "sorted(k)" not in msg and "{s:" not in msg
+
+
+@pytest.mark.parametrize("kind", core.KINDS)
+def test_claim_kind_is_stored(results, kind):
+    out = record("toy", "smoke", {}, [claim("c", 1, ">=", 0, kind=kind)])
+    assert out["claims"][0]["kind"] == kind and load_results("smoke")[0]["claims"][0]["kind"] == kind
+    assert Claim("c", 1, ">=", 0).kind == "claim" and f"[{kind}, gate]" in str(Claim("c", 1, ">=", 0, kind=kind))
+
+
+@pytest.mark.parametrize("kind", ["main", "Headline", None, ""])
+def test_claim_bad_kind(kind):
+    with pytest.raises(ValueError, match="kind must be one of headline, claim, check"):
+        claim("c", 1, ">=", 0, kind=kind)
+
+
+def test_claim_signature_order():
+    "claim(name, value, op, threshold, paper, gate, kind, note): positional callers land in the right fields."
+    c = claim("c", 1, ">=", 0, 2, False, "check", "a note")
+    assert (c.paper, c.gate, c.kind, c.note) == (2, False, "check", "a note")
+
+
+def test_old_results_read_with_default_kind(results):
+    "Files written before `kind`/`reproducible` existed: claims read as 'claim', reproducible from the commit."
+    (results / "full").mkdir()
+    old = {"paper": "old", "scale": "full", "passed": True, "commit": "abc+dirty",
+           "claims": [{"name": "x", "value": 1, "op": ">=", "threshold": 0, "paper": None, "gate": True, "note": "",
+                       "passed": True, "status": "pass"}],
+           "figures": ["/somewhere/results/full/figures/old/a.png", "full/figures/old/b.png"]}
+    (results / "full" / "old.json").write_text(json.dumps(old))
+    back = load_results("full")[0]
+    assert back["claims"][0]["kind"] == "claim" and back["reproducible"] is False
+    assert back["figures"] == ["full/figures/old/a.png", "full/figures/old/b.png"]
+    assert json.loads((results / "full" / "old.json").read_text()) == old  # read, never rewritten
+
+
+@pytest.mark.parametrize("commit", ["0123abcd+dirty", None])
+def test_full_refuses_dirty_or_unknown_commit(results, monkeypatch, commit):
+    monkeypatch.setattr(core, "git_commit", lambda root=None: commit)
+    with pytest.raises(core.DirtyTreeError, match="commit first, then run full"):
+        record("toy", "full", {}, [claim("a", 1, ">", 0)])
+    assert not (results / "full" / "toy.json").exists()
+    with pytest.raises(core.DirtyTreeError, match="ICLR26_ALLOW_DIRTY"):
+        core.require_clean("full")
+
+
+def test_full_dirty_override_marks_not_reproducible(results, monkeypatch):
+    monkeypatch.setattr(core, "git_commit", lambda root=None: "0123abcd+dirty")
+    out = record("toy", "full", {}, [claim("a", 1, ">", 0)], allow_dirty=True)
+    assert out["reproducible"] is False and out["commit"] == "0123abcd+dirty"
+    assert json.loads((results / "full" / "toy.json").read_text())["reproducible"] is False
+    monkeypatch.setenv("ICLR26_ALLOW_DIRTY", "1")
+    assert record("toy2", "full", {}, [claim("a", 1, ">", 0)])["reproducible"] is False
+    monkeypatch.setenv("ICLR26_ALLOW_DIRTY", "0")
+    with pytest.raises(core.DirtyTreeError):
+        record("toy3", "full", {}, [claim("a", 1, ">", 0)])
+    with pytest.raises(TypeError, match="allow_dirty"):
+        record("toy4", "full", {}, [claim("a", 1, ">", 0)], allow_dirty="yes")
+
+
+def test_clean_full_and_dirty_demo(results, monkeypatch, clean_tree):
+    assert record("toy", "full", {}, [claim("a", 1, ">", 0)])["reproducible"] is True
+    monkeypatch.setattr(core, "git_commit", lambda root=None: "0123abcd+dirty")
+    out = record("toy", "demo", {}, [claim("a", 1, ">", 0)])  # smoke and demo runs are never refused
+    assert out["reproducible"] is False
