@@ -16,6 +16,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .core import check_int
+
 # %% auto #0
 __all__ = ['KNOWLEDGE_CATEGORIES', 'THEOREM_CATEGORIES', 'MRMR_TASKS', 'SUBTASKS', 'TASK_OF_SUBTASK', 'IMAGE_RE', 'COLORS',
            'SHAPES', 'COLOR_TERMS', 'SHAPE_TERMS', 'INK', 'KNOWLEDGE_FRAMES', 'KNOWLEDGE_QUESTIONS', 'THEOREMS',
@@ -260,15 +262,10 @@ def load_task(source, name: str | None = None, split: str = "test", captions=Non
     return RetrievalTask(name, queries, docs, qrels, proto, cands, caps, spec.get("prompt", ""))
 
 # %% ../nbs/16_mrmr.ipynb #3e1a7b46
-def _check_k(k, name: str = "k") -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)): raise TypeError(f"{name} must be an int, got {type(k).__name__}")
-    if k <= 0: raise ValueError(f"{name} must be >= 1, got {k}")
-    return int(k)
-
 def _parse_metric(m: str) -> tuple[str, int]:
     mm = re.fullmatch(r"(ndcg|recall|hit|hit_rate|precision|mrr)@(\d+)", str(m))
     if not mm: raise ValueError(f"metric must look like 'ndcg@10', 'recall@5', 'hit@1', 'precision@5' or 'mrr@10', got {m!r}")
-    return ("hit" if mm.group(1) == "hit_rate" else mm.group(1)), _check_k(int(mm.group(2)), f"k in metric {m!r}")
+    return ("hit" if mm.group(1) == "hit_rate" else mm.group(1)), check_int(f"k in metric {m!r}", int(mm.group(2)), 1)
 
 def _check_qrels_run(qrels, run):
     if not isinstance(qrels, Mapping) or not all(isinstance(v, Mapping) for v in qrels.values()): raise TypeError("qrels must be {query_id: {doc_id: relevance}}")
@@ -368,7 +365,7 @@ class OracleRetriever(Retriever):
 
 def scores_to_run(scores: np.ndarray, task: RetrievalTask, k: int = 100) -> dict:
     "The top-`k` run {qid: {doc: score}} of a score matrix over `task`."
-    k = _check_k(k)
+    k = check_int("k", k, 1)
     S = np.asarray(scores, float)
     if S.shape != (len(task.queries), len(task.corpus)): raise ValueError(f"scores must have shape {(len(task.queries), len(task.corpus))}, got {S.shape}")
     if not np.isfinite(S).all(): raise ValueError("scores must be finite")
@@ -733,7 +730,7 @@ def make_mini_mrmr(n_knowledge: int = 200, n_theorem: int = 96, n_negation: int 
     as RGB arrays, qrels as `query_id`/`corpus_id`, or `query-id`/`corpus-id` for Negation). `_scenes` keeps each
     picture's scene so that captions (clean or noisy) can be made with `mini_captions`. Load with `load_task(d, name)`."""
     for nm, v in dict(n_knowledge=n_knowledge, n_theorem=n_theorem, n_negation=n_negation, n_design=n_design, n_traffic=n_traffic).items():
-        _check_k(v, nm)
+        check_int(nm, v, 1)
     if not isinstance(n_extra, int) or n_extra < 0: raise ValueError(f"n_extra must be an int >= 0, got {n_extra!r}")
     rng = np.random.default_rng(seed)
     out: dict[str, dict] = {}
@@ -867,7 +864,7 @@ def train_image_tower(text_encoder, n_pairs: int = 1500, steps: int = 500, batch
     """Train a CLIP-style image tower into `text_encoder`'s space on `n_pairs` random one/two-shape scenes and their
     captions (InfoNCE over the pool's captions, temperature `tau`). Returns the tower and the loss per step."""
     import torch
-    for nm, v in dict(n_pairs=n_pairs, steps=steps, batch=batch).items(): _check_k(v, nm)
+    for nm, v in dict(n_pairs=n_pairs, steps=steps, batch=batch).items(): check_int(nm, v, 1)
     if not hasattr(text_encoder, "encode"): raise TypeError("text_encoder must have encode(list[str])")
     rng = np.random.default_rng(seed); torch.manual_seed(seed)
     scenes = [random_scene(rng, int(rng.integers(1, 3))) for _ in range(n_pairs)]

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .core import progress, with_overrides
+from .core import check_int, progress, with_overrides
 
 # %% auto #0
 __all__ = ['STDLIB_EXCLUDE', 'SPLITS', 'JOBS', 'COLOURS', 'PETS', 'FACT_QUESTIONS', 'KB_RELATIONS', 'SPECIAL_TOKENS', 'FAMILY',
@@ -118,11 +118,6 @@ def stdlib_corpus(max_chars: int | None = 2_000_000, fracs: Sequence[float] = (0
 # %% ../nbs/01_tinylm.ipynb #2c65639b
 _OPS_FN = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}
 
-def _check_int(name, v, lo=None):
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)): raise TypeError(f"{name} must be an int, got {type(v).__name__}")
-    if lo is not None and v < lo: raise ValueError(f"{name} must be >= {lo}, got {v}")
-    return int(v)
-
 def arithmetic(n: int, seed: int = 0, n_terms: int = 2, max_value: int = 99, ops: str = "+",
                show_steps: bool | None = None, unique: bool = True) -> list[dict]:
     """`n` arithmetic problems with operands in [0, max_value] and operators drawn from `ops` (a subset of '+-*').
@@ -131,7 +126,7 @@ def arithmetic(n: int, seed: int = 0, n_terms: int = 2, max_value: int = 99, ops
     else the result), `text`, `result` (int), `steps` (list of 'a+b=c' lines). `show_steps` defaults to
     `n_terms > 2`. Chains are evaluated left to right. With `unique`, prompts do not repeat (a `ValueError`
     if fewer than `n` distinct problems exist)."""
-    n, seed, n_terms, max_value = _check_int("n", n, 1), _check_int("seed", seed, 0), _check_int("n_terms", n_terms, 2), _check_int("max_value", max_value, 1)
+    n, seed, n_terms, max_value = check_int("n", n, 1), check_int("seed", seed, 0), check_int("n_terms", n_terms, 2), check_int("max_value", max_value, 1)
     if not isinstance(ops, str) or not ops or set(ops) - set(_OPS_FN): raise ValueError(f"ops must be a non-empty string of '+', '-', '*', got {ops!r}")
     show_steps = n_terms > 2 if show_steps is None else bool(show_steps)
     n_distinct = (max_value + 1) ** n_terms * len(set(ops)) ** (n_terms - 1)
@@ -171,7 +166,7 @@ PETS = ["cat", "dog", "parrot", "rabbit", "turtle", "hamster", "goldfish", "hors
 
 def make_names(n: int, seed: int = 0, parts: int = 2) -> list[str]:
     "`n` distinct invented names of `parts` capitalised words, each of two syllables, from a seeded generator."
-    n, seed, parts = _check_int("n", n, 1), _check_int("seed", seed, 0), _check_int("parts", parts, 1)
+    n, seed, parts = check_int("n", n, 1), check_int("seed", seed, 0), check_int("parts", parts, 1)
     rng, out, seen = random.Random(seed), [], set()
     word = lambda: (rng.choice(_SYL) + rng.choice(_SYL)).capitalize()
     for _ in range(100 * n + 1000):
@@ -239,7 +234,7 @@ class FactWorld:
 
 def fact_world(n_people: int = 20, seed: int = 0, attributes: Sequence[str] | None = None) -> FactWorld:
     "A seeded `FactWorld` of `n_people` invented people with `attributes` (default: all of `FACT_QUESTIONS`)."
-    n_people, seed = _check_int("n_people", n_people, 1), _check_int("seed", seed, 0)
+    n_people, seed = check_int("n_people", n_people, 1), check_int("seed", seed, 0)
     attrs = tuple(FACT_QUESTIONS) if attributes is None else tuple(attributes)
     bad = [a for a in attrs if a not in FACT_QUESTIONS]
     if bad or not attrs: raise ValueError(f"attributes must be a non-empty subset of {list(FACT_QUESTIONS)}, got {attributes!r}")
@@ -290,7 +285,7 @@ class KnowledgeBase:
 
     def multihop(self, n: int, hops: int = 2, seed: int = 0, start_type: str | None = "person") -> list[dict]:
         "`n` distinct multi-hop questions: records with question, answer, hops, chain ([subject, relation, object] per hop)."
-        n, hops, seed = _check_int("n", n, 1), _check_int("hops", hops, 1), _check_int("seed", seed, 0)
+        n, hops, seed = check_int("n", n, 1), check_int("hops", hops, 1), check_int("seed", seed, 0)
         rng, out, seen = random.Random(seed), [], set()
         starts = sorted(e for e, t in self.types.items() if start_type is None or t == start_type)
         if not starts: raise ValueError(f"no entities of type {start_type!r}")
@@ -311,9 +306,9 @@ class KnowledgeBase:
 
 def knowledge_base(n_people: int = 30, n_companies: int = 10, n_cities: int = 8, n_countries: int = 4, seed: int = 0) -> KnowledgeBase:
     "A seeded `KnowledgeBase` with the relations of `KB_RELATIONS` over invented entities."
-    counts = {"person": _check_int("n_people", n_people, 2), "company": _check_int("n_companies", n_companies, 2),
-              "city": _check_int("n_cities", n_cities, 2), "country": _check_int("n_countries", n_countries, 2)}
-    seed = _check_int("seed", seed, 0)
+    counts = {"person": check_int("n_people", n_people, 2), "company": check_int("n_companies", n_companies, 2),
+              "city": check_int("n_cities", n_cities, 2), "country": check_int("n_countries", n_countries, 2)}
+    seed = check_int("seed", seed, 0)
     names = make_names(sum(counts.values()), seed=seed + 20_000, parts=1)
     types, ents, i = {}, {}, 0
     for t, k in counts.items():
@@ -385,7 +380,7 @@ def word_tokenizer(texts: Sequence[str], min_count: int = 1, add_bos: bool = Tru
     """A word-level tokenizer for closed vocabularies: a token is a word or a punctuation mark with its leading
     space, or one whitespace character, so decoding is exact on known words. Words seen fewer than
     `min_count` times map to `<unk>`."""
-    texts, min_count = _texts_of(texts), _check_int("min_count", min_count, 1)
+    texts, min_count = _texts_of(texts), check_int("min_count", min_count, 1)
     pre = pre_tokenizers.Split(Regex(_WORD_RE), behavior="isolated")
     counts = {}
     for t in texts:
@@ -400,7 +395,7 @@ def word_tokenizer(texts: Sequence[str], min_count: int = 1, add_bos: bool = Tru
 def bpe_tokenizer(texts: Sequence[str], vocab_size: int = 1024, min_frequency: int = 2, add_bos: bool = True) -> PreTrainedTokenizerFast:
     "A byte-level BPE tokenizer with `vocab_size` tokens (specials and the 256 bytes included), trained on `texts`."
     texts = _texts_of(texts)
-    vocab_size = _check_int("vocab_size", vocab_size, len(_SPECIALS) + 256 + 1)
+    vocab_size = check_int("vocab_size", vocab_size, len(_SPECIALS) + 256 + 1)
     tok = Tokenizer(tk_models.BPE(unk_token=None))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
@@ -454,7 +449,7 @@ def model_config(size: str, tokenizer=None, vocab_size: int | None = None, max_p
     s = parse_size(size)
     if attn not in ("sdpa", "eager"): raise ValueError(f"attn must be 'sdpa' or 'eager', got {attn!r}")
     if tokenizer is not None: ids = _token_ids(tokenizer)
-    elif vocab_size is not None: ids = dict(vocab_size=_check_int("vocab_size", vocab_size, 2), pad_token_id=0, bos_token_id=1, eos_token_id=2)
+    elif vocab_size is not None: ids = dict(vocab_size=check_int("vocab_size", vocab_size, 2), pad_token_id=0, bos_token_id=1, eos_token_id=2)
     else: raise TypeError("model_config needs a tokenizer (or a vocab_size)")
     kw = dict(hidden_size=s["d_model"], intermediate_size=s["d_ff"], num_hidden_layers=s["n_layers"],
               num_attention_heads=s["n_heads"], num_key_value_heads=s["n_heads"], max_position_embeddings=max_position_embeddings,
@@ -468,7 +463,7 @@ def make_model(size: str | LlamaConfig, tokenizer=None, seed: int = 0, attn: str
     """A freshly initialised `LlamaForCausalLM` of `size` — a name (then `tokenizer`, or `vocab_size=` among the
     `overrides`, sets the vocabulary) or a `LlamaConfig`. `attn`: 'sdpa' (default for names) or 'eager'.
     Initialisation is seeded by `seed` and leaves the global RNG alone."""
-    seed = _check_int("seed", seed, 0)
+    seed = check_int("seed", seed, 0)
     if isinstance(size, LlamaConfig):
         if tokenizer is not None or overrides: raise ValueError("with a LlamaConfig, pass no tokenizer or overrides (they are in the config)")
         c = copy.deepcopy(size)
@@ -552,7 +547,7 @@ def encode_corpus(tokenizer, texts: Sequence[str] | Sequence[Mapping], add_eos: 
 def random_windows(tokens: torch.Tensor, batch_size: int, seq_len: int, generator: torch.Generator | None = None) -> torch.Tensor:
     "`batch_size` random windows [B, seq_len] of the 1-D stream `tokens`."
     if not isinstance(tokens, torch.Tensor) or tokens.dim() != 1: raise ValueError("tokens must be a 1-D tensor of ids")
-    batch_size, seq_len = _check_int("batch_size", batch_size, 1), _check_int("seq_len", seq_len, 2)
+    batch_size, seq_len = check_int("batch_size", batch_size, 1), check_int("seq_len", seq_len, 2)
     if len(tokens) <= seq_len: raise ValueError(f"tokens ({len(tokens)}) must be longer than seq_len ({seq_len})")
     starts = torch.randint(0, len(tokens) - seq_len + 1, (batch_size,), generator=generator)
     return torch.stack([tokens[s:s + seq_len] for s in starts.tolist()])
@@ -612,8 +607,8 @@ class TrainConfig:
     bf16: bool | None = None
 
     def __post_init__(self):
-        for k in ("steps", "batch_size", "seq_len"): _check_int(k, getattr(self, k), 1)
-        for k in ("warmup", "eval_every", "log_every", "seed"): _check_int(k, getattr(self, k), 0)
+        for k in ("steps", "batch_size", "seq_len"): check_int(k, getattr(self, k), 1)
+        for k in ("warmup", "eval_every", "log_every", "seed"): check_int(k, getattr(self, k), 0)
         if not self.lr > 0: raise ValueError(f"lr must be > 0, got {self.lr}")
         if not 0 <= self.min_lr_ratio <= 1: raise ValueError(f"min_lr_ratio must be in [0, 1], got {self.min_lr_ratio}")
         if self.schedule not in ("cosine", "constant"): raise ValueError(f"schedule must be 'cosine' or 'constant', got {self.schedule!r}")
@@ -694,8 +689,8 @@ def fit(model: torch.nn.Module, next_batch: Callable[[int], Mapping], cfg: Train
 # %% ../nbs/01_tinylm.ipynb #88a2ec0f
 def _windows(tokens: torch.Tensor, seq_len: int, max_tokens: int | None) -> torch.Tensor:
     if not isinstance(tokens, torch.Tensor) or tokens.dim() != 1: raise ValueError("tokens must be a 1-D tensor of ids")
-    seq_len = _check_int("seq_len", seq_len, 2)
-    n = len(tokens) if max_tokens is None else min(len(tokens), _check_int("max_tokens", max_tokens, seq_len))
+    seq_len = check_int("seq_len", seq_len, 2)
+    n = len(tokens) if max_tokens is None else min(len(tokens), check_int("max_tokens", max_tokens, seq_len))
     n -= n % seq_len
     if n < seq_len: raise ValueError(f"need at least seq_len={seq_len} tokens to evaluate, got {len(tokens)}")
     return tokens[:n].view(-1, seq_len)
@@ -721,7 +716,7 @@ def perplexity(model, tokens: torch.Tensor, seq_len: int = 128, batch_size: int 
 def unigram_perplexity(train_tokens: torch.Tensor, eval_tokens: torch.Tensor, vocab_size: int, alpha: float = 1.0,
                        seq_len: int | None = 128, max_tokens: int | None = None) -> float:
     "Perplexity of the add-`alpha` unigram model of `train_tokens` on `eval_tokens` (on `perplexity`'s positions when `seq_len` is given)."
-    vocab_size = _check_int("vocab_size", vocab_size, 1)
+    vocab_size = check_int("vocab_size", vocab_size, 1)
     if not alpha > 0: raise ValueError(f"alpha must be > 0, got {alpha}")
     if not isinstance(train_tokens, torch.Tensor) or train_tokens.dim() != 1 or not len(train_tokens): raise ValueError("train_tokens must be a non-empty 1-D tensor")
     if int(train_tokens.max()) >= vocab_size: raise ValueError(f"train_tokens holds id {int(train_tokens.max())} >= vocab_size {vocab_size}")
@@ -750,9 +745,9 @@ def sample_tokens(model, prompt_ids: Sequence[Sequence[int]], max_new_tokens: in
     """Decode up to `max_new_tokens` after each prompt (lists of ids). Returns (new_ids [B, T], mask [B, T]) where
     mask is 1 on generated tokens up to and including the first eos; later positions hold `pad_id`."""
     if not prompt_ids or any(len(p) == 0 for p in prompt_ids): raise ValueError("prompt_ids must be a non-empty list of non-empty id lists")
-    max_new_tokens = _check_int("max_new_tokens", max_new_tokens, 1)
+    max_new_tokens = check_int("max_new_tokens", max_new_tokens, 1)
     if do_sample and not temperature > 0: raise ValueError(f"temperature must be > 0 when sampling, got {temperature}")
-    if top_k is not None: _check_int("top_k", top_k, 1)
+    if top_k is not None: check_int("top_k", top_k, 1)
     dev = _device_of(model)
     batch = collate([{"input_ids": p} for p in prompt_ids], pad_id, side="left")
     ids, mask = batch["input_ids"].to(dev), batch["attention_mask"].to(dev)
@@ -795,8 +790,8 @@ def generate(model, tokenizer, prompts: str | Sequence[str], max_new_tokens: int
     check_lm(model, tokenizer)
     if isinstance(prompts, str): prompts = [prompts]
     if not prompts: raise ValueError("prompts is empty")
-    batch_size = _check_int("batch_size", batch_size, 1)
-    g = torch.Generator().manual_seed(_check_int("seed", seed, 0)) if seed is not None else None
+    batch_size = check_int("batch_size", batch_size, 1)
+    g = torch.Generator().manual_seed(check_int("seed", seed, 0)) if seed is not None else None
     enc = tokenizer(list(prompts), add_special_tokens=True)["input_ids"]
     eos, out = tokenizer.eos_token_id, []
     for i in range(0, len(enc), batch_size):
@@ -996,7 +991,7 @@ def pretrained(corpus: str = "stdlib-code", size: str = "llama-4L-128", steps: i
     the unigram baseline's perplexity, the training time and whether it came from the cache."""
     if corpus not in CORPORA: raise ValueError(f"unknown corpus {corpus!r}; registered: {sorted(CORPORA)}")
     parse_size(size)
-    steps, seed = _check_int("steps", steps, 1), _check_int("seed", seed, 0)
+    steps, seed = check_int("steps", steps, 1), check_int("seed", seed, 0)
     tok, streams, tinfo = corpus_tokens(corpus, tokenizer, corpus_kwargs)
     tcfg = TrainConfig(steps=steps, batch_size=batch_size, seq_len=seq_len, lr=lr, warmup=warmup, seed=seed, **train_kwargs)
     if tcfg.max_seconds is not None: raise ValueError("pretrained() trains on a budget of steps only (max_seconds would make cached weights machine-dependent)")
@@ -1021,7 +1016,7 @@ def pretrained(corpus: str = "stdlib-code", size: str = "llama-4L-128", steps: i
 def train_throughput(size: str | torch.nn.Module, vocab_size: int = 1024, batch_size: int = 16, seq_len: int = 128,
                      steps: int = 5, warmup: int = 2, seed: int = 0) -> dict:
     "Time `steps` training steps (after `warmup` untimed ones) of a model on random tokens: params, steps/s, tokens/s."
-    steps, warmup = _check_int("steps", steps, 1), _check_int("warmup", warmup, 0)
+    steps, warmup = check_int("steps", steps, 1), check_int("warmup", warmup, 0)
     if isinstance(size, str): model = make_model(size, vocab_size=vocab_size, seed=seed)
     elif isinstance(size, torch.nn.Module) and hasattr(size, "get_input_embeddings"): model = size
     else: raise TypeError(f"size must be a size name such as 'llama-2L-128' or a causal LM, got {type(size).__name__}")
