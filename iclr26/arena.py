@@ -21,10 +21,11 @@ from scipy.stats import kendalltau
 
 # %% auto #0
 __all__ = ['C_ELO', 'RIDGE', 'WINNER_CODES', 'METHODS', 'win_prob', 'load_lmarena', 'load_lmarena_ratings', 'synthetic_ratings',
-           'BTArena', 'ReplayArena', 'load_battles', 'battle_arrays', 'battle_table', 'win_matrix', 'n_components',
-           'fit_mle', 'online_elo', 'bt_weights', 'pair_counts', 'fisher_information', 'drop_anchor', 'd_info',
-           'a_info', 'FisherState', 'brute_force_gains', 'ArenaScheduler', 'pairwise_consistency', 'kendall_tau',
-           'rating_rmse', 'reference_ratings', 'run_selection', 'time_selection']
+           'BTArena', 'traffic_pair_probs', 'traffic_log_counts', 'ReplayArena', 'load_battles', 'battle_arrays',
+           'battle_table', 'win_matrix', 'n_components', 'fit_mle', 'online_elo', 'bt_weights', 'pair_counts',
+           'fisher_information', 'drop_anchor', 'd_info', 'a_info', 'FisherState', 'brute_force_gains',
+           'ArenaScheduler', 'bootstrap_ratings', 'pairwise_consistency', 'kendall_tau', 'rating_rmse',
+           'reference_ratings', 'run_selection', 'time_selection']
 
 # %% ../nbs/23_arena.ipynb #0c7b191e
 C_ELO = math.log(10.0) / 400.0   # the Elo scale: a 400-point gap is 10:1 odds
@@ -98,24 +99,52 @@ class BTArena:
         i = np.array([self.index[a] for a, _ in pairs], dtype=np.int64); j = np.array([self.index[b] for _, b in pairs], dtype=np.int64)
         return battle_table(self.models, i, j, self.outcomes(i, j) if len(pairs) else np.zeros(0))
 
+def traffic_pair_probs(battles_per_model) -> np.ndarray:
+    "Pair probabilities $q_{ij} \\propto b_i b_j$ (pairs i<j in row-major order) from per-model battle counts `battles_per_model`: the traffic of a real arena log *(inferred: LMArena publishes per-model counts, not per-pair ones)*."
+    b = np.asarray(battles_per_model.values if isinstance(battles_per_model, pd.Series) else battles_per_model, float)
+    if b.ndim != 1 or b.size < 2: raise ValueError(f"battles_per_model must be 1-D with >= 2 models, got shape {b.shape}")
+    if np.any(b < 0) or not np.isfinite(b).all() or np.count_nonzero(b) < 2: raise ValueError("battles_per_model must be finite, >= 0, with >= 2 positive entries")
+    pi, pj = np.triu_indices(b.size, 1)
+    q = b[pi] * b[pj]
+    return q / q.sum()
+
+def traffic_log_counts(battles_per_model, n_battles: int, seed=None) -> np.ndarray:
+    "Per-pair battle counts (pairs i<j) of a simulated log of `n_battles` battles whose pairs follow the traffic `battles_per_model` (see `traffic_pair_probs`)."
+    n_battles = _check_int("n_battles", n_battles, 1)
+    return np.random.default_rng(seed).multinomial(n_battles, traffic_pair_probs(battles_per_model)).astype(np.int64)
+
 class ReplayArena:
-    "A finite battle log with `per_pair` simulated battles for every pair, replayed pair by pair in order; its m-ELO fit is the 'full-data' ranking."
-    def __init__(self, ratings, per_pair: int = 72, C: float = C_ELO, tie_rate: float = 0.0, seed: int | None = None):
+    "A finite battle log replayed pair by pair in order: `per_pair` battles for every pair (a balanced log) or `pair_counts` battles per pair (an uneven log, e.g. `traffic_log_counts`); its m-ELO fit is the 'full-data' ranking."
+    def __init__(self, ratings, per_pair: int = 72, C: float = C_ELO, tie_rate: float = 0.0, seed: int | None = None, pair_counts=None):
         self.base = BTArena(ratings, C=C, tie_rate=tie_rate, seed=seed)
         self.ratings, self.n, self.C = self.base.ratings, self.base.n, C
-        self.per_pair = _check_int("per_pair", per_pair, 1)
         self.pi, self.pj = np.triu_indices(self.n, 1)
-        self.pool = self.base.outcomes(np.repeat(self.pi, self.per_pair), np.repeat(self.pj, self.per_pair)).reshape(-1, self.per_pair)
+        if pair_counts is None:
+            self.per_pair = _check_int("per_pair", per_pair, 1)
+            self.sizes = np.full(self.pi.size, self.per_pair, np.int64)
+        else:
+            q = np.asarray(pair_counts)
+            if q.shape == (self.n, self.n): q = q[self.pi, self.pj]
+            if q.shape != self.pi.shape or not np.isfinite(q).all() or np.any(q < 0) or np.any(q != np.round(q)):
+                raise ValueError(f"pair_counts must be {self.pi.size} non-negative integers (pairs i<j in row-major order) or an N×N matrix")
+            self.per_pair, self.sizes = None, q.astype(np.int64)
+        self.offsets = np.r_[0, np.cumsum(self.sizes)]
+        self.pool = self.base.outcomes(np.repeat(self.pi, self.sizes), np.repeat(self.pj, self.sizes))   # outcome of (i<j) battles, i's view
         self.pair_id = np.full((self.n, self.n), -1, np.int64)
         self.pair_id[self.pi, self.pj] = self.pair_id[self.pj, self.pi] = np.arange(self.pi.size)
         self.used = np.zeros(self.pi.size, np.int64)
-        self.fresh = 0   # battles drawn beyond the log (a pair asked for more than `per_pair` times)
+        self.fresh = 0   # battles drawn beyond the log (a pair asked for more often than the log holds)
 
     def full_wins(self) -> np.ndarray:
         "The win matrix of the whole log."
-        W = np.zeros((self.n, self.n)); s = self.pool.sum(1)
-        W[self.pi, self.pj] = s; W[self.pj, self.pi] = self.per_pair - s
+        W = np.zeros((self.n, self.n))
+        s = np.bincount(np.repeat(np.arange(self.pi.size), self.sizes), weights=self.pool, minlength=self.pi.size)
+        W[self.pi, self.pj] = s; W[self.pj, self.pi] = self.sizes - s
         return W
+
+    def remaining(self) -> np.ndarray:
+        "Unused battles of every pair (i<j, row-major): what a replay can still show."
+        return np.maximum(self.sizes - self.used, 0)
 
     def outcomes(self, i, j) -> np.ndarray:
         "The next unused battle of each pair (`i`, `j`) from the log (1 = `i` wins); a fresh simulated battle once a pair's log is used up."
@@ -125,7 +154,7 @@ class ReplayArena:
         y = np.empty(i.shape)
         for t, (a, b) in enumerate(zip(i.tolist(), j.tolist())):
             m = self.pair_id[a, b]
-            if self.used[m] < self.per_pair: v = self.pool[m, self.used[m]]; self.used[m] += 1
+            if self.used[m] < self.sizes[m]: v = self.pool[self.offsets[m] + self.used[m]]; self.used[m] += 1
             else: v = float(self.base.outcomes(min(a, b), max(a, b))[0]); self.fresh += 1
             y[t] = v if a < b else 1.0 - v
         return y
@@ -134,8 +163,18 @@ class ReplayArena:
 WINNER_CODES = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
 _CODE_NAMES = {1.0: "model_a", 0.0: "model_b", 0.5: "tie"}
 
+_HF55K = ("winner_model_a", "winner_model_b", "winner_tie")   # one-hot outcome columns of `lmsys/arena-human-preference-55k`
+
+def _winner_from_flags(df: pd.DataFrame) -> pd.DataFrame:
+    "The `winner` column of a log in the 55k format (one-hot `winner_model_a`, `winner_model_b`, `winner_tie`)."
+    F = df[list(_HF55K)].to_numpy()
+    if not np.isin(F, [0, 1]).all() or not (F.sum(1) == 1).all():
+        raise ValueError(f"{', '.join(_HF55K)} must be 0/1 flags with exactly one 1 per row")
+    df = df.copy(); df["winner"] = np.array(["model_a", "model_b", "tie"])[F.argmax(1)]
+    return df
+
 def load_battles(source) -> pd.DataFrame:
-    "Read a Chatbot-Arena battle log (DataFrame, list of dicts, or a .json/.jsonl/.csv/.parquet path) as a table `model_a, model_b, winner`."
+    "Read a Chatbot-Arena battle log (DataFrame, list of dicts, or a .json/.jsonl/.csv/.parquet path) as a table `model_a, model_b, winner`; logs in the `arena-human-preference-55k` format (`winner_model_a`, `winner_model_b`, `winner_tie` flags) are converted."
     if isinstance(source, pd.DataFrame): df = source
     elif isinstance(source, (str, Path)):
         p = Path(source)
@@ -148,6 +187,7 @@ def load_battles(source) -> pd.DataFrame:
         else: raise ValueError(f"source: unknown file type {suf!r} (use .json, .jsonl, .csv or .parquet)")
     elif isinstance(source, (list, tuple)): df = pd.DataFrame(list(source))
     else: raise TypeError(f"source must be a DataFrame, a list of records or a path, got {type(source).__name__}")
+    if "winner" not in df.columns and set(_HF55K).issubset(df.columns): df = _winner_from_flags(df)
     missing = [c for c in ("model_a", "model_b", "winner") if c not in df.columns]
     if missing: raise ValueError(f"battle log lacks column(s) {missing}; it needs model_a, model_b, winner")
     bad = sorted(set(df["winner"].astype(str)) - set(WINNER_CODES))
@@ -385,9 +425,10 @@ def brute_force_gains(I: np.ndarray, w: np.ndarray, anchor: int = 0, criterion: 
 METHODS = ("random", "nearest", "ada-pair", "a-opt", "d-opt")
 
 class ArenaScheduler:
-    "Adaptive pair selection for an arena: `next_pairs(k)`, `update(battles)`, `ratings()`; `method` is one of `METHODS`."
+    "Adaptive pair selection for an arena: `next_pairs(k)`, `update(battles)`, `ratings()`, `add_model(name)`; `method` is one of `METHODS`."
     def __init__(self, models, method: str = "d-opt", anchor=0, C: float = C_ELO, ridge: float = RIDGE,
-                 refit_every: int = 1, init_rating: float = 1000.0, seed: int | None = None, pair_probs=None):
+                 refit_every: int = 1, init_rating: float = 1000.0, seed: int | None = None, pair_probs=None,
+                 auto_refit: bool = True):
         if isinstance(models, (int, np.integer)) and not isinstance(models, bool): models = [f"m{k}" for k in range(_check_int("models", models, 2))]
         if isinstance(models, (str, bytes)) or not isinstance(models, Iterable): raise TypeError("models must be a sequence of model ids (or an int N)")
         self.models = [str(m) for m in models]
@@ -403,6 +444,8 @@ class ArenaScheduler:
         if self.anchor >= self.N: raise ValueError(f"anchor must be < {self.N}, got {anchor}")
         self.C, self.ridge = _check_pos("C", C), _check_pos("ridge", ridge)
         self.refit_every = _check_int("refit_every", refit_every, 1)
+        if not isinstance(auto_refit, bool): raise TypeError(f"auto_refit must be a bool, got {type(auto_refit).__name__}")
+        self.auto_refit, self.init_rating = auto_refit, float(init_rating)
         self.rng = np.random.default_rng(seed)
         self.pi, self.pj = np.triu_indices(self.N, 1)
         self.pair_probs = None
@@ -414,12 +457,15 @@ class ArenaScheduler:
                 raise ValueError(f"pair_probs must be {self.pi.size} non-negative weights (pairs i<j in row-major order) or an N×N matrix")
             self.pair_probs = q / q.sum()
         self.counts = np.zeros((self.N, self.N)); self.wins = np.zeros((self.N, self.N))
-        self.r = np.full(self.N, float(init_rating))
+        self.r = np.full(self.N, self.init_rating)
         self.fisher = FisherState(self.N, self.anchor, self.C, self.ridge, track_square=(method == "a-opt")) if method in ("a-opt", "d-opt") else None
         self.n_battles, self._stale = 0, 0
+        self._set_index_helpers()
+        self._log: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def _set_index_helpers(self):
         self._keep = np.arange(self.N) != self.anchor; self._ix = np.ix_(self._keep, self._keep)
         self._prior = _prior_precision(self.N, self.C, self.ridge)
-        self._log: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
     def __repr__(self): return f"ArenaScheduler({self.N} models, method={self.method!r}, {self.n_battles} battles)"
 
@@ -447,32 +493,53 @@ class ArenaScheduler:
         g = gains * (1.0 + 1e-9 * self.rng.random(gains.size))   # random tie-breaking
         return np.array([int(np.argmax(g))]) if k == 1 else np.argpartition(-g, k - 1)[:k]
 
-    def select(self, k: int = 1) -> tuple[np.ndarray, np.ndarray]:
-        "Index arrays `(i, j)` of the next `k` pairs (top-K batch mode for `k > 1`)."
+    def select(self, k: int = 1, available=None) -> tuple[np.ndarray, np.ndarray]:
+        """Index arrays `(i, j)` of the next `k` pairs (top-K batch mode for `k > 1`).
+
+        `available` (replaying a finite log): the unused battles of every pair (i<j, row-major). Every rule then
+        chooses among pairs with battles left; 'random' draws a random remaining battle (pair probability
+        proportional to its remaining battles, times `pair_probs` if given)."""
         k = _check_int("k", k, 1)
         M = self.pi.size
         if k > M: raise ValueError(f"k must be <= {M} (the number of pairs), got {k}")
+        ok = None
+        if available is not None:
+            av = np.asarray(available, float)
+            if av.shape != (M,) or np.any(av < 0) or not np.isfinite(av).all(): raise ValueError(f"available must hold {M} non-negative counts (pairs i<j)")
+            ok = av > 0
+            if not ok.any(): raise ValueError("available: no pair has battles left")
+            k = min(k, int(ok.sum()))
         if self.method == "random":
-            m = self.rng.integers(M, size=k) if self.pair_probs is None else self.rng.choice(M, size=k, p=self.pair_probs)
+            if ok is None:
+                m = self.rng.integers(M, size=k) if self.pair_probs is None else self.rng.choice(M, size=k, p=self.pair_probs)
+            else:
+                q = av if self.pair_probs is None else self.pair_probs * ok
+                m = self.rng.choice(M, size=k, p=q / q.sum())
             return self.pi[m], self.pj[m]
         if self._stale >= self.refit_every: self.newton_step()
         if self.method == "nearest":
-            a = self.rng.integers(self.N, size=k)
-            d = np.abs(self.r[a][:, None] - self.r[None, :]) + 1e-9 * self.rng.random((k, self.N))
-            d[np.arange(k), a] = np.inf
-            b = d.argmin(1)
+            d = np.abs(self.r[:, None] - self.r[None, :]) + 1e-9 * self.rng.random((self.N, self.N))
+            np.fill_diagonal(d, np.inf)
+            if ok is not None:
+                A = np.zeros((self.N, self.N), bool); A[self.pi, self.pj] = A[self.pj, self.pi] = ok
+                d[~A] = np.inf
+                a = self.rng.choice(np.flatnonzero(A.any(1)), size=k)
+            else: a = self.rng.integers(self.N, size=k)
+            b = d[a].argmin(1)
             return np.minimum(a, b), np.maximum(a, b)
         if self.method == "ada-pair":
             v = bt_weights(self.r, self.C)[self.pi, self.pj] / self.C ** 2
             n = self.counts[self.pi, self.pj]
             score = np.sqrt(v / (n + 1)) - np.sqrt(v / (n + 2))
+            if ok is not None: score = score * ok
             m = self.rng.choice(M, size=k, replace=False, p=score / score.sum()); return self.pi[m], self.pj[m]
         gains = self.fisher.d_gain(self.pi, self.pj) if self.method == "d-opt" else self.fisher.a_gain(self.pi, self.pj)
+        if ok is not None: gains = np.where(ok, gains, -np.inf)
         m = self._top(gains, k)
         return self.pi[m], self.pj[m]
 
     def observe(self, i, j, y) -> "ArenaScheduler":
-        "Record battles `(i, j, y)` given as index arrays (y: 1 = `i` wins, 0 = `j` wins, 0.5 = tie)."
+        "Record battles `(i, j, y)` given as index arrays (y: 1 = `i` wins, 0 = `j` wins, 0.5 = tie); the Fisher state gets rank-one updates, the ratings wait for the next refit."
         i, j, y = np.atleast_1d(np.asarray(i, np.int64)), np.atleast_1d(np.asarray(j, np.int64)), np.atleast_1d(np.asarray(y, float))
         if not (i.shape == j.shape == y.shape): raise ValueError("i, j and y must have the same shape")
         if i.size and (min(i.min(), j.min()) < 0 or max(i.max(), j.max()) >= self.N): raise ValueError(f"model indices must lie in [0, {self.N})")
@@ -493,10 +560,31 @@ class ArenaScheduler:
         return [(self.models[b], self.models[a]) if f else (self.models[a], self.models[b]) for a, b, f in zip(i.tolist(), j.tolist(), flip)]
 
     def update(self, battles) -> "ArenaScheduler":
-        "Record judged battles: a Chatbot-Arena table, a list of records, or a list of `(model_a, model_b, winner)` tuples."
+        "Record judged battles: a Chatbot-Arena table (or the 55k format), a list of records, or a list of `(model_a, model_b, winner)` tuples; with `auto_refit` (default) the ratings and Fisher state are then refitted to convergence."
         if isinstance(battles, (list, tuple)) and battles and isinstance(battles[0], (list, tuple)):
             battles = [dict(zip(("model_a", "model_b", "winner"), b)) for b in battles]
-        return self.observe(*battle_arrays(battles, self.models))
+        self.observe(*battle_arrays(battles, self.models))
+        if self.auto_refit and self._stale: self.refit()
+        return self
+
+    def add_model(self, name: str, rating: float | None = None) -> "ArenaScheduler":
+        "Add a new model `name` to a running arena (initial rating `rating`, default the mean current rating); it has no battles yet, so its prior variance makes the information rules pick it early."
+        name = str(name)
+        if name in self.index: raise ValueError(f"name: model {name!r} is already in the arena")
+        if self.pair_probs is not None: raise ValueError("add_model: pair_probs were given for the old model set; build a new scheduler")
+        rating = float(self.r.mean()) if rating is None else float(rating)
+        if not math.isfinite(rating): raise ValueError("rating must be finite")
+        N = self.N
+        self.models.append(name); self.index[name] = N; self.N = N + 1
+        pad = lambda A: np.pad(A, ((0, 1), (0, 1)))
+        self.counts, self.wins = pad(self.counts), pad(self.wins)
+        self.r = np.r_[self.r, rating]
+        self.pi, self.pj = np.triu_indices(self.N, 1)
+        self._set_index_helpers()
+        if self.fisher is not None:
+            self.fisher = FisherState(self.N, self.anchor, self.C, self.ridge, track_square=(self.method == "a-opt")).rebuild(self.r, self.counts)
+        self._stale = 0
+        return self
 
     def battle_log(self) -> pd.DataFrame:
         "Every battle recorded so far, as a Chatbot-Arena table."
@@ -507,6 +595,40 @@ class ArenaScheduler:
         "Current m-ELO ratings (refitted if battles arrived since the last fit), strongest first."
         if self._stale: self.refit()
         return pd.Series(self.r, index=self.models, name="rating").sort_values(ascending=False)
+
+    def rating_intervals(self, n_boot: int = 200, level: float = 0.95, seed: int | None = None) -> pd.DataFrame:
+        "Bootstrap intervals of the m-ELO ratings (battles resampled with replacement; see `bootstrap_ratings`), strongest first."
+        if not self._log: raise ValueError("rating_intervals: no battles recorded yet")
+        i, j, y = (np.concatenate(x) for x in zip(*self._log))
+        out = bootstrap_ratings(i, j, y, self.N, n_boot=n_boot, level=level, anchor=self.anchor, anchor_rating=float(self.ratings()[self.models[self.anchor]]),
+                                C=self.C, ridge=self.ridge, seed=seed)
+        return out.set_axis(self.models).sort_values("rating", ascending=False)
+
+# %% ../nbs/23_arena.ipynb #3f4293c3
+def bootstrap_ratings(i, j, y, n_models: int, n_boot: int = 200, level: float = 0.95, anchor: int = 0, anchor_rating: float = 1000.0,
+                      C: float = C_ELO, ridge: float = RIDGE, seed: int | None = None) -> pd.DataFrame:
+    "Percentile-bootstrap intervals of the m-ELO ratings of battles `(i, j, y)`: the battles are resampled with replacement `n_boot` times and refitted (LMArena's leaderboard convention); columns `rating`, `lower`, `upper`, `se`."
+    n_models, n_boot = _check_int("n_models", n_models, 2), _check_int("n_boot", n_boot, 2)
+    if not (isinstance(level, (int, float)) and 0 < level < 1): raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    W0 = win_matrix(i, j, y, n_models)
+    i, j, y = np.asarray(i, np.int64), np.asarray(j, np.int64), np.asarray(y, float)
+    if i.size < 1: raise ValueError("i, j, y must hold at least one battle")
+    lo, hi = np.minimum(i, j), np.maximum(i, j)
+    v = np.where(i < j, y, 1.0 - y)                      # outcome from the lower index's side
+    key = (lo * n_models + hi) * 3 + np.round(2 * v).astype(np.int64)
+    cells, cnt = np.unique(key, return_counts=True)
+    ci_, cj_, cv = cells // 3 // n_models, cells // 3 % n_models, (cells % 3) / 2.0
+    r0 = fit_mle(W0, anchor=anchor, anchor_rating=anchor_rating, C=C, ridge=ridge, check_connected=False)
+    rng = np.random.default_rng(seed)
+    boots = np.empty((n_boot, n_models))
+    for b in range(n_boot):
+        cb = rng.multinomial(i.size, cnt / i.size).astype(float)
+        W = np.zeros((n_models, n_models))
+        np.add.at(W, (ci_, cj_), cb * cv); np.add.at(W, (cj_, ci_), cb * (1.0 - cv))
+        boots[b], _ = _newton(W, r0, anchor, C, ridge, 1e-6, 100)
+    a = (1.0 - level) / 2
+    return pd.DataFrame({"rating": r0, "lower": np.quantile(boots, a, axis=0), "upper": np.quantile(boots, 1 - a, axis=0),
+                         "se": boots.std(0, ddof=1)})
 
 # %% ../nbs/23_arena.ipynb #1b8b76bf
 def pairwise_consistency(est, ref) -> float:
@@ -547,14 +669,28 @@ def reference_ratings(true_ratings, n_battles: int, seed: int | None = None, C: 
 
 def run_selection(true_ratings, method: str, checkpoints: Sequence[int], seed: int = 0, k: int = 1, anchor: int | None = None,
                   per_pair: int | None = 72, reference=None, C: float = C_ELO, ridge: float = RIDGE, refit_every: int = 1,
-                  tie_rate: float = 0.0, pair_probs=None, elo_k: Sequence[float] = (), keep_counts: bool = False) -> dict:
-    "Simulate one arena run of selection rule `method` and measure it at each of `checkpoints` (numbers of battles)."
+                  tie_rate: float = 0.0, pair_probs=None, elo_k: Sequence[float] = (), keep_counts: bool = False,
+                  traffic=None) -> dict:
+    """Simulate one arena run of selection rule `method` and measure it at each of `checkpoints` (numbers of battles).
+
+    Balanced protocol (`traffic=None`): a log of `per_pair` battles for every pair, and rules may pick any pair.
+    Traffic protocol (`traffic` = battles per model, e.g. LMArena's): a log of `per_pair × N(N−1)/2` battles whose
+    pairs follow that traffic (`traffic_log_counts`), replayed: every rule picks only pairs with battles left in
+    the log, and 'random' draws a random remaining battle (uneven per-pair availability, as in a real log)."""
     r = _check_ratings(true_ratings, "true_ratings"); N = r.size
     cps = sorted({_check_int("checkpoints", c, 1) for c in checkpoints})
     if not cps: raise ValueError("checkpoints must name at least one budget")
     s_arena, s_sched, s_anchor = np.random.SeedSequence(seed).spawn(3)
     if anchor is None: anchor = int(np.random.default_rng(s_anchor).integers(N))
-    if per_pair is not None:
+    if traffic is not None:
+        if per_pair is None: raise ValueError("per_pair: the traffic protocol replays a finite log; give its size per pair")
+        per_pair = _check_int("per_pair", per_pair, 1)
+        b = np.asarray(traffic, float)
+        if b.shape != (N,): raise ValueError(f"traffic must hold one battle count per model ({N}), got shape {b.shape}")
+        s_arena, s_log = s_arena.spawn(2)
+        arena = ReplayArena(r, C=C, tie_rate=tie_rate, seed=s_arena, pair_counts=traffic_log_counts(b, per_pair * N * (N - 1) // 2, seed=s_log))
+        if reference is None: reference = fit_mle(arena.full_wins(), anchor=0, anchor_rating=float(r[0]), C=C, ridge=ridge, check_connected=False)
+    elif per_pair is not None:
         arena = ReplayArena(r, per_pair=per_pair, C=C, tie_rate=tie_rate, seed=s_arena)
         if reference is None: reference = fit_mle(arena.full_wins(), anchor=0, anchor_rating=float(r[0]), C=C, ridge=ridge, check_connected=False)
     else: arena = BTArena(r, C=C, tie_rate=tie_rate, seed=s_arena)
@@ -565,7 +701,7 @@ def run_selection(true_ratings, method: str, checkpoints: Sequence[int], seed: i
     for cp in cps:
         while sched.n_battles < cp:
             t0 = time.perf_counter()
-            i, j = sched.select(min(k, cp - sched.n_battles))
+            i, j = sched.select(min(k, cp - sched.n_battles), available=arena.remaining() if traffic is not None else None)
             t_sel += time.perf_counter() - t0
             sched.observe(i, j, arena.outcomes(i, j))
         r_hat = fit_mle(sched.wins, anchor=anchor, anchor_rating=1000.0, C=C, ridge=ridge, init=r_hat, check_connected=False)

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from iclr26.arena import (C_ELO, METHODS, RIDGE, ArenaScheduler, BTArena, FisherState, ReplayArena, _prior_precision, a_info,
-                          battle_arrays, battle_table, brute_force_gains, bt_weights, d_info, drop_anchor, fisher_information,
+                          bootstrap_ratings, traffic_log_counts, traffic_pair_probs, battle_arrays, battle_table, brute_force_gains, bt_weights, d_info, drop_anchor, fisher_information,
                           fit_mle, kendall_tau, load_battles, load_lmarena, load_lmarena_ratings, online_elo, pair_counts,
                           pairwise_consistency, rating_rmse, run_selection, synthetic_ratings, time_selection, win_matrix, win_prob)
 
@@ -214,7 +214,7 @@ def test_replay_arena_replays_in_order_and_flips():
     ra = ReplayArena([1000.0, 1100.0, 900.0], per_pair=3, seed=0)
     m = ra.pair_id[0, 1]
     got = [ra.outcomes([1], [0])[0] for _ in range(3)]
-    np.testing.assert_allclose(got, 1.0 - ra.pool[m])
+    np.testing.assert_allclose(got, 1.0 - ra.pool[ra.offsets[m]:ra.offsets[m + 1]])
     ra.outcomes([0], [1]); assert ra.fresh == 1
     W = ra.full_wins()
     np.testing.assert_allclose(W + W.T, 3 * (1 - np.eye(3)))
@@ -233,3 +233,153 @@ def test_time_selection_runs():
     assert fast["step_s"] > 0 and naive["step_s"] > 0
     with pytest.raises(ValueError, match="method"):
         time_selection(8, "random")
+
+
+def test_traffic_log_replay_respects_availability():
+    lm = load_lmarena()
+    r, b = lm.elo.values[:12], lm.battles.values[:12]
+    counts = traffic_log_counts(b, 300, seed=0)
+    assert counts.sum() == 300 and (counts == 0).any()          # uneven: some pairs never met
+    q = traffic_pair_probs(b)
+    i, j = np.triu_indices(12, 1)
+    np.testing.assert_allclose(q, b[i] * b[j] / (b[i] * b[j]).sum())
+    arena = ReplayArena(r, pair_counts=counts, seed=1)
+    np.testing.assert_array_equal(arena.full_wins() + arena.full_wins().T, pair_counts(np.repeat(i, counts), np.repeat(j, counts), 12))
+    for meth, kw in [("random", {}), ("random", {"pair_probs": np.ones(i.size)}), ("nearest", {}), ("ada-pair", {}), ("a-opt", {}), ("d-opt", {})]:
+        arena = ReplayArena(r, pair_counts=counts, seed=1)
+        sc = ArenaScheduler(12, method=meth, seed=2, refit_every=3, **kw)
+        for _ in range(60):
+            av = arena.remaining()
+            a, c = sc.select(2, available=av)
+            pid = arena.pair_id[a, c]
+            assert np.all(av[pid] > 0), meth                      # only pairs with battles left
+            sc.observe(a, c, arena.outcomes(a, c))
+    # in run_selection the traffic protocol draws (almost) nothing beyond the log
+    o = run_selection(r, "d-opt", [50, 100], seed=0, per_pair=20, traffic=b)
+    assert o["fresh"] == 0 and o["battles"][-1] == 100
+    with pytest.raises(ValueError, match="traffic"):
+        run_selection(r, "d-opt", [10], traffic=b[:5])
+    with pytest.raises(ValueError, match="available"):
+        ArenaScheduler(12).select(1, available=np.zeros(i.size))
+    with pytest.raises(ValueError, match="pair_counts"):
+        ReplayArena(r, pair_counts=-counts - 1)
+    with pytest.raises(ValueError, match="battles_per_model"):
+        traffic_pair_probs([1.0])
+
+
+def test_balanced_replay_unchanged_by_pair_counts_option():
+    r = load_lmarena_ratings().values[:8]
+    a = ReplayArena(r, per_pair=5, seed=3)
+    b = ReplayArena(r, pair_counts=np.full(28, 5), seed=3)
+    np.testing.assert_array_equal(a.full_wins(), b.full_wins())
+
+
+def _fixture_55k():
+    "A few rows in the exact column layout of `lmsys/arena-human-preference-55k`."
+    return pd.DataFrame({
+        "id": [30192, 53567, 65089, 96401], "model_a": ["gpt-4-1106-preview", "koala-13b", "gpt-3.5-turbo-0613", "llama-2-13b-chat"],
+        "model_b": ["gpt-4-0613", "gpt-4-0613", "mistral-medium", "mistral-7b-instruct"],
+        "prompt": ['["Is it morally right?"]', '["What is the difference?"]', '["explain function calling"]', '["How can I create a test set?"]'],
+        "response_a": ['["The question..."]', '["A marriage..."]', '["Function calling..."]', '["Creating a test set..."]'],
+        "response_b": ['["As an AI..."]', '["A marriage license..."]', '["Function calling is..."]', '["When creating..."]'],
+        "winner_model_a": [1, 0, 0, 1], "winner_model_b": [0, 1, 0, 0], "winner_tie": [0, 0, 1, 0]})
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".jsonl"])
+def test_load_battles_55k_format(tmp_path, suffix):
+    df = _fixture_55k()
+    f = tmp_path / f"train{suffix}"
+    if suffix == ".csv": df.to_csv(f, index=False)
+    elif suffix == ".parquet": df.to_parquet(f)
+    else: df.to_json(f, orient="records", lines=True)
+    out = load_battles(f)
+    assert list(out.columns) == ["model_a", "model_b", "winner"]
+    assert list(out["winner"]) == ["model_a", "model_b", "tie", "model_a"]
+    models = sorted(set(out.model_a) | set(out.model_b))
+    i, j, y = battle_arrays(f, models)
+    np.testing.assert_array_equal(y, [1.0, 0.0, 0.5, 1.0])
+    sc = ArenaScheduler(models, method="d-opt")
+    sc.update(f)
+    assert sc.n_battles == 4
+    with pytest.raises(ValueError, match="exactly one"):
+        load_battles(df.assign(winner_model_b=1))
+
+
+def test_update_refits_after_bulk_and_matches_brute_force():
+    N = 10
+    for t in range(6):
+        ar = BTArena(load_lmarena_ratings().iloc[:N], seed=t)
+        rng = np.random.default_rng(50 + t)
+        a = rng.integers(N, size=200); b = (a + 1 + rng.integers(N - 1, size=200)) % N
+        sc = ArenaScheduler(ar.models, method="d-opt", seed=t)
+        sc.update(battle_table(ar.models, a, b, ar.outcomes(a, b)))
+        r_mle = fit_mle(sc.wins, anchor=0, anchor_rating=1000.0, check_connected=False)
+        np.testing.assert_allclose(sc.r, r_mle, atol=1e-4)
+        g = brute_force_gains(fisher_information(r_mle, sc.counts) + _prior_precision(N, C_ELO, RIDGE), bt_weights(r_mle), 0, "d")
+        i, j = sc.select(1)
+        m = int(np.argmax(g))
+        assert (sc.pi[m], sc.pj[m]) == (i[0], j[0])
+    lazy = ArenaScheduler(ar.models, method="d-opt", auto_refit=False)
+    lazy.update(battle_table(ar.models, a, b, ar.outcomes(a, b)))
+    assert lazy._stale == 200
+    with pytest.raises(TypeError, match="auto_refit"):
+        ArenaScheduler(4, auto_refit=1)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_add_model(method):
+    ar = BTArena(load_lmarena_ratings().iloc[:6], seed=0)
+    sc = ArenaScheduler(ar.models, method=method, seed=0)
+    for _ in range(5): sc.update(ar.play(sc.next_pairs(4)))
+    before = sc.ratings().copy()
+    sc.add_model("new-model", rating=1000.0)
+    assert sc.N == 7 and sc.models[-1] == "new-model" and sc.counts.shape == (7, 7) and sc.pi.size == 21
+    pairs = sc.next_pairs(3)
+    assert all(len(p) == 2 for p in pairs)
+    if method == "d-opt": assert "new-model" in sc.next_pairs(1)[0]
+    sc.update([("new-model", ar.models[0], "model_a"), (ar.models[1], "new-model", "tie")])
+    r = sc.ratings()
+    assert r.size == 7 and np.isfinite(r).all() and set(before.index) < set(r.index)
+    with pytest.raises(ValueError, match="already"):
+        sc.add_model("new-model")
+    with pytest.raises(ValueError, match="pair_probs"):
+        ArenaScheduler(3, method="random", pair_probs=np.ones(3)).add_model("x")
+
+
+def test_bootstrap_ratings():
+    ar = BTArena(load_lmarena_ratings().iloc[:8], seed=0)
+    rng = np.random.default_rng(0)
+    a = rng.integers(8, size=2000); b = (a + 1 + rng.integers(7, size=2000)) % 8
+    y = ar.outcomes(a, b)
+    ci = bootstrap_ratings(a, b, y, 8, n_boot=60, anchor=0, anchor_rating=float(ar.ratings[0]), seed=1)
+    assert list(ci.columns) == ["rating", "lower", "upper", "se"]
+    assert (ci.lower <= ci.rating + 1e-9).all() and (ci.rating <= ci.upper + 1e-9).all()
+    assert ci.loc[0, "upper"] - ci.loc[0, "lower"] < 1e-9          # the anchor is fixed
+    assert (ci.upper - ci.lower)[1:].min() > 5                      # the others are not
+    np.testing.assert_allclose(ci.rating, fit_mle(win_matrix(a, b, y, 8), anchor_rating=float(ar.ratings[0])), atol=1e-4)
+    same = bootstrap_ratings(a, b, y, 8, n_boot=60, anchor=0, anchor_rating=float(ar.ratings[0]), seed=1)
+    pd.testing.assert_frame_equal(ci, same)
+    sc = ArenaScheduler(ar.models)
+    with pytest.raises(ValueError, match="no battles"):
+        sc.rating_intervals()
+    sc.update(battle_table(ar.models, a[:300], b[:300], y[:300]))
+    assert sc.rating_intervals(n_boot=20, seed=0).shape == (8, 4)
+    with pytest.raises(ValueError, match="n_boot"):
+        bootstrap_ratings(a, b, y, 8, n_boot=1)
+
+
+def test_fit_matches_arena_rank():
+    "Cross-check against LMArena's own `arena-rank` (pins numpy 2.3.3 and jax: it runs where it is installed, e.g. its own venv)."
+    pytest.importorskip("arena_rank")
+    from arena_rank.models.bradley_terry import BradleyTerry
+    from arena_rank.utils.data_utils import PairDataset
+    ar = BTArena(load_lmarena_ratings().iloc[:15], seed=5, tie_rate=0.1)
+    rng = np.random.default_rng(6)
+    a = rng.integers(15, size=4000); b = (a + 1 + rng.integers(14, size=4000)) % 15
+    log = battle_table(ar.models, a, b, ar.outcomes(a, b))
+    ds = PairDataset.from_pandas(log)
+    out = BradleyTerry(n_competitors=len(ds.competitors)).compute_ratings_and_cis(ds, ci_method="sandwich")
+    theirs = pd.Series(np.asarray(out["ratings"]), index=out["competitors"])
+    i, j, y = battle_arrays(log, ar.models)
+    ours = pd.Series(fit_mle(win_matrix(i, j, y, 15), ridge=0.0, tol=1e-10), index=ar.models).reindex(theirs.index)
+    np.testing.assert_allclose(ours - ours.mean(), theirs - theirs.mean(), atol=1e-2)
