@@ -1,0 +1,131 @@
+"""Tests of iclr26.zoo: the committed model family loads offline, matches its recipe, its cards and its manifest."""
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import torch
+
+from iclr26 import zoo
+from iclr26.tinylm import parse_size
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # see conftest.py
+
+BUILT = [n for n in zoo.NAMES if (zoo.models_dir() / n / "config.json").exists()]
+
+
+def test_every_recipe_is_committed():
+    assert BUILT == list(zoo.NAMES), f"zoo models missing from {zoo.models_dir()}: {set(zoo.NAMES) - set(BUILT)}"
+
+
+@pytest.mark.parametrize("name", BUILT)
+def test_model_loads_offline_and_matches_recipe_and_card(name):
+    model, tok = zoo.load(name)
+    shape = parse_size(zoo.RECIPES[name].size)
+    c = model.config
+    assert (c.num_hidden_layers, c.hidden_size, c.num_attention_heads) == (shape["n_layers"], shape["d_model"], shape["n_heads"])
+    assert c.hidden_size // c.num_attention_heads in (32, 64)          # vLLM's CPU attention head sizes
+    assert c.vocab_size == len(tok) == zoo.VOCAB_SIZE
+    card = zoo.card(name)
+    assert card["params"] == sum(p.numel() for p in model.parameters())
+    loss = zoo.text_loss(model, tok)
+    assert abs(loss - card["fixed_text_loss"]) <= 0.01 * card["fixed_text_loss"]
+    assert next(model.parameters()).dtype == torch.float32
+    assert (zoo.path(name) / "card.md").read_text().startswith(f"# iclr26 zoo: `{name}`")
+
+
+def test_from_pretrained_plain_transformers():
+    from transformers import AutoModelForCausalLM
+    m = AutoModelForCausalLM.from_pretrained(str(zoo.path(BUILT[0])))
+    assert m.config.model_type == "llama"
+
+
+def test_family_shares_tokenizer_and_special_ids():
+    files = {n: (zoo.path(n) / "tokenizer.json").read_bytes() for n in BUILT}
+    assert len(set(files.values())) == 1
+    tok = zoo.load_tokenizer()
+    ids = tok.convert_tokens_to_ids(list(zoo.ZOO_SPECIALS))
+    assert ids == list(range(5, 5 + len(zoo.ZOO_SPECIALS)))
+    assert tok.convert_tokens_to_ids(["<pad>", "<s>", "</s>", "<mask>", "<unk>"]) == [0, 1, 2, 3, 4]
+    # a special token in running text is one token, never split by BPE
+    assert tok.tokenize("x<answer>7</answer>")[1] == "<answer>"
+
+
+def test_bad_name_lists_valid_ones():
+    with pytest.raises(ValueError, match="draft, small, medium"):
+        zoo.load("large")
+    with pytest.raises(ValueError, match="unknown zoo model"):
+        zoo.path("")
+
+
+def test_verify_clean_and_detects_corruption(tmp_path):
+    assert zoo.verify() == []
+    root = tmp_path / "models"
+    shutil.copytree(zoo.models_dir(), root)
+    assert zoo.verify(root) == []
+    f = root / BUILT[0] / "model.safetensors"
+    b = bytearray(f.read_bytes()); b[-1] ^= 0xFF; f.write_bytes(bytes(b))
+    problems = zoo.verify(root)
+    assert problems == [f"{BUILT[0]}/model.safetensors: checksum differs from the manifest"]
+    (root / BUILT[0] / "config.json").unlink()
+    assert any("config.json: missing" in p for p in zoo.verify(root))
+    assert zoo.verify(tmp_path / "nowhere") == [f"no manifest.json in {tmp_path / 'nowhere'}"]
+
+
+def test_cli_verify_and_list(capsys):
+    assert zoo.main(["verify"]) == 0
+    assert "zoo ok" in capsys.readouterr().out
+    assert zoo.main(["list"]) == 0
+    assert "llama-1L-64-2h" in capsys.readouterr().out
+
+
+def test_word_pools_are_disjoint_and_deterministic():
+    tr, te = zoo.word_pool("train", 500), zoo.word_pool("test", 500)
+    assert not set(tr) & set(te)
+    assert zoo.word_pool("test", 500) == te
+    with pytest.raises(ValueError, match="split"):
+        zoo.word_pool("dev")
+
+
+def test_mix_generators_are_deterministic_and_split():
+    a, b = zoo.copy_texts(5, "test"), zoo.copy_texts(5, "test")
+    assert a == b and a != zoo.copy_texts(5, "train")
+    t = zoo.lookup_texts(3, "validation")
+    assert all(x.startswith("Table: ") for x in t)
+    ar = zoo.arithmetic_texts(20, "test")
+    assert all(x.endswith("</answer>") for x in ar)
+    assert not set(ar) & set(zoo.arithmetic_texts(200, "train"))
+
+
+def test_mixed_batches_shapes_and_seed():
+    streams = {c: torch.arange(2000, dtype=torch.int32) % 50 for c in zoo.MIX}
+    nb = zoo.mixed_batches(streams, batch_size=4, seq_len=16, seed=3)
+    x = nb(0)["input_ids"]
+    assert x.shape == (4, 16) and x.dtype == torch.long
+    assert torch.equal(x, zoo.mixed_batches(streams, 4, 16, seed=3)(0)["input_ids"])
+
+
+def test_capability_probes_run_on_a_random_model():
+    from iclr26.tinylm import make_model
+    tok = zoo.load_tokenizer()
+    m = make_model("llama-1L-32-1h", tok, seed=0).eval()
+    assert 0 <= zoo.copy_accuracy(m, tok, n=3) <= 1
+    assert 0 <= zoo.lookup_accuracy(m, tok, n=3) <= 1
+    assert zoo.arithmetic_accuracy(m, tok, n=2, n_terms=2) == 0.0
+
+
+@pytest.mark.slow
+def test_wheel_ships_the_models(tmp_path):
+    root = Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(root)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    whl = next(tmp_path.glob("iclr26-*.whl"))
+    names = set(zipfile.ZipFile(whl).namelist())
+    for n in zoo.NAMES:
+        for f in ("config.json", "model.safetensors", "tokenizer.json", "card.json", "card.md"):
+            assert f"iclr26/data/models/{n}/{f}" in names
+    assert "iclr26/data/models/manifest.json" in names
