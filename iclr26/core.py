@@ -231,12 +231,12 @@ def versions(extra: Sequence[str] = ()) -> dict[str, str]:
     return out
 
 def git_commit(root: str | Path | None = None) -> str | None:
-    "The checkout's HEAD commit (with `+dirty` when there are uncommitted changes), or None outside git."
+    "The checkout's HEAD commit (with `+dirty` when there are uncommitted changes outside `results/`, which a run writes itself), or None outside git."
     root = Path(root or project_root())
     try:
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
         if sha.returncode: return None
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results"], cwd=root, capture_output=True, text=True, timeout=10)
         return sha.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):
         return None
