@@ -12,59 +12,59 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from .core import (SCALES, DirtyTreeError, check_scale, load_results, markdown_table, project_root,
-                         require_clean, scoreboard_markdown, scoreboard_rows)
+from .core import (SCALES, VERDICTS, DirtyTreeError, best_result, check_scale, grouped_markdown, headline_markdown,
+                         headline_summary, headline_verdict, load_results, markdown_table, project_root, require_clean,
+                         scoreboard_figure, scoreboard_markdown, scoreboard_rows, short_commit)
 
 # %% auto #0
-__all__ = ['PAPERS', 'KATEX_VERSION', 'Notebook', 'notebook_info', 'nbs_dir', 'notebooks', 'runnable', 'resolve', 'RunResult',
-           'run_notebook', 'reproduce', 'paper_status', 'papers_markdown', 'print_scoreboard', 'katex_dist',
-           'vendor_katex', 'build_docs', 'readme', 'main']
+__all__ = ['PLANNED', 'KATEX_VERSION', 'Notebook', 'notebook_info', 'nbs_dir', 'notebooks', 'Paper', 'papers', 'runnable',
+           'resolve', 'RunResult', 'run_notebook', 'reproduce', 'paper_status', 'paper_labels', 'papers_markdown',
+           'print_scoreboard', 'scoreboard_page', 'katex_dist', 'vendor_katex', 'full_run_markdown', 'build_docs',
+           'toolkits_markdown', 'readme', 'package_docstring', 'write_init', 'main']
 
 # %% ../nbs/03_cli.ipynb #618bacc7
-PAPERS = [  # (number, key, notebook, short title)
-    (10, "discrete_sb", "10_discrete_sb", "Discrete Schrödinger bridge benchmark (DLightSB, DLightSB-M, α-CSBM)"),
-    (11, "scheduling", "11_scheduling", "Instance-wise adaptive scheduling via derivative-free meta-learning"),
-    (12, "pard", "12_pard", "PARD: parallel draft models for speculative decoding"),
-    (13, "uniugg", "13_uniugg", "UniUGG: unified 3D understanding and generation"),
+PLANNED = [  # (number, key, notebook, short title): papers whose notebook does not exist yet
     (14, "duet", "14_duet", "DUET: distilled unlearning from a prompt-steered teacher"),
-    (15, "plasticity", "15_plasticity", "Smooth-Leaky activations against loss of plasticity"),
-    (16, "mrmr", "16_mrmr", "MRMR: reasoning-intensive multimodal retrieval"),
-    (17, "mem1", "17_mem1", "MEM1: constant-memory long-horizon agents"),
-    (18, "offpolicy_grpo", "18_offpolicy_grpo", "On-policy vs off-policy GRPO with clipped surrogates"),
-    (19, "mase", "19_mase", "MASE: equilibria robust to coalition deviations"),
-    (20, "homdp", "20_private_homdensity", "Private homomorphism density embeddings for graphs"),
-    (21, "judo", "21_judo", "JUDO: segmentation, domain knowledge and GRPO for industrial anomaly QA"),
-    (22, "coarse", "22_coarse_mean", "Gaussian mean estimation from coarse data"),
-    (23, "arena", "23_arena", "Information-efficient arena evaluation (A-/D-optimal pairs)"),
-    (24, "rhd", "24_reasoning_hallucination", "Reasoning Score, RHD detection and GRPO-R"),
-    (25, "pdns", "25_pdns", "PDNS: proximal diffusion neural samplers"),
-    (26, "lmkan", "26_lmkan", "lmKAN: lookup multivariate KAN layers"),
-    (27, "dpiv", "27_dp_iv", "Differentially private two-stage GD for IV regression"),
-    (28, "anybcq", "28_anybcq", "AnyBCQ: multi-precision binary-coded quantisation"),
 ]
 
 @dataclass
 class Notebook:
-    "A notebook of the project: its key (module name), file, title, and whether it takes a `scale` parameter."
+    "A notebook of the project: key (module name), file, title, whether it takes `scale`, number and front matter."
     key: str
     path: Path
     title: str
     runnable: bool
     number: int
+    summary: str = ""
+    paper: str = ""
 
 def _nb_cells(path: Path) -> list[dict]:
     return json.loads(Path(path).read_text())["cells"]
 
+def _front_matter(cells: list[dict], key: str, stem: str) -> tuple[str, str, str]:
+    "The title (first `# ` heading, without a leading `key:`), the `> ` summary and the paper's title of a notebook."
+    md = ["".join(c.get("source", [])) for c in cells if c["cell_type"] == "markdown"]
+    title = next((m.group(1).strip() for s in md for m in [re.search(r"^#\s+(.+)$", s, re.M)] if m), stem)
+    if title.startswith(key + ":") and len(title) > len(key) + 1:  # "# arena: information-efficient ..." (not "PARD: ...")
+        title = title[len(key) + 1:].strip()
+        title = title[0].upper() + title[1:]
+    summary = next((" ".join(l[1:].strip() for l in m.group(0).splitlines()) for s in md[:1]
+                    for m in [re.search(r"^>.*(?:\n>.*)*", s, re.M)] if m), "")
+    paper = next((m.group(1).strip() for s in md[:3] for m in [re.search(r"\*\*Paper\.\*\*\s*\*(.+?)\*", s, re.S)] if m), "")
+    return title, summary, re.sub(r"\s+", " ", paper)
+
 def notebook_info(path: str | Path) -> Notebook:
-    "Read a notebook's key (`#| default_exp`), title (first `# ` heading) and whether it has a `parameters` cell setting `scale`."
+    "Read a notebook's key (`#| default_exp`), front matter, and whether a `parameters` cell sets `scale`."
     path = Path(path)
     cells = _nb_cells(path)
     src = lambda c: "".join(c.get("source", []))
-    key = next((m.group(1) for c in cells if c["cell_type"] == "code" for m in [re.search(r"^#\|\s*default_exp\s+(\S+)", src(c), re.M)] if m), path.stem)
-    title = next((m.group(1).strip() for c in cells if c["cell_type"] == "markdown" for m in [re.search(r"^#\s+(.+)$", src(c), re.M)] if m), path.stem)
-    runnable = any("parameters" in c.get("metadata", {}).get("tags", []) and re.search(r"^\s*scale\s*=", src(c), re.M) for c in cells)
+    key = next((m.group(1) for c in cells if c["cell_type"] == "code"
+                for m in [re.search(r"^#\|\s*default_exp\s+(\S+)", src(c), re.M)] if m), path.stem)
+    title, summary, paper = _front_matter(cells, key, path.stem)
+    runnable = any("parameters" in c.get("metadata", {}).get("tags", []) and re.search(r"^\s*scale\s*=", src(c), re.M)
+                   for c in cells)
     num = int(path.stem.split("_")[0]) if path.stem.split("_")[0].isdigit() else -1
-    return Notebook(key, path, title, runnable, num)
+    return Notebook(key, path, title, runnable, num, summary, paper)
 
 def nbs_dir(root: str | Path | None = None) -> Path:
     "The `nbs/` folder of the checkout (`$ICLR26_ROOT` or the project root found from the working directory)."
@@ -76,6 +76,23 @@ def nbs_dir(root: str | Path | None = None) -> Path:
 def notebooks(root: str | Path | None = None) -> dict[str, Notebook]:
     "Every numbered notebook in `nbs/`, by key."
     return {nb.key: nb for nb in (notebook_info(p) for p in sorted(nbs_dir(root).glob("[0-9][0-9]_*.ipynb")))}
+
+@dataclass
+class Paper:
+    "One of the project's papers: its number, key, notebook stem and title, and its `Notebook` (None while planned)."
+    number: int
+    key: str
+    stem: str
+    title: str
+    notebook: Notebook | None = None
+
+def papers(root: str | Path | None = None) -> list[Paper]:
+    "The papers, by number: every notebook numbered 10 and up (from its front matter), and `PLANNED` ones without one."
+    nbs = [nb for nb in notebooks(root).values() if nb.number >= 10]
+    have = {nb.number for nb in nbs} | {nb.key for nb in nbs}
+    out = [Paper(nb.number, nb.key, nb.path.stem, nb.title, nb) for nb in nbs]
+    out += [Paper(n, k, s, t) for n, k, s, t in PLANNED if n not in have and k not in have]
+    return sorted(out, key=lambda p: p.number)
 
 def runnable(root: str | Path | None = None) -> dict[str, Notebook]:
     "The notebooks that take a `scale` parameter (the papers and the toolkits), by key."
@@ -148,41 +165,105 @@ def reproduce(names: Sequence[str] = ("all",), scale: str = "demo", out_dir: str
 
 # %% ../nbs/03_cli.ipynb #79de39a9
 def paper_status(key: str, results: Sequence[dict]) -> str:
-    "A short status of paper `key` from results files, preferring the largest scale."
-    rs = sorted((r for r in results if r.get("paper") == key), key=lambda r: SCALES.index(r["scale"]), reverse=True)
-    if not rs: return "not run yet"
-    r = rs[0]; cs = r["claims"]
-    g = [c for c in cs if c["gate"]]; rep = [c for c in cs if not c["gate"]]
-    s = f"{r['scale']}: {sum(c['passed'] for c in g)}/{len(g)} gates hold"
-    if rep: s += f", {sum(c['passed'] for c in rep)}/{len(rep)} reported hold"
-    return s
+    "A short status of paper `key` from results files, preferring the largest scale: claims that hold, and the commit."
+    r = best_result(key, results)
+    if r is None: return "not run yet"
+    cs = r["claims"]
+    g = [c for c in cs if c["gate"]]
+    flag = "" if r.get("reproducible") else " ⚠"
+    return (f"{sum(c['passed'] for c in cs)}/{len(cs)} hold ({sum(c['passed'] for c in g)}/{len(g)} gates) · "
+            f"{r['scale']} · {short_commit(r.get('commit'))}{flag}")
+
+def paper_labels(root: str | Path | None = None, link: str | None = None, toolkits_of: Sequence[dict] = (),
+                 short: bool = False) -> list[tuple[str, str]]:
+    "(key, label) of every paper, then of the toolkits with a result in `toolkits_of`: plain, or linked ('github'/'site')."
+    out = []
+    for p in papers(root):
+        text = f"{p.number} {p.key}" if short or not link else f"{p.number}. {p.title}"
+        if link and p.notebook is not None:
+            tip = ' "' + p.title.replace('"', "'") + '"' if short else ""
+            text = f"[{text}]({f'nbs/{p.stem}.ipynb' if link == 'github' else f'{p.stem}.html'}{tip})"
+        out.append((p.key, text))
+    seen = {k for k, _ in out}
+    for k, nb in notebooks(root).items():
+        if k not in seen and any(r.get("paper") == k for r in toolkits_of):
+            out.append((k, f"[{nb.key} (toolkit)]({f'nbs/{nb.path.stem}.ipynb' if link == 'github' else f'{nb.path.stem}.html'})"
+                        if link else f"{nb.number:02d} {k}"))
+    return out
 
 def papers_markdown(root: str | Path | None = None, results: Sequence[dict] | None = None, link: str = "github") -> str:
-    "The table of papers, with links (`link='github'`: notebook files; `'site'`: docs pages) and full-scale claim status."
-    have = notebooks(root)
+    "The table of papers, with links (`'github'`: notebook files; `'site'`: docs pages) and the headline verdict."
     if results is None: results = load_results("full", base=nbs_dir(root).parent / "results")
-    by_stem = {nb.path.stem: nb for nb in have.values()}
     rows = []
-    for num, key, stem, title in PAPERS:
-        nb = by_stem.get(stem)
-        if nb is None: rows.append({"#": num, "paper": title, "notebook": "planned", "status": "—"}); continue
-        href = f"nbs/{stem}.ipynb" if link == "github" else f"{stem}.html"
-        rows.append({"#": num, "paper": title, "notebook": f"[{stem}]({href})", "status": paper_status(nb.key, results)})
-    return markdown_table(rows)
+    for p in papers(root):
+        if p.notebook is None:
+            rows.append({"#": p.number, "paper": p.title, "notebook": "planned", "status": "—", "claims": ""}); continue
+        href = f"nbs/{p.stem}.ipynb" if link == "github" else f"{p.stem}.html"
+        r = best_result(p.key, results)
+        rows.append({"#": p.number, "paper": p.title, "notebook": f"[{p.stem}]({href})",
+                     "status": headline_verdict(r), "claims": paper_status(p.key, results) if r else ""})
+    return markdown_table(rows, ["#", "paper", "notebook", "status", "claims"],
+                          ["#", "paper", "notebook", "headline verdict", "all claims"])
 
-def print_scoreboard(results: Sequence[dict]) -> None:
-    "Print the scoreboard as an aligned terminal table."
+def _aligned(rows: Sequence[Mapping], cols: Sequence[str], heads: Sequence[str], width: int = 60) -> list[str]:
+    w = {c: min(max(len(h), *(len(str(r.get(c, ""))) for r in rows)), width) for c, h in zip(cols, heads)}
+    return ["  ".join(h.ljust(w[c]) for c, h in zip(cols, heads))] + [
+        "  ".join(str(r.get(c, ""))[:width].ljust(w[c]) for c in cols).rstrip() for r in rows]
+
+def print_scoreboard(results: Sequence[dict], root: str | Path | None = None) -> None:
+    "Print the scoreboard: the per-paper headline summary, then every claim grouped per paper, then the totals."
     rows = scoreboard_rows(results)
     if not rows: print("no results yet: run `iclr26 reproduce`"); return
-    cols = ["paper", "scale", "claim", "kind", "paper_value", "ours", "test", "role", "status"]
-    w = {c: min(max(len(c), *(len(str(r[c])) for r in rows)), 60) for c in cols}
-    print("  ".join(c.ljust(w[c]) for c in cols))
-    for r in rows: print("  ".join(str(r[c])[:60].ljust(w[c]) for c in cols))
+    try: labels, every = paper_labels(root), paper_labels(root, None, results)
+    except FileNotFoundError: labels = every = None  # outside a checkout: results only, by key
+    summary = headline_summary(results, labels)
+    lines = []
+    for s in summary:
+        hs = s["headlines"] or [{"claim": "—"}]
+        for i, h in enumerate(hs):
+            lines.append({"paper": s["label"] if i == 0 else "", "verdict": s["verdict"] if i == 0 else "",
+                          "claim": h["claim"], "paper_value": h.get("paper_value", ""), "ours": h.get("ours", ""),
+                          "test": h.get("test", ""), "scale": s["scale"] if i == 0 else "",
+                          "commit": (s["commit"] + ("" if s["reproducible"] or not s["commit"] else " ⚠"))
+                          if i == 0 else ""})
+    print("Headline claims, one row per paper (the run at its largest scale; ⚠: not reproducible from its commit)\n")
+    print("\n".join(_aligned(lines, ["paper", "verdict", "claim", "paper_value", "ours", "test", "scale", "commit"],
+                             ["paper", "verdict", "headline claim", "paper's figure", "ours", "test", "scale", "commit"])))
+    v = [s["verdict"] for s in summary]
+    print("\n" + ", ".join(f"{v.count(x)} {x}" for x in VERDICTS if v.count(x)))
+    print("\nEvery claim, per paper\n")
+    cols = ["claim", "kind", "paper_value", "ours", "test", "role", "status"]
+    order = [k for k, _ in every] if every else []
+    for key in order + [k for k in dict.fromkeys(r["paper"] for r in results) if k not in order]:
+        for r in sorted((r for r in results if r["paper"] == key), key=lambda r: -SCALES.index(r["scale"])):
+            rr = sorted(scoreboard_rows([r]), key=lambda x: ["headline", "claim", "check"].index(x["kind"]))
+            flag = "" if r.get("reproducible") else "  ⚠ not reproducible"
+            print(f"== {key} ({r['scale']}, commit {short_commit(r.get('commit'))}{flag}): "
+                  f"{sum(x['status'] == 'pass' for x in rr)}/{len(rr)} hold, headline: {headline_verdict(r)}")
+            print("\n".join("   " + l for l in _aligned(rr, cols, ["claim", "kind", "paper's figure", "ours", "test", "gate", "status"])))
+            print()
     gates = [r for r in rows if r["role"] == "gate"]
-    print(f"\n{sum(r['status'] == 'pass' for r in gates)}/{len(gates)} gates hold; "
+    print(f"{sum(r['status'] == 'pass' for r in gates)}/{len(gates)} gates hold; "
           f"{sum(r['status'] == 'pass' for r in rows if r['role'] != 'gate')}/{len(rows) - len(gates)} reported claims hold")
-    unrep = [r for r in results if r.get("scale") == "full" and not r.get("reproducible", False)]
-    for r in unrep: print(f"warning: {r['paper']} (full) is not reproducible: commit {r.get('commit') or 'unknown'}")
+    for r in results:
+        if r.get("scale") == "full" and not r.get("reproducible", False):
+            print(f"warning: {r['paper']} (full) is not reproducible: commit {r.get('commit') or 'unknown'}")
+
+def scoreboard_page(results: Sequence[dict], root: str | Path | None = None, figure: str | None = "scoreboard.png") -> str:
+    "The scoreboard page's Markdown: the headline table (and `figure`, a path relative to the page), then every claim."
+    labels, every = paper_labels(root, "site", short=True), paper_labels(root, "site", results)
+    intro = ("---\ntitle: Scoreboard\n---\n\nThe papers' **headline claims** first — the paper's central claim as its "
+             "abstract states it, measured — one row per paper, from the run at its largest scale (`full` is the "
+             "committed reproduction). `no headline marked`: the results file marks no claim as headline (results "
+             "written before claims had a kind); the verdict is not guessed from the other claims. *claims hold*: how "
+             "many of all the run's claims hold. A commit marked `+dirty` ⚠ came from uncommitted changes and cannot "
+             "be repeated from its commit.\n\n")
+    fig = f"![Every paper at a glance: headline claims by verdict, and all claims that hold]({figure})\n\n" if figure else ""
+    rest = ("## Every claim, per paper\n\nHeadline claims first, then the paper's other claims, then checks "
+            "(exactness, machinery, preconditions). A **gate** must hold for the run to pass; a **reported** claim is "
+            "measured and shown, not asserted. `FAIL` is a failed gate, `miss` a reported claim that did not hold.\n\n")
+    return (intro + "## Headline claims\n\n" + fig + headline_markdown(headline_summary(results, labels)) + "\n" + rest
+            + grouped_markdown(results, every))
 
 # %% ../nbs/03_cli.ipynb #8ed396ca
 KATEX_VERSION = "0.16.11"  # the version smalldocs 0.5.4 asks for
@@ -218,6 +299,41 @@ def vendor_katex(site: str | Path, dist: str | Path) -> int:
     return n
 
 # %% ../nbs/03_cli.ipynb #bb744380
+def _executed_scale(nb: dict) -> str | None:
+    "The scale papermill injected into an executed notebook (None for a source notebook)."
+    return ((nb.get("metadata", {}).get("papermill") or {}).get("parameters") or {}).get("scale")
+
+def full_run_markdown(result: Mapping, fig_prefix: str = "results") -> str:
+    "A paper page's opening section: the committed full-scale run, its claims (headline first) and its figures."
+    rows = sorted(scoreboard_rows([result]), key=lambda x: ["headline", "claim", "check"].index(x["kind"]))
+    flag = "" if result.get("reproducible") else " ⚠ (uncommitted changes: not reproducible from its commit)"
+    cols = ["claim", "kind", "paper_value", "ours", "test", "role", "status"]
+    figs = "\n\n".join(f"![{Path(f).stem.replace('_', ' ')} (scale `{result['scale']}`, commit "
+                       f"`{short_commit(result.get('commit'))}`)]({fig_prefix}/{f})" for f in result.get("figures", []))
+    return (f"## The committed reproduction (scale `{result['scale']}`)\n\n"
+            f"Results file `results/{result['scale']}/{result['paper']}.json`: scale **`{result['scale']}`**, commit "
+            f"`{short_commit(result.get('commit'))}`{flag}, {result.get('date', '')}, {result.get('wall_time_s', '?')} s. "
+            f"Headline verdict: **{headline_verdict(result)}**; {sum(r['status'] == 'pass' for r in rows)}/{len(rows)} "
+            "claims hold.\n\n"
+            + markdown_table(rows, cols, ["claim", "kind", "paper's figure", "ours", "test", "gate", "status"])
+            + ("\n" + figs + "\n" if figs else ""))
+
+def _stage_notebook(src: Path, dest: Path, full: Mapping | None, runnable: bool) -> None:
+    "Copy a notebook for the site; a paper page gets its committed full run and a note on the scale of its cells."
+    nb = json.loads(Path(src).read_text())
+    if runnable:
+        scale = _executed_scale(nb)
+        note = (f"*The code cells below were executed at scale **`{scale}`** for this site"
+                + (" (a quick run: its numbers are not the reproduction)" if scale != "full" else "") + ".*"
+                if scale else "*The code cells below are shown unexecuted (this site was built without running them).*")
+        md = (full_run_markdown(full) if full is not None else
+              "## The committed reproduction\n\n*No committed full-scale result yet (`results/full/` has none for "
+              "this notebook).*\n") + "\n" + note + "\n"
+        cell = {"cell_type": "markdown", "id": "fullrun0", "metadata": {}, "source": md}
+        at = next((i + 1 for i, c in enumerate(nb["cells"]) if c["cell_type"] == "markdown"), 0)
+        nb["cells"].insert(at, cell)
+    dest.write_text(json.dumps(nb, indent=1))
+
 def build_docs(scale: str = "demo", execute: bool = True, executed: str | Path | None = None, out: str | Path | None = None,
                results: str | Path | None = None, root: str | Path | None = None) -> Path:
     "Render the docs site into `out` (default `_site/`) from executed notebooks; return the site folder."
@@ -225,27 +341,36 @@ def build_docs(scale: str = "demo", execute: bool = True, executed: str | Path |
     root = nbs_dir(root).parent
     executed = Path(executed or root / "_build" / scale / "nbs")
     results = Path(results or root / "results")
+    committed = root / "results"  # the committed full-scale reproduction, whatever `results` a run wrote to
     out = Path(out or root / "_site").resolve()
     stage = root / "_build" / "docs"
     if stage.exists(): shutil.rmtree(stage)
     stage.mkdir(parents=True)
-    # 1. notebooks: executed copies (running the missing ones when asked), else the sources
+    # 1. notebooks: executed copies (running the missing ones when asked), else the sources;
+    #    each paper page opens with the committed full-scale run (results/full/<key>.json and its figures)
     todo = [nb for nb in runnable(root).values() if not (executed / nb.path.name).exists()]
     if execute and todo:
         print(f"executing {len(todo)} notebook(s) at scale={scale} for the site")
         reproduce([nb.key for nb in todo], scale, executed, results)
+    full = {r["paper"]: r for r in load_results("full", base=committed)}
+    if (committed / "full" / "figures").is_dir():
+        shutil.copytree(committed / "full" / "figures", stage / "results" / "full" / "figures")
+    info = {p.name: notebook_info(p) for p in (root / "nbs").glob("[0-9][0-9]_*.ipynb")}
     for p in sorted((root / "nbs").glob("*.ipynb")):
         src = executed / p.name if (executed / p.name).exists() else p
-        shutil.copy(src, stage / p.name)
+        nb = info.get(p.name)
+        _stage_notebook(src, stage / p.name, full.get(nb.key) if nb else None, bool(nb and nb.runnable))
     # the home page: the index notebook with its table computed now (links to site pages)
-    _write_index(root, stage / "index.ipynb", results)
-    # 2. the scoreboard: full-scale results (the committed reproduction) and this scale's
-    rs = load_results("full", base=results) + ([] if scale == "full" else load_results(scale, base=results))
-    (stage / "scoreboard.md").write_text(
-        "---\ntitle: Scoreboard\n---\n\nEvery claim of every paper, as measured by the latest run at each scale "
-        "(`full` is the committed reproduction). A **gate** must hold for the run to pass; a **reported** claim is "
-        "measured and shown, not asserted. `FAIL` is a failed gate, `miss` a reported claim that did not hold.\n\n"
-        + scoreboard_markdown(rs))
+    _write_index(root, stage / "index.ipynb", committed)
+    # 2. the scoreboard: the committed full-scale results, and this run's scale when it is another
+    rs = load_results("full", base=committed) + ([] if scale == "full" else load_results(scale, base=results))
+    figure = None
+    if rs:
+        import matplotlib; matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        plt.close(scoreboard_figure(headline_summary(rs, paper_labels(root)), stage / "scoreboard.png"))
+        figure = "scoreboard.png"
+    (stage / "scoreboard.md").write_text(scoreboard_page(rs, root, figure))
     # 3. the site config, with its output in `out`
     cfg = (root / "_quarto.yml").read_text().replace("output-dir: _site", f"output-dir: {out}")
     (stage / "_quarto.yml").write_text(cfg)
@@ -271,7 +396,17 @@ def _write_index(root: Path, dest: Path, results: Path) -> None:
             c.update(cell_type="markdown", source=md); c.pop("outputs", None); c.pop("execution_count", None)
     dest.write_text(json.dumps(nb, indent=1))
 
-_MD_HOOKS = {"papers_markdown": lambda root, results, link: papers_markdown(root, results, link)}
+def toolkits_markdown(root: str | Path | None = None, link: str = "github") -> str:
+    "A list of the toolkit notebooks (numbered below 10) with their one-line summaries, linked like `papers_markdown`."
+    out = []
+    for nb in notebooks(root).values():
+        if nb.number >= 10: continue
+        href = f"nbs/{nb.path.name}" if link == "github" else f"{nb.path.stem}.html"
+        out.append(f"- [`{nb.path.stem}`]({href}) (`iclr26.{nb.key}`): {nb.summary}")
+    return "\n".join(out) + "\n"
+
+_MD_HOOKS = {"papers_markdown": lambda root, results, link: papers_markdown(root, results, link),
+             "toolkits_markdown": lambda root, results, link: toolkits_markdown(root, link)}
 
 # %% ../nbs/03_cli.ipynb #92f252e3
 def readme(root: str | Path | None = None, out: str | Path | None = None) -> Path:
@@ -289,6 +424,30 @@ def readme(root: str | Path | None = None, out: str | Path | None = None) -> Pat
     out.write_text("\n\n".join(p.strip() for p in parts) + "\n")
     return out
 
+def package_docstring(root: str | Path | None = None) -> str:
+    "The docstring of `iclr26/__init__.py`: the index notebook's summary, then every module with its notebook's summary."
+    d = nbs_dir(root)
+    head = _front_matter(_nb_cells(d / "index.ipynb"), "iclr26", "index")[1]
+    lines = [f"- `iclr26.{nb.key}`: {nb.summary}" for nb in notebooks(d.parent).values()]
+    kinit = d.parent / "kernels" / "__init__.py"
+    if kinit.exists():
+        import ast
+        doc = ast.get_docstring(ast.parse(kinit.read_text())) or ""
+        lines.append(f"- `iclr26.kernels`: {' '.join(doc.split(chr(10) + chr(10))[0].split())}")
+    return f"{head}\n\nModules:\n\n" + "\n".join(lines)
+
+def write_init(root: str | Path | None = None, out: str | Path | None = None) -> Path:
+    "Replace the docstring of `iclr26/__init__.py` (or `out`) by `package_docstring`, keeping the rest of the file."
+    root = nbs_dir(root).parent
+    src = root / "iclr26" / "__init__.py"
+    text = src.read_text() if src.exists() else ""
+    doc = package_docstring(root)
+    if '"""' in doc: raise ValueError('a notebook summary contains """, which cannot go into the package docstring')
+    body = re.sub(r'^\s*r?"""(?:.|\n)*?"""\n*', "", text, count=1)
+    out = Path(out or src)
+    out.write_text(("r" if "\\" in doc else "") + f'"""{doc}"""\n\n' + body.lstrip("\n"))
+    return out
+
 # %% ../nbs/03_cli.ipynb #a0cadba4
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="iclr26", description="Reproductions of ICLR 2026 papers: run notebooks, collect claims, build the docs.")
@@ -303,18 +462,34 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--timeout", type=float, default=None, help="per-cell timeout in seconds")
     r.add_argument("--allow-dirty", action="store_true",
                    help="at full scale, run from uncommitted changes anyway (results say reproducible: false)")
-    s = sub.add_parser("scoreboard", help="one table from every results file")
+    s = sub.add_parser("scoreboard", help="the headline claims per paper, then every claim")
     s.add_argument("--scale", default=None, help="only this scale")
     s.add_argument("--results", default=None, help="results folder (default results/)")
-    s.add_argument("--markdown", default=None, help="also write the table as Markdown to this file")
+    s.add_argument("--markdown", default=None, help="also write the scoreboard as Markdown to this file")
+    s.add_argument("--figure", default=None, help="also draw every paper at a glance into this PNG file")
     d = sub.add_parser("docs", help="build the docs site (executes missing notebooks)")
     d.add_argument("--scale", default="demo", help="scale to execute notebooks at (default demo)")
     d.add_argument("--no-execute", action="store_true", help="use executed copies where they exist, else the sources")
     d.add_argument("--executed", default=None, help="folder of executed notebooks (default _build/<scale>/nbs)")
     d.add_argument("--results", default=None, help="results folder (default results/)")
     d.add_argument("--out", default=None, help="site folder (default _site)")
-    sub.add_parser("readme", help="write README.md from nbs/index.ipynb")
+    sub.add_parser("readme", help="write README.md from nbs/index.ipynb and the package docstring from the notebooks")
     return p
+
+def _scoreboard(args) -> int:
+    base = Path(args.results) if args.results else nbs_dir().parent / "results"
+    rs = load_results(args.scale, base=base)
+    print_scoreboard(rs)
+    if args.markdown:
+        Path(args.markdown).write_text(scoreboard_page(rs, None, Path(args.figure).name if args.figure else None)
+                                       if rs else "_no results yet_\n")
+        print(f"written to {args.markdown}")
+    if args.figure and rs:
+        import matplotlib; matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        plt.close(scoreboard_figure(headline_summary(rs, paper_labels()), args.figure))
+        print(f"figure written to {args.figure}")
+    return 0
 
 def main(argv: Sequence[str] | None = None) -> int:
     "Entry point of the `iclr26` console script; returns the exit status."
@@ -322,29 +497,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if getattr(args, "scale", None) is not None: check_scale(args.scale)
         if args.cmd == "list":
-            have = notebooks()
             print(f"scales: {', '.join(SCALES)}  (smoke <= 60 s, demo <= 5 min, full <= 30 min per notebook)\n")
-            stems = {nb.path.stem: nb for nb in have.values()}
-            for nb in have.values():
+            for nb in notebooks().values():
                 if nb.number < 10: print(f"  {nb.key:<16} {nb.path.name:<34} {nb.title}")
             print()
-            for num, key, stem, title in PAPERS:
-                print(f"  {key:<16} {(stem + '.ipynb') if stem in stems else '(planned)':<34} {title}")
+            for p in papers():
+                print(f"  {p.key:<16} {(p.stem + '.ipynb') if p.notebook else '(planned)':<34} {p.number}. {p.title}")
             return 0
         if args.cmd == "reproduce":
             res = reproduce(args.papers, args.scale, args.out, args.results, args.seed, args.timeout, args.allow_dirty)
             return 0 if all(r.ok for r in res) else 1
-        if args.cmd == "scoreboard":
-            base = Path(args.results) if args.results else nbs_dir().parent / "results"
-            rs = load_results(args.scale, base=base)
-            print_scoreboard(rs)
-            if args.markdown: Path(args.markdown).write_text(scoreboard_markdown(rs)); print(f"written to {args.markdown}")
-            return 0
+        if args.cmd == "scoreboard": return _scoreboard(args)
         if args.cmd == "docs":
             build_docs(args.scale, not args.no_execute, args.executed, args.out, args.results)
             return 0
         if args.cmd == "readme":
-            print(f"written {readme()}"); return 0
+            print(f"written {readme()} and {write_init()}"); return 0
     except (ValueError, FileNotFoundError, DirtyTreeError) as e:
         print(f"iclr26: error: {e}", file=sys.stderr)
         return 2

@@ -15,11 +15,12 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 # %% auto #0
-__all__ = ['SCALES', 'KINDS', 'SCOREBOARD_COLUMNS', 'STYLE', 'set_seed', 'get_device', 'set_threads', 'check_int', 'check_number',
-           'check_positive', 'with_overrides', 'Config', 'check_scale', 'scale_config', 'Claim', 'claim', 'GateFailure',
-           'DirtyTreeError', 'project_root', 'results_dir', 'versions', 'git_commit', 'is_reproducible',
-           'require_clean', 'record', 'load_results', 'scoreboard_rows', 'markdown_table', 'scoreboard_markdown',
-           'quiet', 'progress', 'use_style', 'savefig']
+__all__ = ['SCALES', 'KINDS', 'SCOREBOARD_COLUMNS', 'VERDICTS', 'STYLE', 'set_seed', 'get_device', 'set_threads', 'check_int',
+           'check_number', 'check_positive', 'with_overrides', 'Config', 'check_scale', 'scale_config', 'Claim',
+           'claim', 'GateFailure', 'DirtyTreeError', 'project_root', 'results_dir', 'versions', 'git_commit',
+           'is_reproducible', 'require_clean', 'record', 'load_results', 'scoreboard_rows', 'markdown_table',
+           'scoreboard_markdown', 'short_commit', 'best_result', 'headline_verdict', 'claim_ratio', 'headline_summary',
+           'headline_markdown', 'grouped_markdown', 'quiet', 'progress', 'use_style', 'savefig', 'scoreboard_figure']
 
 # %% ../nbs/00_core.ipynb #6c84c543
 def set_seed(seed: int = 0, deterministic: bool = True) -> int:
@@ -352,6 +353,92 @@ def scoreboard_markdown(results: Iterable[Mapping]) -> str:
     "The scoreboard as a Markdown table, one row per claim."
     return markdown_table(scoreboard_rows(results), list(SCOREBOARD_COLUMNS), list(SCOREBOARD_COLUMNS.values()))
 
+# %% ../nbs/00_core.ipynb #b7d1e2a0
+VERDICTS = ("holds", "fails", "no headline marked", "not run yet")
+_KIND_ORDER = {"headline": 0, "claim": 1, "check": 2}
+
+def short_commit(commit: str | None) -> str:
+    "A results file's commit for tables: `abc1234`, `abc1234+dirty` (not reproducible), or `unknown`."
+    if not commit: return "unknown"
+    return commit.split("+")[0][:7] + ("+dirty" if commit.endswith("+dirty") else "")
+
+def best_result(paper: str, results: Iterable[Mapping]) -> Mapping | None:
+    "The result of `paper` at the largest scale among `results` (full before demo before smoke), or None."
+    rs = [r for r in results if r.get("paper") == paper]
+    return max(rs, key=lambda r: SCALES.index(r["scale"])) if rs else None
+
+def headline_verdict(result: Mapping | None) -> str:
+    "One of `VERDICTS` for a results file: 'holds' only when it marks headline claims and all of them hold."
+    if result is None: return "not run yet"
+    hs = [c for c in result.get("claims", []) if c.get("kind", "claim") == "headline"]
+    if not hs: return "no headline marked"
+    return "holds" if all(c["passed"] for c in hs) else "fails"
+
+def claim_ratio(c: Mapping) -> float | None:
+    "ours / threshold for a one-sided claim whose value and threshold are non-zero numbers of one sign; else None."
+    v, t = c.get("value"), c.get("threshold")
+    num = lambda x: isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x != 0
+    if c.get("op") not in (">", ">=", "<", "<=") or not (num(v) and num(t)) or (v > 0) != (t > 0): return None
+    return v / t
+
+def _test(c: Mapping) -> str:
+    thr = c["threshold"]
+    return f"{c['op']} [{_fmt(thr[0])}, {_fmt(thr[1])}]" if c["op"] == "in" else f"{c['op']} {_fmt(thr)}"
+
+def headline_summary(results: Iterable[Mapping], papers: Sequence[tuple[str, str]] | None = None) -> list[dict]:
+    "One row per paper (`papers`: (key, label) pairs in order; default every paper with a result): headline verdict."
+    results = list(results)
+    if papers is None: papers = [(k, k) for k in dict.fromkeys(r["paper"] for r in results)]
+    rows = []
+    for key, label in papers:
+        r = best_result(key, results)
+        cs = r.get("claims", []) if r else []
+        hs = [{"claim": c["name"], "paper_value": _fmt(c.get("paper")) if c.get("paper") is not None else "",
+               "ours": _fmt(c["value"]), "test": _test(c), "status": c["status"], "passed": c["passed"],
+               "op": c["op"], "ratio": claim_ratio(c)} for c in cs if c.get("kind", "claim") == "headline"]
+        rows.append({"paper": key, "label": label, "verdict": headline_verdict(r), "headlines": hs,
+                     "scale": r["scale"] if r else "", "commit": short_commit(r.get("commit")) if r else "",
+                     "reproducible": bool(r.get("reproducible", is_reproducible(r.get("commit")))) if r else None,
+                     "n_claims": len(cs), "n_hold": sum(c["passed"] for c in cs)})
+    return rows
+
+# %% ../nbs/00_core.ipynb #b7d1e2a1
+def headline_markdown(summary: Sequence[Mapping]) -> str:
+    "The per-paper headline table (from `headline_summary`) as Markdown; several headline claims share a cell."
+    if not summary: return "_no results yet_\n"
+    rows = []
+    for s in summary:
+        hs = s["headlines"]
+        cell = lambda k: "<br>".join(h[k] or "—" for h in hs) if hs else "—"
+        commit = s["commit"] + (" ⚠" if s["commit"] and not s["reproducible"] else "")
+        rows.append({"paper": s["label"], "headline": cell("claim"), "paper_value": cell("paper_value"),
+                     "ours": cell("ours"), "test": cell("test"), "verdict": s["verdict"],
+                     "all": f"{s['n_hold']}/{s['n_claims']}" if s["scale"] else "", "scale": s["scale"], "commit": commit})
+    return markdown_table(rows, ["paper", "headline", "paper_value", "ours", "test", "verdict", "all", "scale", "commit"],
+                          ["paper", "headline claim", "paper's figure", "ours", "test", "verdict", "claims hold",
+                           "scale", "commit"])
+
+def grouped_markdown(results: Iterable[Mapping], papers: Sequence[tuple[str, str]] | None = None, level: int = 3) -> str:
+    "Every claim, one table per paper and scale (headline claims, then claims, then checks), under a heading each."
+    results = list(results)
+    if not results: return "_no results yet_\n"
+    keys = [k for k, _ in papers] if papers is not None else []
+    labels = dict(papers or [])
+    keys += [k for k in dict.fromkeys(r["paper"] for r in results) if k not in keys]
+    out = []
+    for key in keys:
+        rs = sorted((r for r in results if r["paper"] == key), key=lambda r: -SCALES.index(r["scale"]))
+        for r in rs:
+            rows = sorted(scoreboard_rows([r]), key=lambda x: _KIND_ORDER.get(x["kind"], 1))
+            flag = "" if r.get("reproducible") else " ⚠ not reproducible from its commit"
+            out.append(f"{'#' * level} {labels.get(key, key)} ({r['scale']})\n\n"
+                       f"scale `{r['scale']}` · commit `{short_commit(r.get('commit'))}`{flag} · {r.get('date', '')} · "
+                       f"{r.get('wall_time_s', '?')} s · {sum(x['status'] == 'pass' for x in rows)}/{len(rows)} claims hold · "
+                       f"headline: **{headline_verdict(r)}**\n")
+            cols = [c for c in SCOREBOARD_COLUMNS if c not in ("paper", "scale")]
+            out.append(markdown_table(rows, cols, [SCOREBOARD_COLUMNS[c] for c in cols]))
+    return "\n".join(out)
+
 # %% ../nbs/00_core.ipynb #feab766c
 def quiet() -> bool:
     "True under CI or `$ICLR26_QUIET`: progress bars off."
@@ -385,3 +472,47 @@ def savefig(fig, name: str, paper: str, scale: str) -> Path:
     f = d / f"{name}.png"
     fig.savefig(f)
     return f
+
+# %% ../nbs/00_core.ipynb #b7d1e2a2
+_VERDICT_COLOURS = {"holds": "#2ca02c", "fails": "#d62728", "no headline marked": "#9e9e9e", "not run yet": "#d9d9d9"}
+
+def scoreboard_figure(summary: Sequence[Mapping], path: str | Path | None = None):
+    "Every paper at a glance: headline ours/threshold coloured by verdict (left), claims holding per paper (right)."
+    import matplotlib as mpl
+    import matplotlib.pyplot as plt
+    use_style()
+    n = len(summary)
+    if n == 0: raise ValueError("summary is empty: there is nothing to plot")
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 0.32 * n + 1.6), sharey=True, gridspec_kw={"width_ratios": [3, 2]})
+    ys = np.arange(n)[::-1]
+    marker = {">": ">", ">=": ">", "<": "<", "<=": "<"}
+    for y, s in zip(ys, summary):
+        col = _VERDICT_COLOURS[s["verdict"]]
+        ratios = [(h["ratio"], h) for h in s["headlines"] if h["ratio"] is not None]
+        for q, h in ratios:
+            ax.scatter(q, y, s=60, marker=marker.get(h["op"], "o"), color="#2ca02c" if h["passed"] else "#d62728", zorder=3)
+        label = s["verdict"] + (f" ({sum(h['passed'] for h in s['headlines'])}/{len(s['headlines'])})" if s["headlines"] else "")
+        ax.text(0.99, y, label + ("" if ratios or not s["headlines"] else ", no ratio"), color=col, ha="right",
+                va="center", fontsize=8, transform=ax.get_yaxis_transform())
+        ax.axhspan(y - 0.45, y + 0.45, color=col, alpha=0.12, lw=0)
+        bx.barh(y, s["n_hold"], color="#2ca02c", height=0.7)
+        bx.barh(y, s["n_claims"] - s["n_hold"], left=s["n_hold"], color="#d62728", alpha=0.6, height=0.7)
+    ax.axvline(1.0, color="k", lw=0.8, ls="--")
+    ax.set_xscale("log")
+    lo = min([h["ratio"] for s in summary for h in s["headlines"] if h["ratio"]] + [0.3])
+    hi = max([h["ratio"] for s in summary for h in s["headlines"] if h["ratio"]] + [3.0])
+    ax.set_xlim(min(lo / 1.5, 0.3), max(hi * 1.5, 3.0))
+    ax.xaxis.set_major_locator(mpl.ticker.LogLocator(subs=(1.0, 3.0)))
+    ax.xaxis.set_major_formatter(mpl.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
+    ax.xaxis.set_minor_formatter(mpl.ticker.NullFormatter())
+    ax.set_yticks(ys, [s["label"] for s in summary])
+    for t, s in zip(ax.get_yticklabels(), summary): t.set_color(_VERDICT_COLOURS[s["verdict"]] if s["verdict"] != "not run yet" else "#7f7f7f")
+    ax.set(xlabel="ours / threshold (log; ▶ must exceed 1, ◀ must stay below 1)",
+           title="Headline claims: ours relative to the threshold, by verdict")
+    bx.set(xlabel="claims (green: hold, red: do not hold)", title="All claims of the run at its largest scale")
+    bx.grid(axis="y", visible=False); ax.grid(axis="y", visible=False)
+    fig.tight_layout()
+    if path is not None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path)
+    return fig

@@ -50,7 +50,7 @@ def test_readme_is_up_to_date(tmp_path):
 
 
 def test_package_is_exported_from_notebooks():
-    "iclr26/*.py matches the notebooks (nbdev-export was run after the last notebook edit)."
+    "iclr26/*.py matches the notebooks (nbdev-export, then `iclr26 readme`, were run after the last notebook edit)."
     import shutil, tempfile
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -59,5 +59,116 @@ def test_package_is_exported_from_notebooks():
         shutil.copy(ROOT / "pyproject.toml", tmp)
         r = subprocess.run([str(Path(sys.executable).parent / "nbdev-export")], cwd=tmp, capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, r.stderr
+        # nbdev-export lists only modules with a multi-line docstring in __init__.py; `iclr26 readme` lists them all
+        from iclr26.cli import write_init
+        write_init(tmp)
         stale = [f.name for f in sorted((ROOT / "iclr26").glob("*.py")) if (tmp / "iclr26" / f.name).read_text() != f.read_text()]
         assert not stale, f"run .venv/bin/nbdev-export: these modules differ from their notebooks: {stale}"
+
+
+# --- papers from the notebooks' front matter, the package docstring, the headline scoreboard -------------------------
+
+def test_papers_come_from_the_notebooks():
+    from iclr26.cli import PLANNED, notebooks, papers
+    ps = papers()
+    assert [p.number for p in ps] == list(range(10, 29)), "19 papers, numbered 10..28"
+    nbs = {nb.key: nb for nb in notebooks().values() if nb.number >= 10}
+    for p in ps:
+        if p.notebook is None:
+            assert (p.number, p.key, p.stem, p.title) in PLANNED and p.key not in nbs
+        else:
+            assert p.notebook is nbs[p.key] or p.notebook == nbs[p.key]
+            assert p.title and not p.title.startswith("#") and p.stem == p.notebook.path.stem
+    arena = next(p for p in ps if p.key == "arena")
+    assert arena.title == "Information-efficient arena evaluation" and arena.notebook.paper.startswith("Fewer Battles")
+
+
+def test_a_notebook_replaces_its_planned_entry(tmp_path):
+    "A planned paper's own notebook (front matter) wins over the PLANNED list as soon as it exists."
+    import json, shutil
+    from iclr26.cli import PLANNED, papers
+    (tmp_path / "nbs").mkdir()
+    num, key, stem, _ = PLANNED[0]
+    cells = [{"cell_type": "markdown", "id": "a", "metadata": {}, "source": [f"# {key}: a title from the notebook\n", "\n", "> One line.\n"]},
+             {"cell_type": "code", "id": "b", "metadata": {}, "execution_count": None, "outputs": [], "source": [f"#| default_exp {key}"]}]
+    (tmp_path / "nbs" / f"{stem}.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    shutil.copy(ROOT / "nbs" / "23_arena.ipynb", tmp_path / "nbs")
+    ps = {p.key: p for p in papers(tmp_path)}
+    assert ps[key].notebook is not None and ps[key].title == "A title from the notebook"
+    assert ps[key].notebook.summary == "One line." and "arena" in ps
+
+
+def test_package_docstring_lists_every_module(tmp_path):
+    "help(iclr26) lists every module exported from a notebook (and the kernels), and __init__.py is up to date."
+    import iclr26
+    from iclr26.cli import package_docstring, write_init
+    doc = package_docstring()
+    generated = [f.stem for f in (ROOT / "iclr26").glob("*.py")
+                 if "File to edit: ../nbs/" in f.read_text(errors="ignore")[:400] and not f.stem.startswith("_")]
+    assert generated, "no generated modules found"
+    for m in generated + ["kernels"]:
+        assert f"- `iclr26.{m}`:" in doc, f"iclr26.{m} missing from the package docstring"
+    out = write_init(out=tmp_path / "__init__.py")
+    assert out.read_text() == (ROOT / "iclr26" / "__init__.py").read_text(), "iclr26/__init__.py is stale: run `.venv/bin/iclr26 readme`"
+    assert iclr26.__doc__.strip() == doc.strip()
+
+
+def _result(paper, kinds_passed, commit="0123456789abcdef", scale="full"):
+    cs = [{"name": f"c{i}", "value": 2.0 if ok else 0.5, "op": ">=", "threshold": 1.0, "paper": 1.5, "gate": True,
+           "passed": ok, "status": "pass" if ok else "FAIL", **({"kind": k} if k else {})}
+          for i, (k, ok) in enumerate(kinds_passed)]
+    return {"paper": paper, "scale": scale, "commit": commit, "passed": all(c["passed"] for c in cs), "claims": cs,
+            "date": "2026-12-01T00:00:00+00:00", "wall_time_s": 1.0, "figures": []}
+
+
+@pytest.fixture
+def board(tmp_path):
+    import json
+    (tmp_path / "full").mkdir()
+    rs = {"arena": _result("arena", [("headline", True), ("check", True), ("claim", False)]),
+          "lmkan": _result("lmkan", [("headline", True), ("headline", False)], commit="abcdef0123+dirty"),
+          "mase": _result("mase", [(None, True), (None, False)]),            # written before claims had a kind
+          "tinylm": _result("tinylm", [("check", True)])}
+    for k, r in rs.items():
+        if k != "mase": r["reproducible"] = not r["commit"].endswith("+dirty")
+        (tmp_path / "full" / f"{k}.json").write_text(json.dumps(r))
+    return tmp_path
+
+
+def test_scoreboard_leads_with_headlines(board):
+    r = run("scoreboard", "--results", str(board), "--markdown", str(board / "s.md"), "--figure", str(board / "s.png"))
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert out.index("Headline claims") < out.index("Every claim, per paper")
+    line = lambda key: next(l for l in out.splitlines() if l.split()[1:2] == [key])
+    assert "holds" in line("arena") and "0123456" in line("arena") and "⚠" not in line("arena")
+    assert "fails" in line("lmkan") and "abcdef0+dirty ⚠" in line("lmkan")
+    assert "no headline marked" in line("mase")           # old results: never a guessed verdict
+    assert "not run yet" in line("duet") and "no headline marked" not in line("duet")
+    assert "warning: lmkan (full) is not reproducible" in out and "warning: mase (full) is not reproducible" not in out
+    md = (board / "s.md").read_text()
+    assert md.index("## Headline claims") < md.index("## Every claim, per paper") and "![" in md
+    assert "| holds |" in md and "| fails |" in md and "abcdef0+dirty ⚠ |" in md
+    assert md.index("(toolkit)") > md.index("### [26. lmKAN") > md.index("[28 anybcq]"), "toolkits come after the papers"
+    from PIL import Image
+    assert Image.open(board / "s.png").size[0] > 500
+
+
+def test_readme_status_is_the_headline_verdict():
+    from iclr26.cli import papers_markdown
+    arena = _result("arena", [("headline", False), ("claim", True)])
+    arena["reproducible"] = True
+    md = papers_markdown(results=[arena])
+    row = next(l for l in md.splitlines() if "23_arena" in l)
+    assert "| fails |" in row and "1/2 hold" in row
+    assert "| no headline marked |" not in row and "| not run yet |" in next(l for l in md.splitlines() if "22_coarse" in l)
+
+
+def test_full_reproduce_refuses_a_dirty_tree(monkeypatch, capsys):
+    "The CLI checks provenance before spending the run: a dirty tree at full scale is refused at once."
+    from iclr26 import cli, core
+    monkeypatch.delenv("ICLR26_ALLOW_DIRTY", raising=False)
+    monkeypatch.setattr(core, "git_commit", lambda root=None: "0123abcd+dirty")
+    monkeypatch.setattr(cli, "run_notebook", lambda *a, **k: pytest.fail("a notebook ran from a dirty tree"))
+    assert cli.main(["reproduce", "arena", "--scale", "full"]) == 2
+    assert "commit first, then run full" in capsys.readouterr().err

@@ -204,3 +204,67 @@ def test_clean_full_and_dirty_demo(results, monkeypatch, clean_tree):
     monkeypatch.setattr(core, "git_commit", lambda root=None: "0123abcd+dirty")
     out = record("toy", "demo", {}, [claim("a", 1, ">", 0)])  # smoke and demo runs are never refused
     assert out["reproducible"] is False
+
+
+def _res(paper, claims, scale="full", commit="0123456789", reproducible=True):
+    cs = [{"name": n, "value": v, "op": op, "threshold": t, "paper": None, "gate": True, "passed": p,
+           "status": "pass" if p else "FAIL", **({"kind": k} if k else {})} for n, k, v, op, t, p in claims]
+    return {"paper": paper, "scale": scale, "commit": commit, "reproducible": reproducible, "claims": cs}
+
+
+@pytest.mark.parametrize("claims,verdict", [
+    ([("a", "headline", 2, ">", 1, True), ("b", "claim", 0, ">", 1, False)], "holds"),
+    ([("a", "headline", 2, ">", 1, True), ("b", "headline", 0, ">", 1, False)], "fails"),
+    ([("a", "claim", 2, ">", 1, True), ("b", "check", 2, ">", 1, True)], "no headline marked"),
+    ([("a", None, 2, ">", 1, True)], "no headline marked"),   # results written before claims had a kind
+])
+def test_headline_verdict(claims, verdict):
+    assert core.headline_verdict(_res("p", claims)) == verdict
+    assert core.headline_verdict(None) == "not run yet"
+
+
+def test_headline_summary_prefers_full_and_keeps_paper_order():
+    rs = [_res("b", [("x", "headline", 0.5, "<", 1, True)], scale="demo"),
+          _res("b", [("x", "headline", 2.0, "<", 1, False)], scale="full", commit="abcdef0123+dirty", reproducible=False),
+          _res("a", [("y", "check", 1, "==", 1, True)], scale="smoke")]
+    s = core.headline_summary(rs, [("a", "A"), ("b", "B"), ("c", "C")])
+    assert [x["paper"] for x in s] == ["a", "b", "c"] and [x["label"] for x in s] == ["A", "B", "C"]
+    assert s[1]["scale"] == "full" and s[1]["verdict"] == "fails" and s[1]["commit"] == "abcdef0+dirty"
+    assert s[1]["reproducible"] is False and s[1]["headlines"][0]["ratio"] == 2.0
+    assert s[0]["verdict"] == "no headline marked" and s[0]["scale"] == "smoke" and s[2]["verdict"] == "not run yet"
+    md = core.headline_markdown(s)
+    assert "| B | x |" in md and "| fails |" in md and "abcdef0+dirty ⚠ |" in md
+
+
+@pytest.mark.parametrize("c,ratio", [
+    (dict(op=">=", value=3.0, threshold=1.5), 2.0), (dict(op="<", value=0.5, threshold=2), 0.25),
+    (dict(op=">", value=-1.0, threshold=0.5), None), (dict(op="<", value=0.0, threshold=1), None),
+    (dict(op="in", value=0.5, threshold=[0, 1]), None), (dict(op="==", value=True, threshold=True), None),
+    (dict(op=">", value=None, threshold=1), None),
+])
+def test_claim_ratio(c, ratio):
+    assert core.claim_ratio(c) == ratio
+
+
+def test_short_commit():
+    assert [core.short_commit(c) for c in ("0123456789abc", "0123456789abc+dirty", None, "")] == \
+        ["0123456", "0123456+dirty", "unknown", "unknown"]
+
+
+def test_grouped_markdown_orders_headline_claim_check():
+    r = _res("p", [("chk", "check", 1, ">", 0, True), ("cl", "claim", 1, ">", 0, True), ("hd", "headline", 1, ">", 0, True)],
+             commit="0123456789+dirty", reproducible=False)
+    md = core.grouped_markdown([r], [("p", "Paper P")])
+    assert md.startswith("### Paper P (full)") and "⚠ not reproducible" in md and "headline: **holds**" in md
+    assert md.index("| hd |") < md.index("| cl |") < md.index("| chk |")
+
+
+def test_scoreboard_figure(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    s = core.headline_summary([_res("a", [("x", "headline", 2, ">", 1, True)]), _res("b", [("y", "claim", 1, ">", 0, True)])])
+    fig = core.scoreboard_figure(s, tmp_path / "f.png")
+    assert (tmp_path / "f.png").stat().st_size > 5000 and len(fig.axes) == 2
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["a", "b"]
+    with pytest.raises(ValueError, match="summary"):
+        core.scoreboard_figure([])
