@@ -8,7 +8,7 @@ Docs: https://iclr26.github.io/iclr26/plasticity.html.md"""
 # %% ../nbs/15_plasticity.ipynb #523f2de0
 from __future__ import annotations
 
-import math
+import functools, math
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -16,25 +16,21 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .core import progress
+from .core import check_number, check_positive, progress
 
 # %% auto #0
-__all__ = ['SILU_GRAD_MIN', 'ACTIVATIONS', 'smooth_leaky', 'smooth_leaky_grad', 'smooth_leaky_grad_floor', 'SmoothLeaky',
-           'RandomizedSmoothLeaky', 'make_activation', 'activation_grad', 'effective_negative_slope',
-           'negative_slope_on', 'dead_band_width', 'effective_rank', 'unit_diagnostics', 'PlasticMLP', 'diagnose',
-           'load_digits_data', 'random_label_tasks', 'permuted_tasks', 'class_incremental_tasks', 'accuracy',
-           'train_continual', 'stress_run', 'DynamicsShift', 'plasticity_score', 'ppo_nonstationary']
+__all__ = ['SILU_GRAD_MIN', 'ACTIVATIONS', 'ACTIVATION_TYPES', 'smooth_leaky', 'smooth_leaky_grad', 'smooth_leaky_grad_floor',
+           'SmoothLeaky', 'RandomizedSmoothLeaky', 'CReLU', 'make_activation', 'activation_grad',
+           'effective_negative_slope', 'negative_slope_on', 'dead_band_width', 'effective_rank', 'unit_diagnostics',
+           'PlasticMLP', 'diagnose', 'load_digits_data', 'random_label_tasks', 'permuted_tasks',
+           'class_incremental_tasks', 'accuracy', 'train_continual', 'stress_run', 'DynamicsShift', 'plasticity_score',
+           'ppo_activation_fn', 'ppo_logprob_gap', 'ppo_nonstationary']
 
 # %% ../nbs/15_plasticity.ipynb #2442eaa2
 SILU_GRAD_MIN = -0.0998393201  # min over z of d/dz [z * sigmoid(z)], reached at z = -2.39936
 
-def _check_number(name: str, v) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)): raise TypeError(f"{name} must be a number, got {type(v).__name__}")
-    if not math.isfinite(v): raise ValueError(f"{name} must be finite, got {v}")
-    return float(v)
-
 def _check_sl(alpha, p, c, names=("alpha", "p", "c")) -> tuple[float, float, float]:
-    alpha, p, c = (_check_number(n, v) for n, v in zip(names, (alpha, p, c)))
+    alpha, p, c = (check_number(n, v) for n, v in zip(names, (alpha, p, c)))
     if not 0.0 <= alpha <= 1.0: raise ValueError(f"{names[0]} must lie in [0, 1], got {alpha}")
     if p <= 0: raise ValueError(f"{names[1]} must be > 0, got {p}")
     if c <= 0: raise ValueError(f"{names[2]} must be > 0, got {c}")
@@ -66,40 +62,57 @@ class SmoothLeaky(nn.Module):
 
 class RandomizedSmoothLeaky(nn.Module):
     """Smooth-Leaky with a random leak $r\\sim U(l,u)$ in training and $r=(l+u)/2$ in eval mode.
-    `per_element=True` draws one $r$ per element (as RReLU; inferred default), `False` one per forward pass."""
-    def __init__(self, lower: float = 1 / 8, upper: float = 1 / 3, p: float = 3.0, c: float = 5.0, per_element: bool = True):
+    `per_element=True` draws one $r$ per element (as RReLU; inferred default), `False` one per forward pass.
+    `fixed_mean=True` uses the mean slope $(l+u)/2$ in *both* modes (what PPO needs: it rolls out in eval mode and
+    updates in train mode, so a random slope would make the old and new policies differ before any update)."""
+    def __init__(self, lower: float = 1 / 8, upper: float = 1 / 3, p: float = 3.0, c: float = 5.0, per_element: bool = True,
+                 fixed_mean: bool = False):
         super().__init__()
         lower, p, c = _check_sl(lower, p, c, ("lower", "p", "c"))
         upper = _check_sl(upper, p, c, ("upper", "p", "c"))[0]
         if lower > upper: raise ValueError(f"lower must be <= upper, got lower={lower} > upper={upper}")
-        if not isinstance(per_element, bool): raise TypeError(f"per_element must be a bool, got {type(per_element).__name__}")
-        self.lower, self.upper, self.p, self.c, self.per_element = lower, upper, p, c, per_element
+        for n, v in (("per_element", per_element), ("fixed_mean", fixed_mean)):
+            if not isinstance(v, bool): raise TypeError(f"{n} must be a bool, got {type(v).__name__}")
+        self.lower, self.upper, self.p, self.c = lower, upper, p, c
+        self.per_element, self.fixed_mean = per_element, fixed_mean
     def slope(self, x: torch.Tensor) -> float | torch.Tensor:
-        "The leak used for `x`: random in training mode, the midpoint $(l+u)/2$ in eval mode."
-        if not self.training: return (self.lower + self.upper) / 2
+        "The leak used for `x`: random in training mode, the midpoint $(l+u)/2$ in eval mode (always, with `fixed_mean`)."
+        if self.fixed_mean or not self.training: return (self.lower + self.upper) / 2
         if self.per_element: return torch.empty_like(x).uniform_(self.lower, self.upper)
         return float(torch.empty(()).uniform_(self.lower, self.upper))
     def forward(self, x: torch.Tensor) -> torch.Tensor: return smooth_leaky(x, self.slope(x), self.p, self.c)
-    def extra_repr(self) -> str: return f"lower={self.lower:g}, upper={self.upper:g}, p={self.p:g}, c={self.c:g}, per_element={self.per_element}"
+    def extra_repr(self) -> str:
+        return (f"lower={self.lower:g}, upper={self.upper:g}, p={self.p:g}, c={self.c:g}, per_element={self.per_element}, "
+                f"fixed_mean={self.fixed_mean}")
 
 # %% ../nbs/15_plasticity.ipynb #6d4d7c70
+class CReLU(nn.Module):
+    """Concatenated ReLU $[\\max(x,0), \\max(-x,0)]$ along the last dimension: twice as many output features as inputs
+    (`width_factor = 2`; `PlasticMLP` sizes the next layer accordingly)."""
+    width_factor = 2
+    def forward(self, x: torch.Tensor) -> torch.Tensor: return torch.cat([F.relu(x), F.relu(-x)], dim=-1)
+
 ACTIVATIONS: dict[str, Callable[..., nn.Module]] = {
     "ReLU": nn.ReLU, "Leaky-ReLU": nn.LeakyReLU, "RReLU": nn.RReLU, "PReLU": nn.PReLU, "SiLU": nn.SiLU,
-    "GELU": nn.GELU, "ELU": nn.ELU, "CELU": nn.CELU, "SELU": nn.SELU, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid,
+    "GELU": nn.GELU, "ELU": nn.ELU, "CELU": nn.CELU, "SELU": nn.SELU, "CReLU": CReLU, "tanh": nn.Tanh,
+    "sigmoid": nn.Sigmoid,
     "Smooth-Leaky": SmoothLeaky, "Rand-Smooth-Leaky": RandomizedSmoothLeaky,
 }
+ACTIVATION_TYPES: tuple[type, ...] = tuple(ACTIVATIONS.values()) + (nn.Hardtanh, nn.Softplus, nn.Mish, nn.Hardswish)
 
 def make_activation(name: str, **kwargs) -> nn.Module:
-    "A fresh activation module by name (see `ACTIVATIONS`); `kwargs` go to its constructor."
+    "A fresh activation module by name (see `ACTIVATIONS`); `kwargs` go to its constructor (e.g. `negative_slope`)."
     if not isinstance(name, str): raise TypeError(f"name must be a str, got {type(name).__name__}")
     if name not in ACTIVATIONS: raise ValueError(f"name must be one of {sorted(ACTIVATIONS)}, got {name!r}")
     return ACTIVATIONS[name](**kwargs)
 
 def activation_grad(act: nn.Module, x: torch.Tensor) -> torch.Tensor:
-    "Elementwise $\\varphi'(x)$ by autograd, with `act` in eval mode (random slopes at their mean)."
+    """Elementwise $\\varphi'(x)$ by autograd (the gradient of the sum of the outputs, so for CReLU the sum of its two
+    channels' derivatives, $\\pm 1$), with `act` in eval mode (random slopes at their mean)."""
     if not isinstance(act, nn.Module): raise TypeError(f"act must be an nn.Module, got {type(act).__name__}")
     if not isinstance(x, torch.Tensor): raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
-    was = act.training; act.eval()
+    was = act.training
+    act.eval()
     try:
         with torch.enable_grad():
             xg = x.detach().clone().requires_grad_(True)
@@ -109,7 +122,7 @@ def activation_grad(act: nn.Module, x: torch.Tensor) -> torch.Tensor:
 
 def effective_negative_slope(act: nn.Module, lo: float = -5.0, n: int = 2000) -> float:
     "$\\bar s = \\mathbb E_{x<0}[\\varphi'(x)]$ over a uniform grid on `[lo, 0)`."
-    lo = _check_number("lo", lo)
+    lo = check_number("lo", lo)
     if lo >= 0: raise ValueError(f"lo must be < 0, got {lo}")
     return float(activation_grad(act, torch.linspace(lo, 0, n + 1)[:-1]).mean())
 
@@ -120,7 +133,7 @@ def negative_slope_on(act: nn.Module, z: torch.Tensor) -> float:
 
 def dead_band_width(act: nn.Module, lo: float = -5.0, hi: float = 5.0, n: int = 4001, eps: float = 1e-3) -> float:
     "Fraction of the interval `[lo, hi]` where $|\\varphi'(x)| <$ `eps`."
-    lo, hi = _check_number("lo", lo), _check_number("hi", hi)
+    lo, hi = check_number("lo", lo), check_number("hi", hi)
     if hi <= lo: raise ValueError(f"hi must be > lo, got lo={lo}, hi={hi}")
     return float((activation_grad(act, torch.linspace(lo, hi, n)).abs() < eps).float().mean())
 
@@ -129,46 +142,87 @@ def effective_rank(H: torch.Tensor) -> float:
     if not isinstance(H, torch.Tensor) or H.ndim != 2: raise ValueError("H must be a 2-D torch.Tensor (samples x features)")
     s = torch.linalg.svdvals(H.detach().double())
     if float(s.sum()) == 0: return 0.0
-    p = s / s.sum(); p = p[p > 0]
+    p = s / s.sum()
+    p = p[p > 0]
     return float(torch.exp(-(p * p.log()).sum()))
 
+def _units_last(z: torch.Tensor) -> torch.Tensor:
+    "Pre-activations as (observations x units): (N,) -> (N, 1); (N, C, ...) -> (N * ..., C), a channel being a unit."
+    if z.ndim == 1: return z[:, None]
+    if z.ndim == 2: return z
+    return z.movedim(1, -1).reshape(-1, z.shape[1])
+
 def unit_diagnostics(pre: Sequence[torch.Tensor], acts: Sequence[nn.Module], eps: float = 1e-3) -> dict[str, float]:
-    "Saturated fraction, dead-unit fraction and $\\bar s$ over hidden pre-activations `pre` (each samples x units) and their `acts`."
+    """Over hidden pre-activations `pre` (each observations x units, or (N, C, ...) with channels as units) and their
+    `acts`, averaged over layers: the saturated fraction of (observation, unit) pairs ($|\\varphi'|<$ `eps`), the
+    dead-unit fraction (saturated on every observation), $\\bar s$ on the negative entries (`neg_slope`) and the mean
+    $|\\varphi'|$ over all entries (`mean_grad`, the effective slope the units pass back)."""
     if len(pre) != len(acts) or not len(pre): raise ValueError("pre and acts must be non-empty and of equal length")
-    sat, dead, neg = [], [], []
+    sat, dead, neg, mg = [], [], [], []
     for z, a in zip(pre, acts):
-        g = activation_grad(a, z).abs() < eps
-        sat.append(float(g.float().mean())); dead.append(float(g.all(0).float().mean())); neg.append(negative_slope_on(a, z))
-    return dict(saturated=float(np.mean(sat)), dead=float(np.mean(dead)), neg_slope=float(np.nanmean(neg)) if not all(map(math.isnan, neg)) else float("nan"))
+        z = _units_last(z)
+        g = activation_grad(a, z).abs()
+        s_ = g < eps
+        sat.append(float(s_.float().mean()))
+        dead.append(float(s_.all(0).float().mean()))
+        neg.append(negative_slope_on(a, z))
+        mg.append(float(g.mean()))
+    neg_ok = [v for v in neg if not math.isnan(v)]
+    return dict(saturated=float(np.mean(sat)), dead=float(np.mean(dead)),
+                neg_slope=float(np.mean(neg_ok)) if neg_ok else float("nan"), mean_grad=float(np.mean(mg)))
 
 # %% ../nbs/15_plasticity.ipynb #0825303d
 class PlasticMLP(nn.Module):
-    "MLP whose hidden pre-activations are multiplied by `gain` (stress protocol) and can be returned with the output."
-    def __init__(self, d_in: int, width: int = 64, d_out: int = 10, depth: int = 2, act: str = "ReLU", act_kwargs: Mapping | None = None):
+    """MLP whose hidden pre-activations are multiplied by `gain` (stress protocol) and can be returned with the output.
+    An activation with `width_factor` (CReLU: 2) widens the features the next layer receives."""
+    def __init__(self, d_in: int, width: int = 64, d_out: int = 10, depth: int = 2, act: str = "ReLU",
+                 act_kwargs: Mapping | None = None):
         super().__init__()
         for n, v in (("d_in", d_in), ("width", width), ("d_out", d_out), ("depth", depth)):
             if isinstance(v, bool) or not isinstance(v, int): raise TypeError(f"{n} must be an int, got {type(v).__name__}")
             if v < 1: raise ValueError(f"{n} must be >= 1, got {v}")
-        dims = [d_in] + [width] * depth
-        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(dims[:-1], dims[1:]))
         self.acts = nn.ModuleList(make_activation(act, **dict(act_kwargs or {})) for _ in range(depth))
-        self.head = nn.Linear(width, d_out)
+        wf = int(getattr(self.acts[0], "width_factor", 1))
+        dims = [d_in] + [width * wf] * depth
+        self.layers = nn.ModuleList(nn.Linear(a, width) for a in dims[:-1])
+        self.head = nn.Linear(width * wf, d_out)
         self.gain = 1.0
     def forward(self, x: torch.Tensor, return_hidden: bool = False):
         pre = []
         for lin, a in zip(self.layers, self.acts):
-            z = lin(x) * self.gain; pre.append(z); x = a(z)
+            z = lin(x) * self.gain
+            pre.append(z)
+            x = a(z)
         out = self.head(x)
         return (out, pre, x) if return_hidden else out
 
 @torch.no_grad()
-def diagnose(model: PlasticMLP, X: torch.Tensor, eps: float = 1e-3) -> dict[str, float]:
-    "Saturated / dead-unit fractions, $\\bar s$ on the actual pre-activations, and effective rank of the last hidden features on `X`."
-    if not isinstance(model, PlasticMLP): raise TypeError(f"model must be a PlasticMLP, got {type(model).__name__}")
-    was = model.training; model.eval()
-    try: _, pre, feat = model(X, return_hidden=True)
-    finally: model.train(was)
-    return dict(**unit_diagnostics(pre, list(model.acts), eps), erank=effective_rank(feat))
+def diagnose(model: nn.Module, X: torch.Tensor, eps: float = 1e-3,
+             select: Callable[[str, nn.Module], bool] | None = None) -> dict[str, float]:
+    """Plasticity diagnostics of any `nn.Module` on inputs `X`, read by forward hooks on its activation modules
+    (`select(name, module)`, default: instances of `ACTIVATION_TYPES`), with the model in eval mode: the saturated and
+    dead-unit fractions, $\\bar s$ on the actual negative pre-activations, the mean $|\\varphi'|$ (`unit_diagnostics`),
+    the effective rank of the last hooked activation's output (flattened per sample) and the number of hooked layers.
+    Activations applied functionally (`F.relu`) have no module to hook: such a model is a `ValueError`."""
+    if not isinstance(model, nn.Module): raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
+    if not isinstance(X, torch.Tensor): raise TypeError(f"X must be a torch.Tensor, got {type(X).__name__}")
+    if select is None: select = lambda name, m: isinstance(m, ACTIVATION_TYPES)
+    seen: list[tuple[nn.Module, torch.Tensor, torch.Tensor]] = []
+    def hook(m, inp, out):
+        if inp and isinstance(inp[0], torch.Tensor) and isinstance(out, torch.Tensor):
+            seen.append((m, inp[0].detach(), out.detach()))
+    handles = [m.register_forward_hook(hook) for n, m in model.named_modules() if m is not model and select(n, m)]
+    if not handles: raise ValueError(f"model has no activation modules to hook ({type(model).__name__}); pass select=")
+    was = model.training
+    model.eval()
+    try: model(X)
+    finally:
+        model.train(was)
+        for h in handles: h.remove()
+    if not seen: raise ValueError("no hooked activation ran on X")
+    feat = seen[-1][2].reshape(seen[-1][2].shape[0], -1)
+    return dict(**unit_diagnostics([z for _, z, _ in seen], [m for m, _, _ in seen], eps), erank=effective_rank(feat),
+                layers=len(seen))
 
 def load_digits_data(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     "scikit-learn's digits as (X standardised per pixel, y), shuffled with `seed`."
@@ -239,18 +293,18 @@ def train_continual(act: str, tasks: Sequence[Mapping], width: int = 64, depth: 
 # %% ../nbs/15_plasticity.ipynb #d771f18c
 def stress_run(act: str, gamma: float, X: torch.Tensor, y: torch.Tensor, n_train: int, events: int = 3, warmup: int = 150,
                stress_steps: int = 60, recover_steps: int = 60, eval_every: int = 10, width: int = 64, depth: int = 2,
-               batch: int = 64, lr: float = 1e-3, seed: int = 0) -> dict:
+               batch: int = 64, lr: float = 1e-3, seed: int = 0, act_kwargs: Mapping | None = None) -> dict:
     """Stress protocol: train on (X[:n_train], y[:n_train]); after `warmup` steps, `events` times scale every hidden
     pre-activation by `gamma` for `stress_steps` steps, then restore for `recover_steps` steps. Returns the curves
     (step, held-out accuracy and loss, saturated fraction, gain) and per event: peak saturation while stressed and, for
     both transitions (onset of the stress, restoring), the held-out loss jump and tau95 (steps until 95 % of the jump
     is recovered; a transition without it inside its window is a non-recovery), plus the recovery time after restoring
-    (steps until accuracy is back within one point of its pre-stress value). Averages use the window for misses."""
-    gamma = _check_number("gamma", gamma)
-    if gamma <= 0: raise ValueError(f"gamma must be > 0, got {gamma}")
+    (steps until accuracy is back within one point of its pre-stress value). Averages use the window for misses.
+    `act_kwargs` go to the activation's constructor."""
+    gamma = check_positive("gamma", gamma)
     if min(events, warmup, stress_steps, recover_steps, eval_every) < 1: raise ValueError("events, warmup, stress_steps, recover_steps and eval_every must be >= 1")
     torch.manual_seed(seed); g = torch.Generator().manual_seed(seed + 1)
-    model = PlasticMLP(X.shape[1], width, 10, depth, act); opt = torch.optim.Adam(model.parameters(), lr=lr)
+    model = PlasticMLP(X.shape[1], width, 10, depth, act, act_kwargs); opt = torch.optim.Adam(model.parameters(), lr=lr)
     Xtr, ytr, Xte, yte = X[:n_train], y[:n_train], X[n_train:], y[n_train:]
     total = warmup + events * (stress_steps + recover_steps)
     starts = [warmup + e * (stress_steps + recover_steps) for e in range(events)]
@@ -307,7 +361,7 @@ class DynamicsShift(gym.Wrapper):
         "Scale masses (and inertias), sliding friction and gravity by the given factors relative to the originals."
         import mujoco
         for n, v in (("mass", mass), ("friction", friction), ("gravity", gravity)):
-            if _check_number(n, v) <= 0: raise ValueError(f"{n} must be > 0, got {v}")
+            check_positive(n, v)
         m, o = self.env.unwrapped.model, self._orig
         m.body_mass[:] = o["mass"] * mass; m.body_inertia[:] = o["inertia"] * mass
         m.geom_friction[:] = o["friction"]; m.geom_friction[:, 0] = o["friction"][:, 0] * friction
@@ -327,23 +381,66 @@ def plasticity_score(returns: Mapping[str, np.ndarray], final: Sequence[int] | N
     lo, hi = allv.min(0), allv.max(0); span = np.where(hi > lo, hi - lo, 1.0)
     return {k: float(trim_mean(((a[:, -1, :] - lo) / span).ravel(), 0.25)) for k, a in arrs.items()}
 
+def ppo_activation_fn(act: str, act_kwargs: Mapping | None = None,
+                      rsl_mean_slope: bool = True) -> Callable[[], nn.Module]:
+    """The zero-argument activation factory stable-baselines3 wants (`policy_kwargs['activation_fn']`).
+    stable-baselines3 collects rollouts in eval mode and updates in train mode; for Randomized Smooth-Leaky that would evaluate the
+    update's log-probabilities with random slopes and the rollout's with the mean slope, so the PPO ratio differs from 1
+    before any update. With `rsl_mean_slope` (default) it uses the mean slope in both modes (`fixed_mean=True`)."""
+    if act not in ACTIVATIONS: raise ValueError(f"act must be one of {sorted(ACTIVATIONS)}, got {act!r}")
+    if act == "CReLU": raise ValueError("act='CReLU' changes the layer widths, which stable-baselines3's MLP does not allow")
+    kw = dict(act_kwargs or {})
+    if act == "Rand-Smooth-Leaky" and rsl_mean_slope: kw.setdefault("fixed_mean", True)
+    return functools.partial(ACTIVATIONS[act], **kw) if kw else ACTIVATIONS[act]
+
+@torch.no_grad()
+def ppo_logprob_gap(model, obs: torch.Tensor | None = None, n_obs: int = 256, seed: int = 0,
+                    random_slopes: bool = False) -> float:
+    """Mean |log pi_train(a|s) - log pi_eval(a|s)| of a stable-baselines3 policy on `obs` (default: `n_obs` uniform
+    observations in the observation box clipped to [-1, 1]) and actions it samples there. With `random_slopes`, every
+    `RandomizedSmoothLeaky(fixed_mean=True)` in the policy draws random slopes in train mode for this measurement
+    (the gap PPO would see without the mean-slope fix)."""
+    g = torch.Generator().manual_seed(seed)
+    if obs is None:
+        lo, hi = np.clip(model.observation_space.low, -1.0, 1.0), np.clip(model.observation_space.high, -1.0, 1.0)
+        obs = torch.as_tensor(lo + (hi - lo) * torch.rand(n_obs, len(lo), generator=g).numpy(), dtype=torch.float32)
+    pol = model.policy
+    rsl = [m for m in pol.modules() if isinstance(m, RandomizedSmoothLeaky) and m.fixed_mean] if random_slopes else []
+    for m in rsl: m.fixed_mean = False
+    try:
+        pol.set_training_mode(False)
+        act, _, lp_eval = pol(obs, deterministic=False)
+        pol.set_training_mode(True)
+        _, lp_train, _ = pol.evaluate_actions(obs, act)
+    finally:
+        pol.set_training_mode(False)
+        for m in rsl: m.fixed_mean = True
+    return float((lp_train - lp_eval).abs().mean())
+
 def ppo_nonstationary(act: str, shifts: Sequence[Mapping], cycles: int = 3, phase_steps: int = 1024, env_id: str = "InvertedPendulum-v5",
-                      seed: int = 0, ppo_kwargs: Mapping | None = None) -> dict:
-    """One PPO agent (stable-baselines3, `act` in policy and value nets) trained through `cycles` x `shifts` phases of
-    `phase_steps` steps (PPO rounds each phase up to a whole number of `n_steps` rollouts; `bounds` has the real ends)."""
+                      seed: int = 0, ppo_kwargs: Mapping | None = None, act_kwargs: Mapping | None = None,
+                      rsl_mean_slope: bool = True) -> dict:
+    """One PPO agent (stable-baselines3, `act` in policy and value nets; see `ppo_activation_fn`) trained through
+    `cycles` x `shifts` phases of `phase_steps` steps (PPO rounds each phase up to a whole number of `n_steps` rollouts;
+    `bounds` has the real ends). After each phase the policy network is diagnosed (`diagnose`) on the last rollout's
+    observations; `logprob_gap` is the train-vs-eval-mode log-probability gap (`ppo_logprob_gap`) of the final policy on
+    the last rollout's observations, and `logprob_gap_random` the same with random slopes forced (Randomized SL only)."""
     from stable_baselines3 import PPO
     if not shifts: raise ValueError("shifts must be non-empty")
     if cycles < 1 or phase_steps < 1: raise ValueError(f"cycles and phase_steps must be >= 1, got {cycles}, {phase_steps}")
+    fn = ppo_activation_fn(act, act_kwargs, rsl_mean_slope)
     env = DynamicsShift(gym.make(env_id))
     kw = dict(n_steps=512, batch_size=128, n_epochs=4, learning_rate=1e-3, gamma=0.99, verbose=0, device="cpu")
     kw.update(ppo_kwargs or {})
-    model = PPO("MlpPolicy", env, seed=seed, policy_kwargs=dict(activation_fn=ACTIVATIONS[act]), **kw)
+    model = PPO("MlpPolicy", env, seed=seed, policy_kwargs=dict(activation_fn=fn), **kw)
     mon = model.get_env().envs[0]
-    R = np.zeros((cycles, len(shifts))); curve, bounds = [], []
+    R = np.zeros((cycles, len(shifts)))
+    curve, bounds, diag = [], [], []
     for c in range(cycles):
         for j, sh in enumerate(shifts):
             env.set_shift(**sh)
-            n0 = len(mon.get_episode_rewards()); t0 = model.num_timesteps
+            n0 = len(mon.get_episode_rewards())
+            t0 = model.num_timesteps
             model.learn(phase_steps, reset_num_timesteps=False)
             rew, lens = np.array(mon.get_episode_rewards()[n0:]), np.array(mon.get_episode_lengths()[n0:])
             ends = np.cumsum(lens)   # episode end steps within the phase (approximately; the first may have started earlier)
@@ -351,5 +448,10 @@ def ppo_nonstationary(act: str, shifts: Sequence[Mapping], cycles: int = 3, phas
             R[c, j] = float(late.mean()) if len(late) else (float(rew.mean()) if len(rew) else 0.0)
             curve += [(t0 + int(e), float(r)) for e, r in zip(ends, rew)]
             bounds.append(int(model.num_timesteps))
+            obs = model.rollout_buffer.observations.reshape(-1, model.observation_space.shape[0])
+            obs = torch.as_tensor(obs, dtype=torch.float32)
+            diag.append(diagnose(model.policy.mlp_extractor.policy_net, obs))
     env.close()
-    return dict(returns=R, curve=curve, bounds=bounds)
+    gap = ppo_logprob_gap(model, obs, seed=seed)
+    gap_r = ppo_logprob_gap(model, obs, seed=seed, random_slopes=True) if act == "Rand-Smooth-Leaky" else None
+    return dict(returns=R, curve=curve, bounds=bounds, diagnostics=diag, logprob_gap=gap, logprob_gap_random=gap_r)

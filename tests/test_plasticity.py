@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 import torch
 
-from iclr26.plasticity import (ACTIVATIONS, DynamicsShift, PlasticMLP, RandomizedSmoothLeaky, SmoothLeaky, activation_grad,
+from iclr26.plasticity import (ACTIVATIONS, CReLU, DynamicsShift, PlasticMLP, RandomizedSmoothLeaky, SmoothLeaky, activation_grad,
                                class_incremental_tasks, dead_band_width, diagnose, effective_negative_slope, effective_rank,
-                               make_activation, permuted_tasks, plasticity_score, random_label_tasks, smooth_leaky,
-                               smooth_leaky_grad, smooth_leaky_grad_floor, stress_run, train_continual)
+                               make_activation, permuted_tasks, plasticity_score, ppo_activation_fn, random_label_tasks,
+                               smooth_leaky, smooth_leaky_grad, smooth_leaky_grad_floor, stress_run, train_continual)
 
 
 @pytest.mark.parametrize("alpha,p,c", [(0.1, 3.0, 5.0), (0.0, 3.0, 5.0), (0.3, 1.0, 2.0), (1.0, 3.0, 5.0), (0.05, 0.5, 7.0)])
@@ -157,3 +157,73 @@ def test_dynamics_shift_wrapper():
     np.testing.assert_allclose(m.body_mass, m0)
     with pytest.raises(ValueError, match="mass"): env.set_shift(mass=0.0)
     env.reset(seed=0); env.step(env.action_space.sample()); env.close()
+
+
+def test_fixed_mean_slope_is_deterministic_in_train_mode():
+    m = RandomizedSmoothLeaky(0.1, 0.3, fixed_mean=True).train()
+    x = torch.randn(2000)
+    torch.testing.assert_close(m(x), m(x))
+    torch.testing.assert_close(m(x), SmoothLeaky(0.2)(x))
+    with pytest.raises(TypeError, match="fixed_mean"): RandomizedSmoothLeaky(fixed_mean=1)
+
+
+def test_crelu_and_its_mlp():
+    x = torch.tensor([[-2.0, 0.5], [1.0, -3.0]])
+    torch.testing.assert_close(CReLU()(x), torch.tensor([[0.0, 0.5, 2.0, 0.0], [1.0, 0.0, 0.0, 3.0]]))
+    m = PlasticMLP(6, 8, 3, 2, "CReLU")
+    assert m.layers[1].in_features == 16 and m.head.in_features == 16 and m(torch.randn(5, 6)).shape == (5, 3)
+    assert dead_band_width(CReLU()) < 1e-3                                  # |phi'| = 1 except at 0
+    assert {"CELU", "SELU", "CReLU"} <= set(ACTIVATIONS)
+
+
+def test_leaky_slope_is_a_parameter():
+    for s in (0.01, 0.1, 0.3):
+        assert effective_negative_slope(make_activation("Leaky-ReLU", negative_slope=s)) == pytest.approx(s, abs=1e-6)
+    m = PlasticMLP(4, 8, 3, 2, "Leaky-ReLU", dict(negative_slope=0.3))
+    assert all(a.negative_slope == 0.3 for a in m.acts)
+
+
+def test_diagnose_works_on_any_module():
+    torch.manual_seed(0)
+    X = torch.randn(64, 16)
+    seq = torch.nn.Sequential(torch.nn.Linear(16, 8), torch.nn.ReLU(), torch.nn.Linear(8, 8), SmoothLeaky(), torch.nn.Linear(8, 2))
+    with torch.no_grad():
+        seq[0].weight.zero_(); seq[0].bias.fill_(-1.0); seq[0].bias[:2] = 1.0   # 6 of 8 ReLU units dead, SL units never
+    d = diagnose(seq, X)
+    assert d["layers"] == 2 and d["dead"] == pytest.approx((6 / 8 + 0) / 2) and d["saturated"] == pytest.approx((6 / 8) / 2)
+    feat = SmoothLeaky()(seq[2](seq[1](seq[0](X))))
+    assert d["erank"] == pytest.approx(effective_rank(feat), rel=1e-6)
+    conv = torch.nn.Sequential(torch.nn.Unflatten(1, (1, 4, 4)), torch.nn.Conv2d(1, 3, 2), torch.nn.GELU(), torch.nn.Flatten())
+    dc = diagnose(conv, X)
+    assert dc["layers"] == 1 and 0 <= dc["saturated"] <= 1 and dc["erank"] > 0
+    assert conv.training                                                     # mode restored
+    only_sl = diagnose(seq, X, select=lambda n, m: isinstance(m, SmoothLeaky))
+    assert only_sl["layers"] == 1 and only_sl["dead"] == 0.0
+    with pytest.raises(ValueError, match="no activation modules"): diagnose(torch.nn.Linear(16, 2), X)
+    with pytest.raises(TypeError, match="model"): diagnose("not a model", X)
+    # the hooks are removed afterwards
+    assert not any(m._forward_hooks for m in seq.modules())
+
+
+def test_ppo_activation_fn():
+    fn = ppo_activation_fn("Rand-Smooth-Leaky")
+    m = fn().train()
+    assert m.fixed_mean and m.slope(torch.zeros(3)) == pytest.approx((1 / 8 + 1 / 3) / 2)
+    assert not ppo_activation_fn("Rand-Smooth-Leaky", rsl_mean_slope=False)().fixed_mean
+    assert ppo_activation_fn("Leaky-ReLU", dict(negative_slope=0.1))().negative_slope == 0.1
+    assert ppo_activation_fn("ReLU") is torch.nn.ReLU
+    with pytest.raises(ValueError, match="act"): ppo_activation_fn("Swishy")
+    with pytest.raises(ValueError, match="CReLU"): ppo_activation_fn("CReLU")
+
+
+def test_ppo_logprob_gap_mean_slope_removes_the_mismatch():
+    pytest.importorskip("stable_baselines3"); gym = pytest.importorskip("gymnasium")
+    from stable_baselines3 import PPO
+    from iclr26.plasticity import ppo_logprob_gap
+    models = {mean: PPO("MlpPolicy", gym.make("Pendulum-v1"), seed=0, device="cpu",
+                        policy_kwargs=dict(activation_fn=ppo_activation_fn("Rand-Smooth-Leaky", rsl_mean_slope=mean)))
+              for mean in (True, False)}
+    assert ppo_logprob_gap(models[True]) < 1e-6                              # mean slope in rollout and update
+    assert ppo_logprob_gap(models[False]) > 1e-6                             # random slopes in the update only
+    assert ppo_logprob_gap(models[True], random_slopes=True) > 1e-6          # forced random for the measurement ...
+    assert all(m.fixed_mean for m in models[True].policy.modules() if isinstance(m, RandomizedSmoothLeaky))  # ... then restored
