@@ -170,9 +170,7 @@ def group_size_for(in_features: int, group_size: int = 128) -> int:
     if in_features % group_size == 0: return group_size
     return max(g for g in range(32, group_size + 1, 32) if in_features % g == 0)
 
-def _kernel_module():
-    "The Triton kernel module `iclr26.kernels.anybcq` (its launcher needs `triton`)."
-    return importlib.import_module("iclr26.kernels.anybcq")
+from .kernels import anybcq as _kernel, select_backend   # imports without triton; only its launcher needs it
 
 class AnyBCQLinear(nn.Module):
     "A linear layer stored as nested BCQ bit-planes with one scale set per precision; `set_precision(p)` at run time."
@@ -247,9 +245,10 @@ class AnyBCQLinear(nn.Module):
         a, b = self._scales(p)
         x2 = x.reshape(-1, self.in_features)
         needs_grad = torch.is_grad_enabled() and (a.requires_grad or x.requires_grad)
-        if x.is_cuda and not needs_grad:                     # inference on a GPU: the Triton bit-plane kernel
-            y = _kernel_module().bcq_matmul(x2, self.qweight, a.to(x.dtype), None if b is None else b.to(x.dtype), p, self.group_size)
-        else:                                                # CPU, or scales being trained: PyTorch
+        # inference on a GPU: the Triton bit-plane kernel; CPU, or scales being trained: PyTorch
+        if select_backend(x2, self.qweight, a, backend="torch" if needs_grad else "auto") == "triton":
+            y = _kernel.bcq_matmul(x2, self.qweight, a.to(x.dtype), None if b is None else b.to(x.dtype), p, self.group_size)
+        else:
             y = x2.float() @ self._dequant(p, a, b)
             y = y.to(x.dtype)
         if self.bias is not None: y = y + self.bias.to(y.dtype)

@@ -98,11 +98,8 @@ def lmkan_dense_reference(x: torch.Tensor, table: torch.Tensor, knots: torch.Ten
     return torch.einsum("bpk,bpl,klqp->bq", phi1, phi2, table.to(x.dtype))
 
 # %% ../nbs/26_lmkan.ipynb #366fe9a5
-_BACKENDS = ("auto", "torch", "triton")
-
-def _kernel_module():
-    "The Triton kernel module `iclr26.kernels.lmkan` (imported on first use; needs `triton`)."
-    return importlib.import_module("iclr26.kernels.lmkan")
+from .kernels import BACKENDS as _BACKENDS, dispatch
+from .kernels import lmkan as _kernel      # imports without triton; only its launchers need it
 
 class LMKAN2D(nn.Module):
     "lmKAN layer: $y_q=\\sum_p f_{qp}(x_{2p},x_{2p+1})$ with bilinear lookup tables on a Laplace-quantile grid."
@@ -131,13 +128,8 @@ class LMKAN2D(nn.Module):
         x2 = x.reshape(-1, self.in_features)
         if self.check_inputs and not bool(torch.isfinite(x2).all()):
             raise ValueError("x contains non-finite values (nan or inf); lmKAN tables can only be looked up at finite inputs")
-        backend = self.backend
-        if backend == "auto": backend = "triton" if x.is_cuda else "torch"
-        if backend == "triton":
-            K = _kernel_module()
-            y = K.lmkan(x2.contiguous(), self.table, self.knots)
-        else:
-            y = lmkan_lookup(x2, self.table, self.knots)
+        # CUDA tensors -> the Triton kernel, CPU -> the PyTorch lookup (backend="triton": the interpreter on CPU)
+        y = dispatch(_kernel.lmkan, lmkan_lookup, x2.contiguous(), self.table, self.knots, backend=self.backend)
         return y.reshape(*lead, self.out_features)
 
     def flops(self) -> int:

@@ -27,17 +27,12 @@ Arithmetic is float32 inside the kernel for float16/bfloat16/float32 inputs; the
 """
 from __future__ import annotations
 
-import os
-
 import torch
 
-try:
-    import triton
-    import triton.language as tl
-    HAS_TRITON = True
-except ImportError:  # triton is optional: the references still work
-    triton = tl = None
-    HAS_TRITON = False
+from . import check_triton_path, import_triton, interpreting
+
+triton, tl = import_triton()   # (None, None) without triton: the references still work
+HAS_TRITON = triton is not None
 
 __all__ = ["HAS_TRITON", "interpreting", "pack_bitplanes", "unpack_bitplanes", "dequantize", "check_bcq",
            "bcq_matmul_reference", "bcq_matmul_planes", "bcq_matmul"]
@@ -46,17 +41,13 @@ _DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 _SHIFTS = None
 
 
-def interpreting() -> bool:
-    "True when Triton runs in its CPU interpreter (`TRITON_INTERPRET=1`)."
-    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
-
-
 # ---------------------------------------------------------------------------------------------
 # storage format and pure-PyTorch references
 # ---------------------------------------------------------------------------------------------
 def pack_bitplanes(planes: torch.Tensor) -> torch.Tensor:
     "Pack +-1 (or boolean, True = +1) planes of shape (p, K, N), K a multiple of 32, into int32 `qweight[K/32, p, N]`."
-    if not isinstance(planes, torch.Tensor): raise TypeError(f"planes must be a torch.Tensor, got {type(planes).__name__}")
+    if not isinstance(planes, torch.Tensor):
+        raise TypeError(f"planes must be a torch.Tensor, got {type(planes).__name__}")
     if planes.dim() != 3: raise ValueError(f"planes must have shape (p, K, N), got {tuple(planes.shape)}")
     p, K, N = planes.shape
     if K % 32: raise ValueError(f"planes' K ({K}) must be a multiple of 32 (32 rows per int32 word)")
@@ -90,13 +81,17 @@ def _check_p(p, p_max) -> int:
 def check_bcq(x: torch.Tensor | None, qweight: torch.Tensor, alpha: torch.Tensor, beta: torch.Tensor | None,
               p: int, group_size: int) -> tuple[int, int, int]:
     "Check the operands of a bit-plane product and return (K, N, number of groups); errors name the bad argument."
-    if not isinstance(qweight, torch.Tensor): raise TypeError(f"qweight must be a torch.Tensor, got {type(qweight).__name__}")
+    if not isinstance(qweight, torch.Tensor):
+        raise TypeError(f"qweight must be a torch.Tensor, got {type(qweight).__name__}")
     if qweight.dtype != torch.int32 or qweight.dim() != 3:
-        raise TypeError(f"qweight must be int32 with shape (K/32, p_max, N), got {qweight.dtype} {tuple(qweight.shape)}")
+        raise TypeError(f"qweight must be int32 with shape (K/32, p_max, N), "
+                        f"got {qweight.dtype} {tuple(qweight.shape)}")
     K, p_max, N = qweight.shape[0] * 32, qweight.shape[1], qweight.shape[2]
     _check_p(p, p_max)
-    if isinstance(group_size, bool) or not isinstance(group_size, int): raise TypeError(f"group_size must be an int, got {type(group_size).__name__}")
-    if group_size < 32 or group_size % 32: raise ValueError(f"group_size must be a positive multiple of 32, got {group_size}")
+    if isinstance(group_size, bool) or not isinstance(group_size, int):
+        raise TypeError(f"group_size must be an int, got {type(group_size).__name__}")
+    if group_size < 32 or group_size % 32:
+        raise ValueError(f"group_size must be a positive multiple of 32, got {group_size}")
     if K % group_size: raise ValueError(f"K={K} is not divisible by group_size={group_size}")
     G = K // group_size
     if not isinstance(alpha, torch.Tensor): raise TypeError(f"alpha must be a torch.Tensor, got {type(alpha).__name__}")
@@ -104,7 +99,8 @@ def check_bcq(x: torch.Tensor | None, qweight: torch.Tensor, alpha: torch.Tensor
         raise ValueError(f"alpha must have shape (K/group_size={G}, >= p={p}, N={N}), got {tuple(alpha.shape)}")
     if alpha.dtype not in _DTYPES: raise TypeError(f"alpha must be float16, bfloat16 or float32, got {alpha.dtype}")
     if beta is not None:
-        if not isinstance(beta, torch.Tensor): raise TypeError(f"beta must be a torch.Tensor or None, got {type(beta).__name__}")
+        if not isinstance(beta, torch.Tensor):
+            raise TypeError(f"beta must be a torch.Tensor or None, got {type(beta).__name__}")
         if beta.shape != (G, N): raise ValueError(f"beta must have shape ({G}, {N}), got {tuple(beta.shape)}")
         if beta.dtype not in _DTYPES: raise TypeError(f"beta must be float16, bfloat16 or float32, got {beta.dtype}")
     devs = {qweight.device, alpha.device} | ({beta.device} if beta is not None else set())
@@ -114,7 +110,8 @@ def check_bcq(x: torch.Tensor | None, qweight: torch.Tensor, alpha: torch.Tensor
         if x.shape[1] != K: raise ValueError(f"x has {x.shape[1]} features but qweight packs K={K}")
         if x.dtype not in _DTYPES: raise TypeError(f"x must be float16, bfloat16 or float32, got {x.dtype}")
         devs.add(x.device)
-    if len(devs) != 1: raise ValueError(f"x, qweight, alpha and beta must be on one device, got {sorted(map(str, devs))}")
+    if len(devs) != 1:
+        raise ValueError(f"x, qweight, alpha and beta must be on one device, got {sorted(map(str, devs))}")
     return K, N, G
 
 
@@ -137,7 +134,7 @@ def bcq_matmul_reference(x: torch.Tensor, qweight: torch.Tensor, alpha: torch.Te
 
 def bcq_matmul_planes(x: torch.Tensor, qweight: torch.Tensor, alpha: torch.Tensor, beta: torch.Tensor | None,
                       p: int, group_size: int) -> torch.Tensor:
-    "Pure-PyTorch bit-plane product computed as the kernel does: per plane, `(x_g @ B_i,g) * alpha_i,g` summed over groups."
+    "The bit-plane product in PyTorch as the kernel computes it: per plane `(x_g @ B_i,g) * alpha_i,g`, summed over g."
     K, N, G = check_bcq(x, qweight, alpha, beta, p, group_size)
     xg = x.float().view(-1, G, group_size)                                     # (M, G, g)
     B = unpack_bitplanes(qweight, p, torch.float32).view(p, G, group_size, N)
@@ -191,7 +188,8 @@ if HAS_TRITON:
 
 
 def _pow2(name, v):
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1): raise ValueError(f"{name} must be a power of two, got {v!r}")
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1):
+        raise ValueError(f"{name} must be a power of two, got {v!r}")
     return v
 
 
@@ -202,9 +200,7 @@ def bcq_matmul(x: torch.Tensor, qweight: torch.Tensor, alpha: torch.Tensor, beta
     `block_m` defaults to 1 for M == 1 (GEMV: broadcast multiply-sum) and 16 otherwise (``tl.dot``); tiles
     with `block_m >= 16` use ``tl.dot``. fp32 activations use IEEE fp32 products (no TF32)."""
     K, N, G = check_bcq(x, qweight, alpha, beta, p, group_size)
-    if not HAS_TRITON: raise RuntimeError("the Triton path needs the `triton` package")
-    if x.device.type != "cuda" and not interpreting():
-        raise ValueError(f"the Triton path needs CUDA tensors (or TRITON_INTERPRET=1 for CPU tensors); x is on {x.device}")
+    check_triton_path(x, qweight, alpha, beta, what="bcq_matmul (the Triton path)")
     M = x.shape[0]
     y = torch.empty(M, N, device=x.device, dtype=x.dtype)
     if M == 0 or N == 0: return y

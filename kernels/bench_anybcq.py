@@ -19,7 +19,7 @@ import sys, time
 
 import torch
 
-from iclr26.kernels._bench import bench_device, bench_parser, median_time, write_report
+from iclr26.kernels._bench import bench_device, bench_parser, median_time, rel_err, write_report
 
 
 def _time(fn, device, warmup=5, iters=50) -> float:
@@ -37,7 +37,8 @@ def _operands(M, K, N, g, p_max, dtype, gen, offset=True):
 
 def correctness(K_, device, tiny=False) -> list[dict]:
     shapes = [(1, 64, 37, 32), (5, 128, 20, 64)] if tiny else \
-        [(1, 64, 37, 32), (5, 128, 20, 64), (16, 256, 70, 128), (33, 512, 129, 128), (1, 4096, 4096, 128), (64, 1024, 1000, 32)]
+        [(1, 64, 37, 32), (5, 128, 20, 64), (16, 256, 70, 128), (33, 512, 129, 128), (1, 4096, 4096, 128),
+         (64, 1024, 1000, 32)]
     dtypes = [torch.float32, torch.float16] + ([torch.bfloat16] if device.type == "cuda" else [])
     out = []
     for M, K, N, g in shapes:
@@ -50,7 +51,7 @@ def correctness(K_, device, tiny=False) -> list[dict]:
                     ref = K_.bcq_matmul_reference(x, q, alpha, beta, p, g).float()
                     d = lambda t: t.to(device) if t is not None else None
                     y = K_.bcq_matmul(d(x), d(q), d(alpha), d(beta), p, g).float().cpu()
-                    rel = ((y - ref).abs().max() / ref.abs().max().clamp_min(1e-12)).item()
+                    rel = rel_err(y, ref)
                     tol = {torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 1e-2}[dt]
                     out.append(dict(M=M, K=K, N=N, group=g, p=p, offset=offset, dtype=str(dt).replace("torch.", ""),
                                     rel_err=rel, tol=tol, ok=rel <= tol))
@@ -73,7 +74,8 @@ def timing(K_, device, K, N, g, batches, iters, block_ns=(16, 32, 64)) -> list[d
             ap = alpha[:, :p].contiguous()
             best = {}
             for name, qq, aa in (("shared_pmax4", q4, alpha), ("p_only", qp, ap)):
-                ts = {bn: _time(lambda: K_.bcq_matmul(x, qq, aa, None, p, g, block_n=bn), device, iters=iters) for bn in block_ns}
+                ts = {bn: _time(lambda: K_.bcq_matmul(x, qq, aa, None, p, g, block_n=bn), device, iters=iters)
+                      for bn in block_ns}
                 bn = min(ts, key=ts.get)
                 best[name] = (ts[bn], bn)
             nbytes = K * N * p // 8 + (K // g) * p * N * 2 + M * K * 2 + M * N * 2

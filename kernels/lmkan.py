@@ -25,17 +25,12 @@ Arithmetic is float32 inside the kernels for float16/bfloat16/float32 inputs; th
 """
 from __future__ import annotations
 
-import os
-
 import torch
 
-try:
-    import triton
-    import triton.language as tl
-    HAS_TRITON = True
-except ImportError:  # triton is optional: the reference still works
-    triton = tl = None
-    HAS_TRITON = False
+from . import check_triton_path, import_triton, interpreting
+
+triton, tl = import_triton()   # (None, None) without triton: the references still work
+HAS_TRITON = triton is not None
 
 __all__ = ["HAS_TRITON", "interpreting", "locate_reference", "lmkan_reference", "lmkan_forward", "lmkan_backward",
            "LMKANFunction", "lmkan"]
@@ -43,16 +38,12 @@ __all__ = ["HAS_TRITON", "interpreting", "locate_reference", "lmkan_reference", 
 _DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 
 
-def interpreting() -> bool:
-    "True when Triton runs in its CPU interpreter (`TRITON_INTERPRET=1`)."
-    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
-
-
 # ---------------------------------------------------------------------------------------------
 # pure-PyTorch reference
 # ---------------------------------------------------------------------------------------------
 def locate_reference(x: torch.Tensor, knots: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    "Cell index `i = clamp(floor(G * sigma(x)), 0, G-1)` (sigma = Laplace CDF) and offset `u = (x - b_i)/(b_{i+1} - b_i)`."
+    """Cell index `i = clamp(floor(G * sigma(x)), 0, G-1)` (sigma = Laplace CDF) and in-cell offset
+    `u = (x - b_i)/(b_{i+1} - b_i)`."""
     G = knots.numel() - 1
     e = torch.exp(-x.abs())
     s = torch.where(x > 0, 1.0 - 0.5 * e, 0.5 * e)
@@ -91,10 +82,7 @@ def _check(x, table, knots, need_device=True):
     if not knots.is_floating_point(): raise TypeError(f"knots must be floating point, got {knots.dtype}")
     if len({x.device, table.device, knots.device}) != 1:
         raise ValueError(f"x, table and knots must be on one device, got {x.device}, {table.device}, {knots.device}")
-    if need_device:
-        if not HAS_TRITON: raise RuntimeError("the Triton path needs the `triton` package")
-        if x.device.type != "cuda" and not interpreting():
-            raise ValueError(f"the Triton path needs CUDA tensors (or TRITON_INTERPRET=1 for CPU tensors); x is on {x.device}")
+    if need_device: check_triton_path(x, table, knots, what="the lmKAN Triton path")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -191,7 +179,8 @@ if HAS_TRITON:
 def _blocks(B: int, N_out: int, block_b: int | None, block_q: int | None) -> tuple[int, int]:
     "Power-of-two tile sizes: 32 x 32 by default (enough programs to fill a GPU at batch 1024; few in the interpreter)."
     if block_b is None: block_b = 32
-    if block_q is None:   # >= 16 on a GPU (tl.dot-free, but narrower tiles waste lanes); any power of two in the interpreter
+    # block_q >= 16 on a GPU (no tl.dot, but narrower tiles waste lanes); any power of two in the interpreter
+    if block_q is None:
         block_q = min(32, max(1 if interpreting() else 16, triton.next_power_of_2(N_out)))
     for name, v in (("block_b", block_b), ("block_q", block_q)):
         if not isinstance(v, int) or v < 1 or v & (v - 1): raise ValueError(f"{name} must be a power of two, got {v!r}")
@@ -216,7 +205,8 @@ def lmkan_forward(x: torch.Tensor, table: torch.Tensor, knots: torch.Tensor,
 
 def lmkan_backward(x: torch.Tensor, table: torch.Tensor, knots: torch.Tensor, grad_y: torch.Tensor,
                    need_x: bool = True, need_table: bool = True,
-                   block_b: int | None = None, block_q: int | None = None) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+                   block_b: int | None = None,
+                   block_q: int | None = None) -> tuple[torch.Tensor | None, torch.Tensor | None]:
     "Triton backward: gradients of `sum(grad_y * y)` with respect to `x` and `table` (None where not needed)."
     _check(x, table, knots)
     B, N_out, NP, G = x.shape[0], table.shape[2], table.shape[3], table.shape[0] - 1
@@ -230,7 +220,8 @@ def lmkan_backward(x: torch.Tensor, table: torch.Tensor, knots: torch.Tensor, gr
         bb, bq = _blocks(B, N_out, block_b, block_q)
         tstr = table.stride()
         if need_table and gt.stride() != tstr:      # the kernel indexes gt with the table's strides
-            tbl = table.contiguous(); tstr = tbl.stride()
+            tbl = table.contiguous()
+            tstr = tbl.stride()
         else:
             tbl = table
         dummy = gt if gt is not None else gx

@@ -1,4 +1,5 @@
-"""Triton AnyBCQ bit-plane kernel (interpreter on CPU) vs the PyTorch references: the issue's grid, ragged tails, fp32/fp16."""
+"""Triton AnyBCQ bit-plane kernel (interpreter on CPU, compiled on CUDA) vs the PyTorch references: the issue's grid,
+ragged tails, fp32/fp16."""
 import os
 os.environ.setdefault("TRITON_INTERPRET", "1")   # before triton / the kernel module is imported
 
@@ -7,9 +8,7 @@ import torch
 
 pytest.importorskip("triton")
 K = pytest.importorskip("iclr26.kernels.anybcq")
-
-DEV = "cuda" if torch.cuda.is_available() else "cpu"
-needs_triton_path = pytest.mark.skipif(DEV == "cpu" and not K.interpreting(), reason="needs CUDA or TRITON_INTERPRET=1")
+from helpers import DEV, needs_triton_path, rel_err, to_dev
 
 
 def _operands(M, Kd, N, g, p_max, dtype, seed, offset=True):
@@ -19,14 +18,6 @@ def _operands(M, Kd, N, g, p_max, dtype, seed, offset=True):
     beta = (torch.randn(Kd // g, N, generator=gen) * 0.1).to(dtype) if offset else None
     x = torch.randn(M, Kd, generator=gen).to(dtype)
     return x, K.pack_bitplanes(B), B, alpha, beta
-
-
-def _rel(a, b):
-    return ((a.float() - b.float()).abs().max() / b.float().abs().max().clamp_min(1e-12)).item()
-
-
-def _d(t):
-    return t.to(DEV) if t is not None else None
 
 
 # the issue's grid: M in {1, 5, 16}, K in {64, 128, 256}, groups {32, 64, 128} (those dividing K); N ragged against
@@ -40,9 +31,9 @@ def test_grid_fp32(M, Kd, g):
     N = 16 + 7 + M                                  # ragged tail in N (and M=5 in the row tile of 16)
     p = 1 + (M + Kd // 32 + g // 32) % 4
     x, q, _, alpha, beta = _operands(M, Kd, N, g, 4, torch.float32, seed=M * 1000 + Kd + g, offset=(g != 64))
-    y = K.bcq_matmul(_d(x), _d(q), _d(alpha), _d(beta), p, g, block_n=16).cpu()
+    y = K.bcq_matmul(to_dev(x), to_dev(q), to_dev(alpha), to_dev(beta), p, g, block_n=16).cpu()
     assert y.shape == (M, N) and y.dtype == torch.float32
-    assert _rel(y, K.bcq_matmul_reference(x, q, alpha, beta, p, g)) < 1e-5
+    assert rel_err(y, K.bcq_matmul_reference(x, q, alpha, beta, p, g)) < 1e-5
 
 
 @needs_triton_path
@@ -50,10 +41,10 @@ def test_grid_fp32(M, Kd, g):
 def test_fp16(M, Kd, N, g):
     x, q, _, alpha, beta = _operands(M, Kd, N, g, 4, torch.float16, seed=7 * M + N)
     for p in (2, 4):
-        y = K.bcq_matmul(_d(x), _d(q), _d(alpha), _d(beta), p, g).cpu()
+        y = K.bcq_matmul(to_dev(x), to_dev(q), to_dev(alpha), to_dev(beta), p, g).cpu()
         assert y.dtype == torch.float16
         ref = K.bcq_matmul_reference(x.float(), q, alpha.float(), beta.float(), p, g)
-        assert _rel(y, ref) < 2e-3
+        assert rel_err(y, ref) < 2e-3
 
 
 @needs_triton_path
@@ -63,16 +54,16 @@ def test_runtime_precision_one_buffer_all_p():
     for p in range(1, 5):
         W = (B[:p].float().view(p, 2, 32, 20) * alpha[:, :p].permute(1, 0, 2)[:, :, None, :]).sum(0) + beta[:, None, :]
         ref = x @ W.reshape(64, 20)
-        y = K.bcq_matmul(_d(x), _d(q), _d(alpha), _d(beta), p, 32, block_n=16).cpu()
-        assert _rel(y, ref) < 1e-5
+        y = K.bcq_matmul(to_dev(x), to_dev(q), to_dev(alpha), to_dev(beta), p, 32, block_n=16).cpu()
+        assert rel_err(y, ref) < 1e-5
 
 
 @needs_triton_path
 def test_gemv_block_m_one_and_dot_tiles_agree():
     x, q, _, alpha, beta = _operands(1, 128, 40, 64, 4, torch.float32, seed=11)
-    a = K.bcq_matmul(_d(x), _d(q), _d(alpha), _d(beta), 3, 64, block_m=1, block_n=16).cpu()
-    b = K.bcq_matmul(_d(x), _d(q), _d(alpha), _d(beta), 3, 64, block_m=16, block_n=32).cpu()
-    assert _rel(a, b) < 1e-5
+    a = K.bcq_matmul(to_dev(x), to_dev(q), to_dev(alpha), to_dev(beta), 3, 64, block_m=1, block_n=16).cpu()
+    b = K.bcq_matmul(to_dev(x), to_dev(q), to_dev(alpha), to_dev(beta), 3, 64, block_m=16, block_n=32).cpu()
+    assert rel_err(a, b) < 1e-5
 
 
 def test_pack_unpack_round_trip_and_bit_order():
@@ -82,16 +73,19 @@ def test_pack_unpack_round_trip_and_bit_order():
     assert q.shape == (3, 3, 5) and q.dtype == torch.int32
     assert torch.equal(K.unpack_bitplanes(q).long(), B)
     assert torch.equal(K.unpack_bitplanes(q, 2).long(), B[:2])
-    one = torch.full((1, 32, 1), -1); one[0, 31, 0] = 1           # only bit 31 set: the sign bit of the word
+    one = torch.full((1, 32, 1), -1)
+    one[0, 31, 0] = 1           # only bit 31 set: the sign bit of the word
     assert K.pack_bitplanes(one).item() == -2 ** 31
-    one[0, 31, 0] = -1; one[0, 0, 0] = 1
+    one[0, 31, 0] = -1
+    one[0, 0, 0] = 1
     assert K.pack_bitplanes(one).item() == 1
 
 
 def test_references_agree():
     x, q, _, alpha, beta = _operands(9, 256, 13, 128, 4, torch.float32, seed=5)
     for p in (1, 3):
-        assert _rel(K.bcq_matmul_planes(x, q, alpha, beta, p, 128), K.bcq_matmul_reference(x, q, alpha, beta, p, 128)) < 1e-5
+        planes = K.bcq_matmul_planes(x, q, alpha, beta, p, 128)
+        assert rel_err(planes, K.bcq_matmul_reference(x, q, alpha, beta, p, 128)) < 1e-5
 
 
 def test_rejects_bad_input():

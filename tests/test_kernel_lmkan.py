@@ -9,25 +9,7 @@ pytest.importorskip("triton")
 K = pytest.importorskip("iclr26.kernels.lmkan")
 from iclr26.lmkan import LMKAN2D, laplace_knots, lmkan_lookup, lmkan_dense_reference
 
-DEV = "cuda" if torch.cuda.is_available() else "cpu"
-needs_triton_path = pytest.mark.skipif(DEV == "cpu" and not K.interpreting(), reason="needs CUDA or TRITON_INTERPRET=1")
-
-
-def _inputs(B, N, knots, gen, exact_knots=True):
-    x = torch.randn(B, N, generator=gen) * 2
-    x[0] = 6.0
-    if B > 1: x[1] = -6.0
-    if B > 2: x[2] = 0.0
-    near = torch.cat([knots - 1e-5, knots + 1e-5] + ([knots] if exact_knots else []))
-    rest = x[3:].reshape(-1)
-    m = min(len(near), rest.numel())
-    rest[:m] = near[:m]
-    x[3:] = rest.view_as(x[3:])
-    return x
-
-
-def _rel(a, b):
-    return ((a.float() - b.float()).abs().max() / b.float().abs().max().clamp_min(1e-12)).item()
+from helpers import DEV, edge_inputs, needs_triton_path, rel_err
 
 
 # (B, N_in, N_out, G, block_b, block_q): tiles smaller than the tensors leave ragged tails in both dims
@@ -40,11 +22,11 @@ def test_forward_matches_references_fp32(B, N, Q, G, bb, bq):
     gen = torch.Generator().manual_seed(B + Q)
     kn = laplace_knots(G)
     t = torch.randn(G + 1, G + 1, Q, N // 2, generator=gen)
-    x = _inputs(B, N, kn, gen)
+    x = edge_inputs(B, N, kn, gen)
     y = K.lmkan_forward(x.to(DEV), t.to(DEV), kn.to(DEV), block_b=bb, block_q=bq).cpu()
-    assert _rel(y, lmkan_lookup(x, t, kn)) < 1e-5
-    assert _rel(y, K.lmkan_reference(x, t, kn)) < 1e-5
-    assert _rel(y, lmkan_dense_reference(x.double(), t.double(), kn)) < 1e-5
+    assert rel_err(y, lmkan_lookup(x, t, kn)) < 1e-5
+    assert rel_err(y, K.lmkan_reference(x, t, kn)) < 1e-5
+    assert rel_err(y, lmkan_dense_reference(x.double(), t.double(), kn)) < 1e-5
 
 
 @needs_triton_path
@@ -53,13 +35,13 @@ def test_backward_matches_autograd_fp32(B, N, Q, G, bb, bq):
     gen = torch.Generator().manual_seed(7 * B + Q)
     kn = laplace_knots(G)
     t = torch.randn(G + 1, G + 1, Q, N // 2, generator=gen)
-    x = _inputs(B, N, kn, gen, exact_knots=False)   # df/dx jumps exactly on a knot
+    x = edge_inputs(B, N, kn, gen, exact_knots=False)   # df/dx jumps exactly on a knot
     gy = torch.randn(B, Q, generator=gen)
     xa, ta = x.clone().requires_grad_(), t.clone().requires_grad_()
     (lmkan_lookup(xa, ta, kn) * gy).sum().backward()
     gx, gt = K.lmkan_backward(x.to(DEV), t.to(DEV), kn.to(DEV), gy.to(DEV), block_b=bb, block_q=bq)
-    assert _rel(gx.cpu(), xa.grad) < 1e-5
-    assert _rel(gt.cpu(), ta.grad) < 1e-5
+    assert rel_err(gx.cpu(), xa.grad) < 1e-5
+    assert rel_err(gt.cpu(), ta.grad) < 1e-5
     gx2, gt2 = K.lmkan_backward(x.to(DEV), t.to(DEV), kn.to(DEV), gy.to(DEV), need_x=False, block_b=bb, block_q=bq)
     assert gx2 is None and torch.equal(gt2.cpu(), gt.cpu())
 
@@ -69,11 +51,11 @@ def test_fp16_inputs_and_table():
     gen = torch.Generator().manual_seed(3)
     kn = laplace_knots(6)
     t = (torch.randn(7, 7, 9, 4, generator=gen) * 0.5)
-    x = _inputs(21, 8, kn, gen)
+    x = edge_inputs(21, 8, kn, gen)
     y = K.lmkan_forward(x.half().to(DEV), t.half().to(DEV), kn.to(DEV), block_b=8, block_q=4)
     assert y.dtype == torch.float16
     ref = K.lmkan_reference(x.half().float(), t.half().float(), kn)
-    assert _rel(y.cpu(), ref) < 2e-3
+    assert rel_err(y.cpu(), ref) < 2e-3
 
 
 @needs_triton_path
@@ -85,10 +67,11 @@ def test_autograd_function_and_module_dispatch():
     x = torch.randn(11, 6, generator=gen).to(DEV)
     xa, xb = x.clone().requires_grad_(), x.clone().requires_grad_()
     ya, yb = lay(xa), ref(xb)
-    assert _rel(ya, yb) < 1e-5
-    ya.square().sum().backward(); yb.square().sum().backward()
-    assert _rel(xa.grad, xb.grad) < 1e-5
-    assert _rel(lay.table.grad, ref.table.grad) < 1e-5
+    assert rel_err(ya, yb) < 1e-5
+    ya.square().sum().backward()
+    yb.square().sum().backward()
+    assert rel_err(xa.grad, xb.grad) < 1e-5
+    assert rel_err(lay.table.grad, ref.table.grad) < 1e-5
 
 
 def test_launcher_rejects_bad_input():
@@ -114,5 +97,5 @@ def test_reference_matches_module_lookup():
     gen = torch.Generator().manual_seed(5)
     kn = laplace_knots(7)
     t = torch.randn(8, 8, 6, 5, generator=gen)
-    x = _inputs(30, 10, kn, gen)
-    assert _rel(K.lmkan_reference(x, t, kn), lmkan_lookup(x, t, kn)) < 1e-6
+    x = edge_inputs(30, 10, kn, gen)
+    assert rel_err(K.lmkan_reference(x, t, kn), lmkan_lookup(x, t, kn)) < 1e-6
