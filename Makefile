@@ -2,14 +2,27 @@
 #   make run    every notebook at $(SCALE) (default smoke: ~1 min a notebook), the scoreboard, the docs site in _site/
 #   make test   the test suite (notebooks through papermill at smoke scale, API, CLI, kernels, docs in Chromium)
 # Both create .venv/ and install what they need on first use, and refresh it when pyproject.toml changes.
+#
+# For developers:
+#   make test-fast  lint, then every test but the notebook runs, the docs site and the tests marked slow
+#                   (pytest -m "not notebook and not docs and not slow"; a few minutes on 2 cores)
+#   make lint       ruff check: the settings and the baseline of not-yet-formatted files are in pyproject.toml
+#   make format     split every `;` chain in nbs/, kernels/, tests/ (.ci/split_semicolons.py), then list what ruff
+#                   still finds without the baseline (long lines need a person); delete a file's baseline entry
+#                   in pyproject.toml once it is clean
+#   make gpu-check  on a CUDA machine: every kernel's compiled tests and its benchmark, in <= 8 minutes, one JSON each
+#                   in results/gpu/ (kernels/gpu_check.py); it uses $(GPU_PY), the .venv's python if there is one
+#                   (with a CUDA torch and this package installed), else python3. `--tiny` is its CPU dry run.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 SCALE ?= smoke
 PYTEST_ARGS ?=
+GPU_PY ?= $(if $(wildcard $(PY)),$(PY),python3)
+NOBASELINE := lint.per-file-ignores = {"*.ipynb" = ["F401", "F404", "F811", "F841"]}
 
-.PHONY: run test install browser docs clean
+.PHONY: run test test-fast lint format gpu-check install browser docs clean
 
 $(VENV)/.installed: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -39,6 +52,20 @@ run: install
 
 test: install browser
 	$(PY) -m pytest -q -rs --durations=30 $(PYTEST_ARGS)
+
+test-fast: install lint
+	$(PY) -m pytest -q -rs --durations=15 -m "not notebook and not docs and not slow" $(PYTEST_ARGS)
+
+lint: install
+	$(VENV)/bin/ruff check .
+
+format: install
+	$(PY) .ci/split_semicolons.py nbs kernels tests .ci
+	@echo "left without the baseline (fix by hand, then trim [tool.ruff.lint.per-file-ignores]):"
+	@$(VENV)/bin/ruff check --statistics --config '$(NOBASELINE)' . || true
+
+gpu-check:
+	$(GPU_PY) kernels/gpu_check.py --out results/gpu
 
 docs: install
 	$(VENV)/bin/iclr26 docs --scale $(SCALE)

@@ -1,10 +1,13 @@
-"""Test-session settings. TRITON_INTERPRET must be set before any kernel module imports triton."""
+"""Test-session settings and markers. TRITON_INTERPRET must be set before any kernel module imports triton.
+
+Shared helpers (relative error, edge inputs, the test device) are in tests/helpers.py.
+"""
 import os
 from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("TRITON_INTERPRET", "1")   # Triton kernels run on the CPU in the interpreter
+os.environ.setdefault("TRITON_INTERPRET", "1")   # Triton kernels run on the CPU in the interpreter (unset: GPU check)
 os.environ.setdefault("ICLR26_QUIET", "1")       # no progress bars in test logs
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")     # nothing is downloaded from a hub at run time
@@ -13,11 +16,22 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "_build" / "test"                 # executed notebooks and results of the test run (ignored)
 
+# whole files that belong to one marker, so that `make test-fast` (-m "not notebook and not docs and not slow")
+# never starts a kernel or a browser, whatever a test in them is called
+FILE_MARKERS = {"test_notebooks.py": "notebook", "test_zdocs.py": "docs"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        mark = FILE_MARKERS.get(item.path.name)
+        if mark: item.add_marker(getattr(pytest.mark, mark))
+
 
 @pytest.fixture(scope="module")
 def one_torch_thread():
     "Tiny models gain nothing from threads, and on a shared 2-core machine extra threads only spin."
     import torch
-    n = torch.get_num_threads(); torch.set_num_threads(1)
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
     yield
     torch.set_num_threads(n)

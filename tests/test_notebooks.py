@@ -1,8 +1,10 @@
-"""Every notebook in nbs/ runs with papermill (papers and toolkits at scale='smoke'); its results file has no failed gate.
+"""Every notebook in nbs/ runs with papermill (papers and toolkits at scale='smoke'); its results file has no failed
+gate.
 
 Executed copies go to _build/test/nbs and results to _build/test/results, where the docs test picks them up.
+Every test here carries the `notebook` marker: `make test-fast` deselects them (`-m "not notebook and not docs"`).
 """
-import json, os, time
+import json, os
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,24 @@ from conftest import BUILD, ROOT
 from iclr26.cli import notebook_info, run_notebook
 
 NBS = sorted((ROOT / "nbs").glob("*.ipynb"))
-SMOKE_LIMIT_S = float(os.environ.get("ICLR26_SMOKE_LIMIT", 240))  # hard stop; the budget is 60 s (see the durations report)
+# a hard stop; the budget is 60 s (see the durations report)
+SMOKE_LIMIT_S = float(os.environ.get("ICLR26_SMOKE_LIMIT", 240))
+# ipykernel logs "Kernel is running over TCP without encryption ..." at every start (a local kernel on loopback):
+# its app log goes to ERROR only; cell output, warnings raised in cells and tracebacks are untouched.
+QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
+
+
+@pytest.fixture(autouse=True)
+def quiet_kernel(monkeypatch):
+    "Start the notebooks' kernels with `QUIET_KERNEL` (unless the caller of papermill already passes arguments)."
+    import papermill
+    execute = papermill.execute_notebook
+
+    def quiet(*args, **kwargs):
+        kwargs.setdefault("extra_arguments", QUIET_KERNEL)
+        return execute(*args, **kwargs)
+    monkeypatch.setattr(papermill, "execute_notebook", quiet)
+
 
 @pytest.mark.notebook
 @pytest.mark.timeout(SMOKE_LIMIT_S + 60)
@@ -29,3 +48,19 @@ def test_notebook(path: Path):
         failed = [c for c in res["claims"] if c["gate"] and not c["passed"]]
         assert not failed, f"failed gates: {failed}"
         assert res["claims"], "a notebook that records must record at least one claim"
+
+
+@pytest.mark.notebook
+@pytest.mark.timeout(120)
+def test_kernel_start_is_quiet(tmp_path, capfd):
+    "A papermill run prints no ipykernel 'over TCP without encryption' warning (its stderr is the test's stderr)."
+    import nbformat
+    nbf = nbformat.v4
+    spec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb = nbf.new_notebook(cells=[nbf.new_code_cell("print('ran')")], metadata={"kernelspec": spec})
+    src = tmp_path / "quiet.ipynb"
+    nbformat.write(nb, src)
+    r = run_notebook(notebook_info(src), "smoke", tmp_path / "out", timeout=60)
+    assert r.ok, r.error
+    assert "ran" in json.dumps(nbformat.read(r.output, as_version=4).cells[0].outputs)
+    assert "without encryption" not in capfd.readouterr().err
