@@ -60,8 +60,7 @@ STDLIB_EXCLUDE = r"^(encodings/|pydoc_data/|_sysconfigdata)"
 def stdlib_files(include_tests: bool = False, max_file_chars: int | None = 200_000, exclude: str | None = STDLIB_EXCLUDE) -> list[Path]:
     """Relative paths of the standard library's `.py` files, sorted: no `site-packages`, tests only if `include_tests`,
     none larger than `max_file_chars`, none whose path matches the regex `exclude` (default: generated data files)."""
-    if max_file_chars is not None and (isinstance(max_file_chars, bool) or not isinstance(max_file_chars, int) or max_file_chars < 1):
-        raise ValueError(f"max_file_chars must be a positive int or None, got {max_file_chars!r}")
+    if max_file_chars is not None: check_int("max_file_chars", max_file_chars, 1)
     if exclude is not None and not isinstance(exclude, str): raise TypeError(f"exclude must be a regex string or None, got {type(exclude).__name__}")
     pat = re.compile(exclude) if exclude else None
     return [rel for rel, size in _all_stdlib_files()
@@ -96,8 +95,7 @@ def stdlib_corpus(max_chars: int | None = 2_000_000, fracs: Sequence[float] = (0
     an independent hash order until the split holds `fracs[split] * max_chars` characters (at least one file
     per split). `max_chars=None` takes every file."""
     fracs = _check_fracs(fracs)
-    if max_chars is not None and (isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1):
-        raise ValueError(f"max_chars must be a positive int or None, got {max_chars!r}")
+    if max_chars is not None: check_int("max_chars", max_chars, 1)
     root = stdlib_root()
     files = stdlib_files(include_tests, max_file_chars, exclude)
     if not files: raise ValueError(f"no standard-library .py files found under {root}")
