@@ -21,6 +21,26 @@ This package holds what every kernel module and every paper module that calls on
 Paper modules import their kernel module at the top (``from iclr26.kernels import lmkan as _kernel``; it
 imports without triton) and dispatch with ``dispatch``/``select_backend``: no lazy imports, no
 ``try/except Exception`` around an import.
+
+Adopting the helpers in a kernel module (``kernels/anybcq.py`` and ``kernels/lmkan.py`` do this)::
+
+    from . import check_triton_path, import_triton, interpreting   # re-export `interpreting` in __all__
+    triton, tl = import_triton()                                     # replaces try/except ImportError
+    HAS_TRITON = triton is not None
+    if HAS_TRITON:
+        @triton.jit
+        def _my_kernel(...): ...
+    def my_op(a, b):                                                 # the launcher
+        ...shape and dtype checks...
+        check_triton_path(a, b, what="my_op (the Triton path)")      # replaces the HAS_TRITON / CUDA checks
+
+and in the paper module (instead of ``try: import ... except Exception``)::
+
+    from iclr26.kernels import dispatch, my_kernel as _kernel
+    y = dispatch(_kernel.my_op, my_op_reference, a, b)               # CUDA -> Triton, CPU -> the reference
+
+A kernel gets its GPU check by having ``kernels/bench_<name>.py`` (see ``kernels/_bench.py``) and
+``tests/test_kernel_<name>.py``: ``kernels/gpu_check.py`` (``make gpu-check``) finds both by name.
 """
 from __future__ import annotations
 
