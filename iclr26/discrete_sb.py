@@ -7,7 +7,7 @@ Docs: https://iclr26.github.io/iclr26/discrete_sb.html.md"""
 # %% ../nbs/10_discrete_sb.ipynb #0cc9071e
 from __future__ import annotations
 
-import copy, math
+import copy, math, time
 from typing import Callable, Literal, Sequence
 
 import numpy as np
@@ -17,10 +17,7 @@ import torch.nn.functional as F
 
 from .core import progress
 
-try:
-    import iclr26.kernels.lse_matmul as _lse_kernel
-except Exception:   # triton missing or broken: the PyTorch path still works
-    _lse_kernel = None
+from .kernels import select_backend, lse_matmul as _lse_kernel   # imports without triton (CPU path only)
 
 # %% auto #0
 __all__ = ['ALPHAS', 'lse_matmul', 'gaussian_log_q', 'uniform_log_q', 'ReferenceChain', 'categorical', 'CPBridge', 'quantize',
@@ -31,28 +28,50 @@ __all__ = ['ALPHAS', 'lse_matmul', 'gaussian_log_q', 'uniform_log_q', 'Reference
 
 # %% ../nbs/10_discrete_sb.ipynb #deddacbb
 def lse_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    "`log(exp(a) @ exp(b))` for `a` (..., M, K), `b` (..., K, N): the Triton kernel on CUDA (fp16/bf16/fp32), PyTorch otherwise."
+    """`log(exp(a) @ exp(b))` for `a` (..., M, K), `b` (..., K, N): the Triton kernel on CUDA (fp16/bf16/fp32),
+    the exact CPU path below otherwise."""
     if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
         raise TypeError(f"a and b must be torch.Tensors, got {type(a).__name__} and {type(b).__name__}")
     if a.dim() < 2 or b.dim() < 2 or a.shape[-1] != b.shape[-2]:
         raise ValueError(f"need a (..., M, K) and b (..., K, N); got shapes {tuple(a.shape)} and {tuple(b.shape)}")
-    if (a.is_cuda and b.is_cuda and _lse_kernel is not None and _lse_kernel.HAS_TRITON
-            and a.dtype == b.dtype and a.dtype != torch.float64):
+    # the project's rule (iclr26.kernels.select_backend): CUDA -> the Triton kernel, CPU -> PyTorch; float64 stays in PyTorch
+    if a.dtype == b.dtype and a.dtype != torch.float64 and select_backend(a, b) == "triton":
         return _lse_kernel.lse_matmul(a, b)
-    if a.dtype == torch.float64 or b.dtype == torch.float64:          # exact: broadcast + logsumexp
-        return torch.logsumexp(a.unsqueeze(-1) + b.unsqueeze(-3), dim=-2)
-    return _shifted_matmul(a, b)
+    return _stable_lse_matmul(a, b)
 
 
-def _shifted_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    "Fast CPU path for float32/16: `log(exp(a - max_a) @ exp(b - max_b)) + max_a + max_b` in float64 (terms below e^-690 of the maxima are floored)."
+_TINY = 1e-280    # below this the shifted float64 sum may have lost its leading terms: recompute those entries exactly
+
+
+def _stable_lse_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """CPU path, exact over any dynamic range: `log(exp(a - max_a) @ exp(b - max_b)) + max_a + max_b` in float64,
+    then every output whose shifted sum fell below 1e-280 (its best term far below both maxima, or all terms -inf)
+    is recomputed by an exact per-output logsumexp over `K` (its own stabiliser).
+    No clamp: an empty sum is exactly -inf, with zero gradient."""
     dt = torch.promote_types(a.dtype, b.dtype)
+    batch = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
     a, b = a.double(), b.double()
-    am = a.amax(-1, keepdim=True).detach(); bm = b.amax(-2, keepdim=True).detach()
-    am = torch.where(torch.isfinite(am), am, torch.zeros_like(am)); bm = torch.where(torch.isfinite(bm), bm, torch.zeros_like(bm))
+    if K == 0: return a.new_full((*batch, M, N), float("-inf")).to(dt)
+    am, bm = a.amax(-1, keepdim=True).detach(), b.amax(-2, keepdim=True).detach()
+    am = torch.where(torch.isfinite(am), am, torch.zeros_like(am))
+    bm = torch.where(torch.isfinite(bm), bm, torch.zeros_like(bm))
     p = torch.exp(a - am) @ torch.exp(b - bm)
-    out = torch.log(p.clamp_min(1e-300)) + am + bm
-    return torch.where(p > 0, out, torch.full_like(out, float("-inf"))).to(dt)
+    p = p.expand(*batch, M, N)
+    bad = ~(p >= _TINY)                                               # also catches NaN
+    fast = torch.log(torch.where(bad, torch.ones_like(p), p)) + am + bm
+    if not bad.any(): return fast.to(dt)
+    idx = bad.nonzero(as_tuple=True)                                  # (*batch idx, i, j) of the entries to redo
+    a_rows = a.expand(*batch, M, K)[idx[:-1]]                          # (n_bad, K): a[..., i, :]
+    b_cols = b.expand(*batch, K, N).transpose(-1, -2)[idx[:-2] + (idx[-1],)]   # (n_bad, K): b[..., :, j]
+    terms = a_rows + b_cols
+    m = terms.amax(-1, keepdim=True).detach()
+    m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
+    s = torch.exp(terms - m).sum(-1)
+    exact = torch.where(s > 0, torch.log(torch.where(s > 0, s, torch.ones_like(s))) + m.squeeze(-1),
+                        torch.full_like(s, float("-inf")))
+    return fast.index_put(idx, exact).to(dt)
+
 
 # %% ../nbs/10_discrete_sb.ipynb #7fca8780
 def _check_S(S):
@@ -132,9 +151,16 @@ class ReferenceChain:
 
 
 def categorical(logits: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
-    "Sample indices from unnormalised log-probabilities along the last dim (Gumbel-max; -inf entries are never drawn)."
-    u = torch.rand(logits.shape, generator=generator, dtype=torch.float64).clamp_(1e-300, 1 - 1e-16)
-    return (logits.double() - torch.log(-torch.log(u))).argmax(-1)
+    """Sample indices from unnormalised log-probabilities along the last dim (-inf entries are never drawn).
+
+    Inverse-CDF sampling in float64: one uniform per row against the cumulative softmax (a zero-probability category
+    is an empty interval), so the cost is one exp per entry and one random number per row."""
+    if not isinstance(logits, torch.Tensor) or logits.dim() < 1 or logits.shape[-1] < 1:
+        raise ValueError("logits must be a tensor with a non-empty last dim")
+    c = torch.softmax(logits.double(), -1).cumsum(-1)
+    u = torch.rand(logits.shape[:-1] + (1,), generator=generator, dtype=torch.float64) * c[..., -1:]
+    return torch.searchsorted(c, u, right=True).squeeze(-1).clamp_(max=logits.shape[-1] - 1)
+
 
 # %% ../nbs/10_discrete_sb.ipynb #28369a5e
 class CPBridge(nn.Module):
@@ -216,13 +242,37 @@ class CPBridge(nn.Module):
         xt, y = self._x(xt, "xt"), self._x(y, "y")
         return self.chain.log_q.to(self.log_r.dtype)[xt, y].sum(1) + self.log_phi(y, t + 1) - self.log_phi(xt, t)
 
-    def transition_marginal_logits(self, xt: torch.Tensor, t: int) -> torch.Tensor:
-        "Per-coordinate marginals log q(x_{t+1}^d | x_t) of the bridge's transition, (B, D, S); `t` in 0..N."
+    def _t_vec(self, t, B: int, name: str = "t") -> torch.Tensor:
+        "`t` (an int or a (B,) integer tensor) as a (B,) long tensor in 0..N."
+        tt = torch.full((B,), int(t)) if isinstance(t, (int, np.integer)) else t
+        if not isinstance(tt, torch.Tensor) or tt.shape != (B,) or tt.is_floating_point():
+            raise ValueError(f"{name} must be an int or a ({B},) integer tensor")
+        if len(tt) and (tt.min() < 0 or tt.max() > self.chain.N): raise ValueError(f"{name} must lie in 0..N={self.chain.N}")
+        return tt.long()
+
+    def log_u_rows(self, x: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+        "log (Q^(n_b) r_k,d)(x_b^d) with a power `n_b` per row, (B, D, K): row gathers then one log-space product per coordinate."
+        rows = self.chain.log_cum[n[:, None], x]                                      # (B, D, S): log Q^(n_b)(x_b^d, .)
+        return lse_matmul(rows.transpose(0, 1), self.log_r).transpose(0, 1)           # (D, B, S) x (D, S, K)
+
+    def log_phi_rows(self, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        "log φ_(t_b)(x_b) with a time per row, (B,)."
+        lu = self.log_u_rows(self._x(x), self.chain.N + 1 - t)
+        return torch.logsumexp(self.log_alpha + lu.sum(1), -1)
+
+    def transition_marginal_logits(self, xt: torch.Tensor, t) -> torch.Tensor:
+        """Per-coordinate marginals log q(x_{t+1}^d | x_t) of the bridge's transition, (B, D, S); `t` an int or one step per row
+        (0..N). Mixes the cores first, `sum_k w_k r_k`, then applies `Q^(N-t)`, so no (B, D, S, K) table is formed."""
         xt = self._x(xt, "xt")
-        lw, lu = self.component_logits(xt, t)
-        w = (lw[:, None, :] - lu).unsqueeze(-1)                                       # (B, D, K, 1)
-        mix = lse_matmul(self.log_u_table(self.chain.N - t).unsqueeze(0), w).squeeze(-1)
-        return self.chain.log_q.to(self.log_r.dtype)[xt] + mix
+        tt = self._t_vec(t, len(xt))
+        lu = self.log_u_rows(xt, self.chain.N + 1 - tt)                               # (B, D, K)
+        lw = self.log_alpha + lu.sum(1)
+        lw = lw - lw.logsumexp(-1, keepdim=True)
+        w = lw[:, None, :] - lu                                                       # weights without coordinate d itself
+        mix_r = lse_matmul(w.transpose(0, 1), self.log_r.transpose(1, 2))             # (D, B, S): log sum_k w_k r_k,d
+        qn = self.chain.log_cum[self.chain.N - tt].transpose(-1, -2)                  # (B, S, S): [s, y] = log Q^(N-t)(y, s)
+        mix = lse_matmul(mix_r.transpose(0, 1), qn)                                   # (B, D, S)
+        return self.chain.log_q[xt] + mix
 
     @torch.no_grad()
     def markov_step(self, xt: torch.Tensor, t: int, generator: torch.Generator | None = None) -> torch.Tensor:
@@ -373,44 +423,72 @@ class DLightSB(CPBridge):
         return self.log_c(x0).mean() - self.log_v(x1).mean()
 
     def matching_loss(self, x0: torch.Tensor, x1: torch.Tensor, generator: torch.Generator | None = None,
-                      times_per_step: int = 2) -> torch.Tensor:
-        "DLightSB-M: θ-part of KL(p_ref(x_{t+1}|x_t,x1) || q_θ(x_{t+1}|x_t)) on paired (x0, x1), `times_per_step` values of t."
+                      estimator: Literal["analytic", "sample"] = "analytic") -> torch.Tensor:
+        """DLightSB-M bridge-matching loss on paired (x0, x1), one t ~ U{0..N} per pair, x_t ~ p_ref(x_t | x0, x1).
+
+        `"analytic"` (the reference code's loss): `sum_d KL(p_ref(x_{t+1}^d | x_t^d, x1^d) || q_θ(x_{t+1}^d | x_t))`, exact over the
+        S categories of each coordinate against the model transition's per-coordinate marginal.
+        `"sample"`: one y ~ p_ref(x_{t+1} | x_t, x1) scored by `-log q_θ(y | x_t)` (θ-part `-(log φ_{t+1}(y) - log φ_t(x_t))`);
+        its expectation is the DLightSB loss / (N + 1), with far more variance."""
         x0, x1 = self._x(x0, "x0"), self._x(x1, "x1")
-        N, out = self.chain.N, []
-        ts = torch.randint(0, N + 1, (times_per_step,), generator=generator)
-        for t, idx in zip(ts.tolist(), torch.arange(len(x0)).chunk(times_per_step)):
-            a, b = x0[idx], x1[idx]
-            tt = torch.full((len(idx),), t)
-            xt = self.chain.bridge_sample(a, b, tt, generator)
-            y = categorical(self.chain.bridge_next_logits(xt, b, tt), generator)
-            out.append(-(self.log_phi(y, t + 1) - self.log_phi(xt, t)))
-        return torch.cat(out).mean()
+        if estimator not in ("analytic", "sample"): raise ValueError(f"estimator must be 'analytic' or 'sample', got {estimator!r}")
+        t = torch.randint(0, self.chain.N + 1, (len(x0),), generator=generator)
+        xt = self.chain.bridge_sample(x0, x1, t, generator)
+        target = self.chain.bridge_next_logits(xt, x1, t)                              # (B, D, S), normalised
+        if estimator == "sample":
+            y = categorical(target, generator)
+            return -(self.log_phi_rows(y, t + 1) - self.log_phi_rows(xt, t)).mean()
+        lq = self.transition_marginal_logits(xt, t).log_softmax(-1)
+        p = target.exp()
+        # KL(p || q) per coordinate, summed over coordinates, averaged over the batch (zero-probability targets contribute 0)
+        return torch.where(p > 0, p * (target - lq), torch.zeros_like(p)).sum((1, 2)).mean()
+
+
+_SCALING_RANGE = 600.0   # nats: below this spread of the kernel, Sinkhorn runs as matrix scalings
 
 
 def minibatch_eot_pairs(x0: torch.Tensor, x1: torch.Tensor, chain: ReferenceChain,
                         generator: torch.Generator | None = None, num_iter: int = 100) -> tuple[torch.Tensor, torch.Tensor]:
-    "Re-pair a batch by its entropic OT plan (cost -sum_d log Q-bar, eps=1; log-domain Sinkhorn in torch): one x1 drawn per x0."
+    """Re-pair a batch by its entropic OT plan (cost -sum_d log Q-bar, eps=1; `num_iter` Sinkhorn iterations): one x1 drawn per x0.
+
+    When the kernel `exp(-cost)` spans under 600 nats the iterations run as scalings of the kernel matrix (matrix-vector
+    products, no underflow possible); otherwise in the log domain. Both compute the same iterates."""
     logK = sum(chain.log_qbar[x0[:, None, d], x1[None, :, d]] for d in range(x0.shape[1])).double()   # -cost
     logK = logK.clamp(min=-1e4)
-    n = len(x0); la = torch.full((n,), -math.log(n), dtype=torch.float64)
-    f = torch.zeros(n, dtype=torch.float64); g = torch.zeros(n, dtype=torch.float64)
-    for _ in range(num_iter):
-        f = la - torch.logsumexp(logK + g[None, :], 1)
-        g = la - torch.logsumexp(logK + f[:, None], 0)
+    n = len(x0)
+    top = logK.max()
+    if (top - logK.min()).item() < _SCALING_RANGE:
+        Kmat, a = torch.exp(logK - top), torch.full((n,), 1.0 / n, dtype=torch.float64)
+        v = torch.ones(n, dtype=torch.float64)
+        for _ in range(num_iter):
+            u = a / (Kmat @ v)
+            v = a / (Kmat.T @ u)
+        g = v.log()
+    else:
+        la = torch.full((n,), -math.log(n), dtype=torch.float64)
+        f = torch.zeros(n, dtype=torch.float64); g = torch.zeros(n, dtype=torch.float64)
+        for _ in range(num_iter):
+            f = la - torch.logsumexp(logK + g[None, :], 1)
+            g = la - torch.logsumexp(logK + f[:, None], 0)
     j = categorical(logK + g[None, :], generator)                                  # row-conditional of the plan
     return x0, x1[j]
 
 
-def fit(loss_fn: Callable[[], torch.Tensor], params, steps: int, lr: float, desc: str = "train") -> list[float]:
-    "Adam on `loss_fn()` for `steps` steps; returns the loss curve."
+def fit(loss_fn: Callable[[], torch.Tensor], params, steps: int, lr: float, desc: str = "train",
+        schedule: Literal["constant", "cosine"] = "constant") -> list[float]:
+    "Adam on `loss_fn()` for `steps` steps, constant learning rate or cosine decay to 0; returns the loss curve."
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0: raise ValueError(f"steps must be an int >= 0, got {steps!r}")
+    if schedule not in ("constant", "cosine"): raise ValueError(f"schedule must be 'constant' or 'cosine', got {schedule!r}")
     opt = torch.optim.Adam(params, lr=lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(steps, 1)) if schedule == "cosine" else None
     curve = []
     for _ in progress(range(steps), desc=desc):
         loss = loss_fn()
         opt.zero_grad(); loss.backward(); opt.step()
+        if sched is not None: sched.step()
         curve.append(loss.item())
     return curve
+
 
 # %% ../nbs/10_discrete_sb.ipynb #6e4deb04
 class XEndPredictor(nn.Module):
@@ -445,7 +523,10 @@ class AlphaCSBM:
         p = model(xt, t).softmax(-1)                                                 # (B, D, S) over x_end
         # sum_x1 p(x1) Q^(N-t)(y, x1): a product of probabilities, so a plain (batched) matmul is safe here;
         # entries below 1e-30 are floored so that log q stays finite (their mass is negligible)
-        mix = torch.bmm(p, self.cum[self.N - t].transpose(-1, -2)).clamp_min(1e-30).log()
+        if len(t) and bool((t == t[0]).all()):                                       # one step for the batch: one matrix
+            mix = (p @ self.cum[self.N - int(t[0])].T).clamp_min(1e-30).log()
+        else:
+            mix = torch.bmm(p, self.cum[self.N - t].transpose(-1, -2)).clamp_min(1e-30).log()
         lg = self.log_q[xt] + mix
         return lg - lg.logsumexp(-1, keepdim=True)
 
@@ -479,26 +560,32 @@ class AlphaCSBM:
                 for p, q in zip(m.parameters(), e.parameters()): q.lerp_(p, 1 - self.ema)
 
     def fit(self, x0_pool: torch.Tensor, x1_pool: torch.Tensor, steps: int, batch: int, warmup: float = 0.3,
-            refresh: int = 10, generator=None, desc: str = "α-CSBM") -> list[float]:
-        "Online IMF: independent pairs during warm-up, then each direction learns from pairs made by the other's EMA model."
-        curve, pairs_f = [], None
+            refresh: int = 1, generator=None, desc: str = "α-CSBM") -> list[float]:
+        """Online IMF: independent pairs during warm-up, then each direction learns from pairs made by the other's EMA model.
+
+        `refresh=1` (default, as the reference code): fresh pairs every step; `refresh=r > 1` reuses a pool of `r * batch` pairs
+        regenerated every `r` steps (cheaper, staler)."""
+        if isinstance(refresh, bool) or not isinstance(refresh, int) or refresh < 1: raise ValueError(f"refresh must be an int >= 1, got {refresh!r}")
+        if not 0 <= warmup <= 1: raise ValueError(f"warmup must be in [0, 1], got {warmup}")
+        curve, pairs_f, pairs_b = [], None, None
         draw = lambda pool, n: pool[torch.randint(len(pool), (n,), generator=generator)]
+        n_pool = batch * refresh
         for it in progress(range(steps), desc=desc):
             if it < warmup * steps:
                 a0, a1 = draw(x0_pool, batch), draw(x1_pool, batch)
                 b1, b0 = draw(x1_pool, batch), draw(x0_pool, batch)
             else:
-                if pairs_f is None or it % refresh == 0:
-                    n = batch * 4
-                    y1 = draw(x1_pool, n); pairs_f = (self.sample(y1, "backward", generator), y1)     # (x0_hat, x1)
-                    y0 = draw(x0_pool, n); pairs_b = (self.sample(y0, "forward", generator), y0)      # (x1_hat, x0)
-                j = torch.randint(batch * 4, (batch,), generator=generator)
+                if pairs_f is None or refresh == 1 or it % refresh == 0:
+                    y1 = draw(x1_pool, n_pool); pairs_f = (self.sample(y1, "backward", generator), y1)     # (x0_hat, x1)
+                    y0 = draw(x0_pool, n_pool); pairs_b = (self.sample(y0, "forward", generator), y0)      # (x1_hat, x0)
+                j = torch.arange(batch) if refresh == 1 else torch.randint(n_pool, (batch,), generator=generator)
                 a0, a1 = pairs_f[0][j], pairs_f[1][j]
                 b1, b0 = pairs_b[0][j], pairs_b[1][j]
             loss = self.bridge_loss(self.fwd, a0, a1, generator) + self.bridge_loss(self.bwd, b1, b0, generator)
             self.opt.zero_grad(); loss.backward(); self.opt.step(); self._ema()
             curve.append(loss.item())
         return curve
+
 
 # %% ../nbs/10_discrete_sb.ipynb #81ef7067
 class FeatureEOT:
@@ -629,8 +716,14 @@ def run_benchmark(dim: int, prior_type: str, benchmark_type: str, seed: int, *, 
                   model_K: int = 64, small_K: int = 0, n_train: int = 20000, steps: int = 1000, bm_steps: int = 1000,
                   csbm_steps: int = 1000, run_csbm: bool = True, batch: int = 256, lr: float = 0.05,
                   n_eval: int = 4000, n_cond: int = 12, m_cond: int = 1000, couplings: Sequence[str] = ("independent",),
-                  csbm_hidden: int = 128, n_plan_x0: int = 64) -> dict:
-    "Train every solver on one benchmark and score them; returns {'metrics': {method: {...}}, 'curves': {...}, 'models': {...}}."
+                  csbm_hidden: int = 128, n_plan_x0: int = 64, bm_estimator: str = "analytic",
+                  schedule: str = "cosine", csbm_refresh: int = 1, ot_steps: int | None = None) -> dict:
+    """Train every solver on one benchmark and score them (`ot_steps`: DLightSB-M steps with the OT coupling; default `bm_steps`).
+
+    Returns {'metrics': {method: {...}}, 'curves': {...}, 'models': {...}, 'bench': ..., 'train_s': {method: seconds}}."""
+    if prior_type not in ALPHAS: raise ValueError(f"prior_type must be one of {sorted(ALPHAS)}, got {prior_type!r}")
+    for c in couplings:
+        if c not in ("independent", "OT"): raise ValueError(f"couplings must hold 'independent' and/or 'OT', got {c!r}")
     g = torch.Generator().manual_seed(1000 + seed)
     torch.manual_seed(seed)
     bench = SBBenchmark(dim, S, bench_K, prior_type, ALPHAS[prior_type], benchmark_type, seed=seed)
@@ -638,24 +731,29 @@ def run_benchmark(dim: int, prior_type: str, benchmark_type: str, seed: int, *, 
     x1_pool = bench.sample(bench.sample_source(n_train, g), g)                      # unpaired with x0_pool
     chain32 = bench.chain.to(torch.float32)
     draw = lambda pool: pool[torch.randint(len(pool), (batch,), generator=g)]
-    models, curves = {}, {}
+    models, curves, train_s = {}, {}, {}
     for name, K in [(f"DLightSB (K={model_K})", model_K)] + ([(f"DLightSB (K={small_K})", small_K)] if small_K else []):
+        t0 = time.time()
         m = DLightSB(chain32, dim, K, init_samples=x1_pool, generator=g)
-        curves[name] = fit(lambda: m.loss(draw(x0_pool), draw(x1_pool)), m.parameters(), steps, lr, desc=name)
-        models[name] = m
+        curves[name] = fit(lambda: m.loss(draw(x0_pool), draw(x1_pool)), m.parameters(), steps, lr, desc=name,
+                           schedule=schedule)
+        models[name], train_s[name] = m, time.time() - t0
     for coupling in couplings:
+        t0 = time.time()
         name = f"DLightSB-M ({coupling})"
         m = DLightSB(chain32, dim, model_K, init_samples=x1_pool, generator=g)
         def bm_loss(m=m, coupling=coupling):
             a, b = draw(x0_pool), draw(x1_pool)
             if coupling == "OT": a, b = minibatch_eot_pairs(a, b, bench.chain, g)
-            return m.matching_loss(a, b, g)
-        curves[name] = fit(bm_loss, m.parameters(), bm_steps, lr, desc=name)
-        models[name] = m
+            return m.matching_loss(a, b, g, estimator=bm_estimator)
+        n_steps = bm_steps if coupling == "independent" or ot_steps is None else ot_steps
+        curves[name] = fit(bm_loss, m.parameters(), n_steps, lr, desc=name, schedule=schedule)
+        models[name], train_s[name] = m, time.time() - t0
     if run_csbm:
+        t0 = time.time()
         cs = AlphaCSBM(chain32, dim, hidden=csbm_hidden, seed=seed)
-        curves["α-CSBM"] = cs.fit(x0_pool, x1_pool, csbm_steps, batch, generator=g)
-        models["α-CSBM"] = cs
+        curves["α-CSBM"] = cs.fit(x0_pool, x1_pool, csbm_steps, batch, refresh=csbm_refresh, generator=g)
+        models["α-CSBM"], train_s["α-CSBM"] = cs, time.time() - t0
     log_p1 = empirical_log_marginals(x1_pool, S)
     models["feature-wise EOT"] = FeatureEOT(bench.chain, bench.log_p0_1d.expand(dim, -1), log_p1)
 
@@ -699,4 +797,4 @@ def run_benchmark(dim: int, prior_type: str, benchmark_type: str, seed: int, *, 
     trans = {k: m.transition_log_prob for k, m in models.items() if isinstance(m, (DLightSB, AlphaCSBM))}
     trans["prior"] = lambda xt, y, t: bench.chain.log_q[xt, y].sum(1)
     for k, fn in trans.items(): out[k]["path_kl"] = path_kl(bench, fn, x0p, g)
-    return {"metrics": out, "curves": curves, "models": models, "bench": bench}
+    return {"metrics": out, "curves": curves, "models": models, "bench": bench, "train_s": train_s}

@@ -3,7 +3,8 @@
     python kernels/bench_lse_matmul.py --out results/bench_lse_matmul.json       # on a CUDA machine
     TRITON_INTERPRET=1 python kernels/bench_lse_matmul.py --tiny                 # CPU dry run of the script itself
 
-1. Correctness on the device: Triton forward (and, with scattered -inf only, the autograd backward) vs the PyTorch reference over shapes
+1. Correctness on the device: Triton forward (and, with scattered -inf only, the autograd backward = the backward kernels)
+   vs the PyTorch reference over shapes
    with ragged tails, broadcast batch dims, whole -inf rows/columns and scattered -inf entries, in float32,
    float16 and (on CUDA) bfloat16. -inf patterns must agree exactly and no NaN may appear.
 2. Timing of the shapes the discrete Schrödinger-bridge solvers use (arXiv 2509.23348): the per-step table
@@ -11,7 +12,8 @@
    (M=K=N in {256, 1024}) vs two PyTorch baselines: the exact broadcast + ``torch.logsumexp`` reference
    (memory M*K*N) and the max-shifted ``exp -> matmul -> log`` trick (fast, but underflows for entries more
    than ~88 nats (fp32) below the row/column maxima). Reported per case: milliseconds, achieved
-   log-semiring "FLOP/s" (2*M*K*N per product: one add + one exp-accumulate), speed-ups.
+   log-semiring "FLOP/s" (2*M*K*N per product: one add + one exp-accumulate), speed-ups; and the backward kernels
+   against the PyTorch closed-form backward (memory M*K*N).
 """
 from __future__ import annotations
 
@@ -98,6 +100,15 @@ def timing(K, device, tiny, iters) -> list[dict]:
                 r["speedup_vs_reference"] = r["torch_reference_ms"] / r["triton_ms"]
             else:
                 r["torch_reference_ms"] = None; r["reference_skipped"] = f"needs {mem / 2**30:.1f} GiB"
+            # backward: the two Triton kernels vs the PyTorch closed form (which materialises M x K x N)
+            c = K.lse_matmul_forward(a, b)
+            gc = torch.randn(c.shape, generator=gen).to(device)
+            r["triton_backward_ms"] = _time(lambda: K.lse_matmul_backward_triton(a, b, c, gc), device, iters=iters)
+            if mem <= (1 << 30):
+                r["torch_backward_ms"] = _time(lambda: K.lse_matmul_backward(a, b, c, gc), device, iters=max(3, iters // 4))
+                r["backward_speedup_vs_torch"] = r["torch_backward_ms"] / r["triton_backward_ms"]
+            else:
+                r["torch_backward_ms"] = None
         ops = 2.0 * Z * M * Kd * N
         r["triton_gops"] = ops / r["triton_ms"] / 1e6
         r["speedup_vs_shifted_matmul"] = r["shifted_matmul_ms"] / r["triton_ms"]

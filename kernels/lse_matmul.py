@@ -15,36 +15,28 @@ This module holds
   running maximum and a rescaled running sum per output (the "online logsumexp" of flash attention), so
   nothing of size M x K x N is ever stored. Arithmetic is float32 for float16/bfloat16/float32 inputs.
 * ``lse_matmul_forward``: the launcher (checks shapes, dtypes, devices; broadcasts batch dims).
-* ``LSEMatmulFunction`` / ``lse_matmul``: autograd wrapper; the backward pass is the closed form
-  ``grad_a[i,k] = sum_j g[i,j] exp(a[i,k] + b[k,j] - c[i,j])`` (and symmetrically for ``b``), evaluated
-  in PyTorch.
+* ``_lse_matmul_grad_a_kernel`` / ``_lse_matmul_grad_b_kernel``: the backward pass, the closed form
+  ``grad_a[i,k] = sum_j g[i,j] exp(a[i,k] + b[k,j] - c[i,j])`` (and ``grad_b[k,j] = sum_i ...``), streamed over
+  ``N`` (resp. ``M``) in blocks, so it too never stores an M x K x N tensor; ``lse_matmul_backward_triton`` launches them.
+* ``LSEMatmulFunction`` / ``lse_matmul``: autograd wrapper (Triton forward and backward); ``lse_matmul_backward``
+  is the PyTorch closed form (materialises M x K x N), kept as the reference of the backward kernels.
 * ``lse_matmul_reference``: a pure-PyTorch reference (broadcast and ``torch.logsumexp``).
 
 Set ``TRITON_INTERPRET=1`` before importing this module to run the Triton path on CPU tensors.
 """
 from __future__ import annotations
 
-import os
-
 import torch
 
-try:
-    import triton
-    import triton.language as tl
-    HAS_TRITON = True
-except ImportError:  # triton is optional: the reference still works
-    triton = tl = None
-    HAS_TRITON = False
+from . import check_triton_path, import_triton, interpreting   # the project's shared rule (re-exported: `interpreting`)
+
+triton, tl = import_triton()   # (None, None) without triton: the reference still works
+HAS_TRITON = triton is not None
 
 __all__ = ["HAS_TRITON", "interpreting", "lse_matmul_reference", "lse_matmul_forward", "lse_matmul_backward",
-           "LSEMatmulFunction", "lse_matmul"]
+           "lse_matmul_backward_triton", "LSEMatmulFunction", "lse_matmul"]
 
 _DTYPES = (torch.float16, torch.bfloat16, torch.float32)
-
-
-def interpreting() -> bool:
-    "True when Triton runs in its CPU interpreter (`TRITON_INTERPRET=1`)."
-    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 
 
 def _check(a, b, need_device=True, dtypes=_DTYPES):
@@ -59,10 +51,7 @@ def _check(a, b, need_device=True, dtypes=_DTYPES):
     except RuntimeError:
         raise ValueError(f"batch dims of a {tuple(a.shape[:-2])} and b {tuple(b.shape[:-2])} do not broadcast") from None
     if a.device != b.device: raise ValueError(f"a and b must be on one device, got {a.device} and {b.device}")
-    if need_device:
-        if not HAS_TRITON: raise RuntimeError("the Triton path needs the `triton` package")
-        if a.device.type != "cuda" and not interpreting():
-            raise ValueError(f"the Triton path needs CUDA tensors (or TRITON_INTERPRET=1 for CPU tensors); a is on {a.device}")
+    if need_device: check_triton_path(a, b, what="lse_matmul (the Triton path)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -114,6 +103,71 @@ if HAS_TRITON:
         out = safe + tl.log(s_run)                                   # log(0) = -inf for empty rows
         tl.store(c_ptr + pid_z * scb + rm[:, None] * scm + rn[None, :] * scn, out.to(c_ptr.dtype.element_ty),
                  mask=mm[:, None] & mn[None, :])
+
+
+    @triton.jit
+    def _lse_matmul_grad_a_kernel(a_ptr, b_ptr, c_ptr, g_ptr, ga_ptr, M, N, K,
+                                  sab, sam, sak, sbb, sbk, sbn, scb, scm, scn, sgb, sgm, sgn, sob, som, sok,
+                                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+        # grad_a[i, k] = sum_j g[i, j] exp(a[i, k] + b[k, j] - c[i, j]); one program per (batch, M tile, K tile)
+        pid_z = tl.program_id(0)
+        pid_m = tl.program_id(1)
+        pid_k = tl.program_id(2)
+        rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        rk = pid_k * BLOCK_K + tl.arange(0, BLOCK_K)
+        mm = rm < M
+        mk = rk < K
+        at = tl.load(a_ptr + pid_z * sab + rm[:, None] * sam + rk[None, :] * sak,
+                     mask=mm[:, None] & mk[None, :], other=float("-inf")).to(tl.float32)            # (BM, BK)
+        acc = tl.zeros((BLOCK_M, BLOCK_K), dtype=tl.float32)
+        for n0 in range(0, N, BLOCK_N):
+            rn = n0 + tl.arange(0, BLOCK_N)
+            mn = rn < N
+            bt = tl.load(b_ptr + pid_z * sbb + rk[:, None] * sbk + rn[None, :] * sbn,
+                         mask=mk[:, None] & mn[None, :], other=float("-inf")).to(tl.float32)        # (BK, BN)
+            ct = tl.load(c_ptr + pid_z * scb + rm[:, None] * scm + rn[None, :] * scn,
+                         mask=mm[:, None] & mn[None, :], other=float("-inf")).to(tl.float32)        # (BM, BN)
+            gt = tl.load(g_ptr + pid_z * sgb + rm[:, None] * sgm + rn[None, :] * sgn,
+                         mask=mm[:, None] & mn[None, :], other=0.0).to(tl.float32)
+            ok = ct != float("-inf")                                # an empty output has no gradient
+            cs = tl.where(ok, ct, 0.0)
+            gs = tl.where(ok, gt, 0.0)
+            x = at[:, :, None] + bt[None, :, :] - cs[:, None, :]                                     # (BM, BK, BN)
+            acc += tl.sum(tl.exp(x) * gs[:, None, :], axis=2)
+        tl.store(ga_ptr + pid_z * sob + rm[:, None] * som + rk[None, :] * sok, acc.to(ga_ptr.dtype.element_ty),
+                 mask=mm[:, None] & mk[None, :])
+
+    @triton.jit
+    def _lse_matmul_grad_b_kernel(a_ptr, b_ptr, c_ptr, g_ptr, gb_ptr, M, N, K,
+                                  sab, sam, sak, sbb, sbk, sbn, scb, scm, scn, sgb, sgm, sgn, sob, sok, son,
+                                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+        # grad_b[k, j] = sum_i g[i, j] exp(a[i, k] + b[k, j] - c[i, j]); one program per (batch, K tile, N tile)
+        pid_z = tl.program_id(0)
+        pid_k = tl.program_id(1)
+        pid_n = tl.program_id(2)
+        rk = pid_k * BLOCK_K + tl.arange(0, BLOCK_K)
+        rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        mk = rk < K
+        mn = rn < N
+        bt = tl.load(b_ptr + pid_z * sbb + rk[:, None] * sbk + rn[None, :] * sbn,
+                     mask=mk[:, None] & mn[None, :], other=float("-inf")).to(tl.float32)            # (BK, BN)
+        acc = tl.zeros((BLOCK_K, BLOCK_N), dtype=tl.float32)
+        for m0 in range(0, M, BLOCK_M):
+            rm = m0 + tl.arange(0, BLOCK_M)
+            mm = rm < M
+            at = tl.load(a_ptr + pid_z * sab + rm[:, None] * sam + rk[None, :] * sak,
+                         mask=mm[:, None] & mk[None, :], other=float("-inf")).to(tl.float32)        # (BM, BK)
+            ct = tl.load(c_ptr + pid_z * scb + rm[:, None] * scm + rn[None, :] * scn,
+                         mask=mm[:, None] & mn[None, :], other=float("-inf")).to(tl.float32)        # (BM, BN)
+            gt = tl.load(g_ptr + pid_z * sgb + rm[:, None] * sgm + rn[None, :] * sgn,
+                         mask=mm[:, None] & mn[None, :], other=0.0).to(tl.float32)
+            ok = ct != float("-inf")
+            cs = tl.where(ok, ct, 0.0)
+            gs = tl.where(ok, gt, 0.0)
+            x = at[:, :, None] + bt[None, :, :] - cs[:, None, :]                                     # (BM, BK, BN)
+            acc += tl.sum(tl.exp(x) * gs[:, None, :], axis=0)
+        tl.store(gb_ptr + pid_z * sob + rk[:, None] * sok + rn[None, :] * son, acc.to(gb_ptr.dtype.element_ty),
+                 mask=mk[:, None] & mn[None, :])
 
 
 def _blocks(M, N, K, block_m, block_n, block_k):
@@ -179,8 +233,40 @@ def _sum_to(t: torch.Tensor, shape) -> torch.Tensor:
     return t
 
 
+def lse_matmul_backward_triton(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, grad_c: torch.Tensor,
+                               need_a: bool = True, need_b: bool = True, block_m: int | None = None,
+                               block_n: int | None = None, block_k: int | None = None):
+    """Triton gradients of `sum(grad_c * c)` for `c = lse_matmul(a, b)` (same contract as `lse_matmul_backward`): two
+    kernels stream the closed form over N (for `grad_a`) and over M (for `grad_b`); float32 accumulation."""
+    _check(a, b)
+    M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
+    batch, a3, b3 = _flatten_batch(a, b)
+    Z = a3.shape[0]
+    c3 = c.expand(*batch, M, N).reshape(Z, M, N)
+    g3 = grad_c.to(c.dtype).expand(*batch, M, N).reshape(Z, M, N)
+    ga = gb = None
+    if Z == 0 or M == 0 or N == 0 or K == 0:
+        if need_a: ga = torch.zeros_like(a)
+        if need_b: gb = torch.zeros_like(b)
+        return ga, gb
+    bm, bn, bk = _blocks(M, N, K, block_m, block_n, block_k)
+    if need_a:
+        ga3 = torch.empty(Z, M, K, device=a.device, dtype=torch.float32)
+        _lse_matmul_grad_a_kernel[(Z, triton.cdiv(M, bm), triton.cdiv(K, bk))](
+            a3, b3, c3, g3, ga3, M, N, K, *a3.stride(), *b3.stride(), *c3.stride(), *g3.stride(), *ga3.stride(),
+            BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk)
+        ga = _sum_to(ga3.reshape(*batch, M, K), a.shape).to(a.dtype)
+    if need_b:
+        gb3 = torch.empty(Z, K, N, device=a.device, dtype=torch.float32)
+        _lse_matmul_grad_b_kernel[(Z, triton.cdiv(K, bk), triton.cdiv(N, bn))](
+            a3, b3, c3, g3, gb3, M, N, K, *a3.stride(), *b3.stride(), *c3.stride(), *g3.stride(), *gb3.stride(),
+            BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk)
+        gb = _sum_to(gb3.reshape(*batch, K, N), b.shape).to(b.dtype)
+    return ga, gb
+
+
 class LSEMatmulFunction(torch.autograd.Function):
-    "Autograd wrapper: Triton forward, closed-form PyTorch backward."
+    "Autograd wrapper: Triton forward, Triton backward (streamed closed form; no M x K x N tensor either way)."
     @staticmethod
     def forward(ctx, a, b):
         c = lse_matmul_forward(a, b)
@@ -190,7 +276,7 @@ class LSEMatmulFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_c):
         a, b, c = ctx.saved_tensors
-        return lse_matmul_backward(a, b, c, grad_c, need_a=ctx.needs_input_grad[0], need_b=ctx.needs_input_grad[1])
+        return lse_matmul_backward_triton(a, b, c, grad_c, need_a=ctx.needs_input_grad[0], need_b=ctx.needs_input_grad[1])
 
 
 def lse_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:

@@ -1,5 +1,5 @@
 """iclr26.discrete_sb: construction invariants, exactness of the analytic bridge, solver/metric sanity, bad input."""
-import math
+import copy, math
 
 import pytest
 import torch
@@ -157,3 +157,145 @@ def test_bad_input():
     with pytest.raises(ValueError, match="init_samples"): DLightSB(b.chain, 2, 3, init_samples=torch.zeros(5, 3, dtype=torch.long))
     with pytest.raises(ValueError, match="same D"): shape_score(torch.zeros(3, 2, dtype=torch.long), torch.zeros(3, 1, dtype=torch.long), 4)
     with pytest.raises(ValueError, match="steps"): fit(lambda: torch.zeros(()), [], -1, 0.1)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# second pass (issue #40): the CPU log-space product over wide ranges, DLightSB-M's losses, per-row times, fresh α-CSBM pairs
+# ---------------------------------------------------------------------------------------------------------------------
+NINF = float("-inf")
+
+
+def _lse_ref(a, b):
+    "float64 broadcast + logsumexp reference."
+    return torch.logsumexp(a.double().unsqueeze(-1) + b.double().unsqueeze(-3), -2)
+
+
+@pytest.mark.parametrize("scale", [1.0, 300.0, 3000.0])
+def test_lse_matmul_cpu_wide_ranges_and_neg_inf(scale):
+    g = torch.Generator().manual_seed(int(scale))
+    a = torch.randn(3, 7, 9, generator=g, dtype=torch.float64) * scale
+    b = torch.randn(9, 5, generator=g, dtype=torch.float64) * scale
+    a[0, 1, :] = NINF                  # a zero row -> -inf output row
+    b[:, 2] = NINF                     # a zero column -> -inf output column
+    a[1, 2, 3] = NINF; b[4, 0] = NINF  # scattered zeros
+    c, r = lse_matmul(a, b), _lse_ref(a, b)
+    assert torch.equal(torch.isneginf(c), torch.isneginf(r)) and not torch.isnan(c).any()
+    fin = torch.isfinite(r)
+    assert (c[fin] - r[fin]).abs().max() < 1e-9 * max(1.0, scale)
+    assert torch.isneginf(c[0, 1]).all() and torch.isneginf(c[..., 2]).all()
+
+
+def test_lse_matmul_cpu_best_term_far_below_both_maxima():
+    # row max of a and column max of b sit on different k: the only terms are 2000 nats below max_a + max_b
+    a = torch.tensor([[0.0, -2000.0], [0.0, -1000.0]])
+    b = torch.tensor([[-2000.0, -5.0], [0.0, -3000.0]])
+    c, r = lse_matmul(a, b), _lse_ref(a, b)
+    assert torch.isfinite(c).all()
+    torch.testing.assert_close(c.double(), r, atol=1e-3, rtol=0)     # float32 output rounding at |c| ~ 2000
+    # float32 inputs with thousands of nats, batch broadcast, against float64
+    g = torch.Generator().manual_seed(5)
+    a32 = (torch.randn(2, 1, 6, 11, generator=g) * 2000).float(); b32 = (torch.randn(3, 11, 4, generator=g) * 2000).float()
+    c32 = lse_matmul(a32, b32)
+    assert c32.dtype == torch.float32 and c32.shape == (2, 3, 6, 4)
+    r32 = _lse_ref(a32, b32)
+    assert ((c32.double() - r32).abs() / r32.abs().clamp_min(1)).max() < 1e-6
+
+
+def test_lse_matmul_cpu_gradients_exact_and_zero_on_empty_rows():
+    g = torch.Generator().manual_seed(2)
+    a = torch.randn(5, 6, generator=g, dtype=torch.float64) * 800
+    b = torch.randn(6, 3, generator=g, dtype=torch.float64) * 800
+    a[0] = NINF
+    gc = torch.randn(5, 3, generator=g, dtype=torch.float64)
+    aa, bb = a.clone().requires_grad_(), b.clone().requires_grad_()
+    (lse_matmul(aa, bb) * gc).sum().backward()
+    ar, br = a[1:].clone().requires_grad_(), b.clone().requires_grad_()
+    (_lse_ref(ar, br) * gc[1:]).sum().backward()
+    assert not torch.isnan(aa.grad).any() and not torch.isnan(bb.grad).any()
+    torch.testing.assert_close(aa.grad[1:], ar.grad)
+    torch.testing.assert_close(bb.grad, br.grad)
+    assert (aa.grad[0] == 0).all()
+
+
+def test_transition_marginals_with_one_time_per_row_match_enumeration():
+    b = SBBenchmark(3, 8, 3, "gaussian", 0.3, "uniform", num_timesteps=3, num_skip_steps=2, seed=3)
+    x = b.sample_source(6, torch.Generator().manual_seed(0))
+    t = torch.tensor([0, 1, 2, 3, 3, 0])
+    lg = b.transition_marginal_logits(x, t)
+    X = enumerate_states(8, 3)
+    for i in range(len(x)):
+        lp = b.transition_log_prob(x[i:i + 1].expand(len(X), 3), X, int(t[i]))       # the joint transition
+        for d in range(3):
+            m = torch.stack([torch.logsumexp(lp[X[:, d] == s], 0) for s in range(8)])
+            torch.testing.assert_close(lg[i, d], m, atol=1e-10, rtol=0)
+    with pytest.raises(ValueError, match="t"): b.transition_marginal_logits(x, torch.tensor([0, 9, 0, 0, 0, 0]))
+
+
+def test_matching_term_sums_to_dlightsb_loss():
+    "E_t E_bridge[-(log φ_{t+1}(x_{t+1}) - log φ_t(x_t))] over t = 0..N sums to log c(x0) - log v(x1): the DLightSB loss."
+    b = SBBenchmark(2, 6, 2, "gaussian", 0.3, "gaussian", num_timesteps=3, num_skip_steps=2, seed=1)
+    g = torch.Generator().manual_seed(0)
+    m = DLightSB(b.chain, 2, 3, generator=g, dtype=torch.float64)
+    with torch.no_grad(): m.log_r.add_(torch.randn(m.log_r.shape, generator=g, dtype=torch.float64))
+    x0, x1 = b.sample_pairs(3, g)
+    X = enumerate_states(6, 2)
+    ch, N = m.chain, m.chain.N
+    with torch.no_grad():
+        for i in range(len(x0)):
+            total = 0.0
+            for t in range(N + 1):
+                tt = torch.full((len(X),), t)
+                # exact bridge marginal of x_t given (x0, x1), per coordinate, then the joint over X
+                lxt = (ch.log_cum[t][x0[i]].T + ch.log_cum[N + 1 - t][:, x1[i]]).log_softmax(0)      # (S, D)
+                p_xt = lxt[X[:, 0], 0].add(lxt[X[:, 1], 1]).exp()                                  # (S^2,)
+                nxt = ch.bridge_next_logits(X, x1[i:i + 1].expand(len(X), 2), tt)                  # (S^2, D, S)
+                p_y = (nxt[:, 0, X[:, 0]] + nxt[:, 1, X[:, 1]]).exp()                               # (S^2 x_t, S^2 y)
+                term = -(m.log_phi_rows(X, tt + 1)[None, :] - m.log_phi_rows(X, tt)[:, None])
+                total += (p_xt[:, None] * p_y * term).sum().item()
+            want = (m.log_c(x0[i:i + 1]) - m.log_v(x1[i:i + 1])).item()
+            assert abs(total - want) < 1e-9
+        # the implemented one-sample estimator has that expectation / (N + 1) (Monte Carlo, 5 standard errors)
+        xa, xb = x0.repeat(400, 1), x1.repeat(400, 1)
+        draws = torch.stack([m.matching_loss(xa, xb, g, estimator="sample") for _ in range(50)])
+        target = m.loss(x0, x1).item() / (N + 1)
+        assert abs(draws.mean().item() - target) < 5 * draws.std().item() / math.sqrt(len(draws)) + 1e-9
+
+
+def test_dlightsb_m_analytic_learns_on_a_tiny_benchmark():
+    torch.manual_seed(0)
+    b = SBBenchmark(2, 16, 3, "gaussian", 0.1, "gaussian", num_timesteps=3, num_skip_steps=2, std=1.0, seed=0)
+    g = torch.Generator().manual_seed(0)
+    x0 = b.sample_source(2000, g); x1 = b.sample(b.sample_source(2000, g), g)     # unpaired samples
+    m = DLightSB(b.chain.to(torch.float32), 2, 8, init_samples=x1, generator=g)
+    draw = lambda p: p[torch.randint(len(p), (128,), generator=g)]
+    p1 = exact_plan(b).sum(0).clamp_min(1e-300).log()
+    kl_indep = plan_kl_d2(b, lambda a, c: p1[None].expand(len(a), -1))
+    kl0 = plan_kl_d2(b, lambda a, c: cond_matrix(m, a, c))
+    curve = fit(lambda: m.matching_loss(draw(x0), draw(x1), g), m.parameters(), 300, 0.05, schedule="cosine")
+    kl1 = plan_kl_d2(b, lambda a, c: cond_matrix(m, a, c))
+    assert sum(curve[-20:]) < sum(curve[:20])
+    assert kl1 < 0.2 * kl0 and kl1 < 0.3 * kl_indep, (kl0, kl1, kl_indep)
+
+
+def test_minibatch_ot_scaling_and_log_domain_agree(monkeypatch):
+    import iclr26.discrete_sb as dsb
+    b = SBBenchmark(2, 20, 3, "gaussian", 0.1, "gaussian", num_timesteps=3, num_skip_steps=2, seed=0)
+    g = torch.Generator().manual_seed(0)
+    x0, x1 = b.sample_source(64, g), b.sample(b.sample_source(64, g), g)
+    _, y_fast = minibatch_eot_pairs(x0, x1, b.chain, torch.Generator().manual_seed(3))
+    monkeypatch.setattr(dsb, "_SCALING_RANGE", -1.0)                           # force the log-domain iterations
+    _, y_log = minibatch_eot_pairs(x0, x1, b.chain, torch.Generator().manual_seed(3))
+    assert torch.equal(y_fast, y_log)
+    assert not torch.equal(y_fast, x1)                                         # it did re-pair
+
+
+def test_alpha_csbm_fresh_pairs_and_new_bad_input():
+    b = SBBenchmark(2, 8, 2, "uniform", 0.05, "uniform", num_timesteps=3, num_skip_steps=1, seed=0)
+    cs = AlphaCSBM(b.chain.to(torch.float32), 2, hidden=16)
+    x = b.sample_source(12, torch.Generator().manual_seed(0))
+    curve = cs.fit(x, b.sample(x), steps=5, batch=8, warmup=0.2)             # refresh=1: fresh pairs each step
+    assert len(curve) == 5 and all(map(math.isfinite, curve))
+    with pytest.raises(ValueError, match="refresh"): cs.fit(x, x, 2, 4, refresh=0)
+    m = DLightSB(b.chain, 2, 3)
+    with pytest.raises(ValueError, match="estimator"): m.matching_loss(x, x, estimator="mc")
+    with pytest.raises(ValueError, match="schedule"): fit(lambda: torch.zeros(()), [], 1, 0.1, schedule="step")
