@@ -11,55 +11,72 @@ from __future__ import annotations
 import inspect, json, math, time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .core import progress
-from .tinylm import (IGNORE_INDEX, TrainConfig, TrainResult, additive_mask, check_lm, fit, random_windows)
+from .core import check_int, check_number, progress
+from .tinylm import (IGNORE_INDEX, TrainConfig, TrainResult, additive_mask, cache_dir, cache_key, cached_model,
+                           check_lm, fit, random_windows)
 
 # %% auto #0
-__all__ = ['vocab_size_of', 'pard_token_id', 'add_pard_token', 'check_same_tokenizer', 'pard_allowed', 'cod_keep', 'pard_layout',
-           'pard_example', 'PardCollator', 'pard_logits', 'pard_loss', 'PardTrainResult', 'train_pard', 'cache_length',
-           'crop_cache', 'DecodeResult', 'ar_decode', 'speculative_decode', 'SpecStats', 'run_method', 'forward_cost',
-           'save_pard_draft', 'vllm_speculative_config', 'vllm_status']
+__all__ = ['PARD_TOKEN', 'vocab_size_of', 'pard_token_id', 'add_pard_token', 'check_same_tokenizer', 'check_same_vocab',
+           'pard_allowed', 'cod_keep', 'pard_layout', 'pard_example', 'PardCollator', 'pard_logits', 'pard_loss',
+           'PardTrainResult', 'train_pard', 'cached_pard_draft', 'cache_length', 'crop_cache', 'DecodeResult',
+           'commit_round', 'verify_sampled', 'ar_decode', 'speculative_decode', 'SpecStats', 'decode', 'run_method',
+           'forward_cost', 'interleaved_timing', 'median_ratio', 'exact_token_distributions', 'chi_square_test',
+           'draft_proposals', 'greedy_rounds', 'simulated_tau', 'save_pard_draft', 'vllm_speculative_config',
+           'vllm_status']
 
 # %% ../nbs/12_pard.ipynb #4ea67a11
-def _check_int(name: str, v, lo: int | None = None) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)): raise TypeError(f"{name} must be an int, got {type(v).__name__}")
-    if lo is not None and v < lo: raise ValueError(f"{name} must be >= {lo}, got {v}")
-    return int(v)
-
-def _check_k(k, name: str = "k") -> int:
-    return _check_int(name, k, 1)
+PARD_TOKEN = "<pard>"
+"The zoo's reserved special token for PARD's parallel-draft (mask) slots (id 20 in every zoo model)."
 
 def vocab_size_of(model) -> int:
     "Rows of `model`'s input embedding: the ids it can read."
     return model.get_input_embeddings().num_embeddings
 
+def _config_token_ids(model) -> tuple[int | None, int | None]:
+    c = model.config
+    return getattr(c, "pard_token", None), getattr(c, "mask_token_id", None)
+
 def pard_token_id(model, tokenizer=None) -> int:
-    """The mask id a PARD draft reads: `model.config.pard_token`, else the tokenizer's mask token. `ValueError` when
-    neither exists or the id is outside the model's vocabulary."""
-    if not isinstance(model, nn.Module) or not hasattr(model, "config"): raise TypeError(f"model must be a Hugging Face causal LM, got {type(model).__name__}")
-    mid = getattr(model.config, "pard_token", None)
-    if mid is None and tokenizer is not None: mid = tokenizer.mask_token_id
-    if mid is None: raise ValueError("no PARD mask token: the model config has no `pard_token` and the tokenizer no mask token (call add_pard_token)")
+    """The id a PARD draft reads in its mask slots: the config's `pard_token`, else its `mask_token_id`, else the
+    tokenizer's `<pard>` token, else the tokenizer's mask token. `ValueError` when none exists, when the id is outside
+    the model's vocabulary, or when the config's `pard_token` and `mask_token_id` disagree (newer vLLM reads
+    `mask_token_id` first, so a conflict would make it draft with the wrong token)."""
+    if not isinstance(model, nn.Module) or not hasattr(model, "config"):
+        raise TypeError(f"model must be a Hugging Face causal LM, got {type(model).__name__}")
+    pt, mt = _config_token_ids(model)
+    if pt is not None and mt is not None and int(pt) != int(mt):
+        raise ValueError(f"conflicting draft token ids: config pard_token={pt} but mask_token_id={mt} "
+                         "(vLLM reads mask_token_id first)")
+    mid = pt if pt is not None else mt
+    if mid is None and tokenizer is not None:
+        mid = tokenizer.get_vocab().get(PARD_TOKEN, tokenizer.mask_token_id)
+    if mid is None:
+        raise ValueError("no PARD mask token: the model config has no `pard_token` and the tokenizer no mask token "
+                         "(call add_pard_token)")
     mid = int(mid)
-    if not 0 <= mid < vocab_size_of(model): raise ValueError(f"mask id {mid} is missing from the model's vocabulary (size {vocab_size_of(model)})")
+    if not 0 <= mid < vocab_size_of(model):
+        raise ValueError(f"mask id {mid} is missing from the model's vocabulary (size {vocab_size_of(model)})")
     return mid
 
-def add_pard_token(model, tokenizer, token: str = "<mask>") -> int:
-    """Make `model` a PARD draft: the tokenizer's mask token (added as a special token, and the embeddings resized, if
-    the tokenizer has none) becomes `model.config.pard_token`. Returns its id."""
+def add_pard_token(model, tokenizer, token: str = PARD_TOKEN) -> int:
+    """Make `model` a PARD draft whose mask slots read `token` (added to the tokenizer as a special token, and the
+    embeddings resized, if it is missing). Writes `pard_token` and `mask_token_id` into the config (both the same id,
+    so every reader agrees) and returns the id."""
     check_lm(model, tokenizer)
-    if tokenizer.mask_token_id is None:
-        tokenizer.add_special_tokens({"mask_token": token})
-    mid = int(tokenizer.mask_token_id)
+    if not isinstance(token, str) or not token: raise ValueError(f"token must be a non-empty string, got {token!r}")
+    if token not in tokenizer.get_vocab():
+        tokenizer.add_special_tokens({"additional_special_tokens": [token]})
+    mid = int(tokenizer.convert_tokens_to_ids(token))
     if mid >= vocab_size_of(model): model.resize_token_embeddings(len(tokenizer))
     model.config.pard_token = mid
+    model.config.mask_token_id = mid
     return mid
 
 def check_same_tokenizer(target_tokenizer, draft_tokenizer) -> None:
@@ -69,14 +86,30 @@ def check_same_tokenizer(target_tokenizer, draft_tokenizer) -> None:
     a, b = target_tokenizer.get_vocab(), draft_tokenizer.get_vocab()
     if a != b:
         diff = sorted(set(a.items()) ^ set(b.items()))[:3]
-        raise ValueError(f"draft/target tokenizer mismatch: vocabularies differ ({len(a)} vs {len(b)} tokens; e.g. {diff})")
+        raise ValueError(f"draft/target tokenizer mismatch: vocabularies differ ({len(a)} vs {len(b)} tokens; "
+                         f"e.g. {diff})")
+
+def check_same_vocab(target, draft) -> int:
+    """`ValueError` unless `draft` reads and scores the same ids as `target` (input embeddings and output logits of one
+    size); returns that size. Rejection sampling compares the two distributions id by id."""
+    sizes = {}
+    for n, m in (("target", target), ("draft", draft)):
+        if not isinstance(m, nn.Module) or not hasattr(m, "get_input_embeddings"):
+            raise TypeError(f"{n} must be a Hugging Face causal LM, got {type(m).__name__}")
+        out = m.get_output_embeddings()
+        sizes[n] = (vocab_size_of(m), out.weight.shape[0] if out is not None else vocab_size_of(m))
+    if sizes["target"] != sizes["draft"]:
+        raise ValueError(f"draft vocabulary {sizes['draft'][1]} differs from the target's {sizes['target'][1]} "
+                         f"(input/output sizes: draft {sizes['draft']}, target {sizes['target']})")
+    return sizes["target"][1]
 
 # %% ../nbs/12_pard.ipynb #a0162071
 def pard_allowed(stream: torch.Tensor, pos: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
     """The PARD attention pattern [..., N, N] over tokens with stream index `stream` and position id `pos` ([..., N]):
     query (k, t) sees real tokens (0, s) with s <= t - k and the masks (k', t - k + k') for 1 <= k' <= k.
     `valid` (bool, [..., N]) drops padding keys; a padding query sees only itself."""
-    if stream.shape != pos.shape: raise ValueError(f"stream {tuple(stream.shape)} and pos {tuple(pos.shape)} differ in shape")
+    if stream.shape != pos.shape:
+        raise ValueError(f"stream {tuple(stream.shape)} and pos {tuple(pos.shape)} differ in shape")
     kq, tq = stream[..., :, None], pos[..., :, None]
     kk, tk = stream[..., None, :], pos[..., None, :]
     real = (kk == 0) & (tk <= tq - kq)
@@ -94,7 +127,7 @@ def cod_keep(L: int, K: int, r: float = 0.7, r_min: float = 0.2, generator: torc
     [k, L-2] (it needs k real tokens before it and a target after it). With `cod`, stream k keeps
     n_k = floor(L * max(r^k, r_min)) positions drawn only among those whose predecessor (k-1, t-1) was kept
     (prefix integrity); without it every stream is whole (plain masked-prediction training)."""
-    L, K = _check_int("L", L, 2), _check_int("K", K, 1)
+    L, K = check_int("L", L, 2), check_int("K", K, 1)
     if not 0 < r <= 1: raise ValueError(f"r must be in (0, 1], got {r}")
     if not 0 <= r_min <= 1: raise ValueError(f"r_min must be in [0, 1], got {r_min}")
     prev = torch.arange(0, L - 1)                       # stream 0: every real token that has a target
@@ -107,15 +140,17 @@ def cod_keep(L: int, K: int, r: float = 0.7, r_min: float = 0.2, generator: torc
             kept = eligible[pick].sort().values
         else:
             kept = eligible
-        out.append(kept); prev = kept
+        out.append(kept)
+        prev = kept
     return out
 
 def pard_layout(L: int, K: int, keep: Sequence[torch.Tensor] | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     "(stream, pos) of the flattened training sequence: stream 0 = positions 0..L-1, then stream k's kept positions."
-    L, K = _check_int("L", L, 2), _check_int("K", K, 1)
+    L, K = check_int("L", L, 2), check_int("K", K, 1)
     if keep is None: keep = cod_keep(L, K, cod=False)
     if len(keep) != K - 1: raise ValueError(f"keep must hold K-1={K - 1} position lists, got {len(keep)}")
-    streams = [torch.zeros(L, dtype=torch.long)] + [torch.full((len(p),), k, dtype=torch.long) for k, p in enumerate(keep, 1)]
+    streams = [torch.zeros(L, dtype=torch.long)]
+    streams += [torch.full((len(p),), k, dtype=torch.long) for k, p in enumerate(keep, 1)]
     poss = [torch.arange(L)] + [torch.as_tensor(p, dtype=torch.long) for p in keep]
     return torch.cat(streams), torch.cat(poss)
 
@@ -142,15 +177,19 @@ class PardCollator:
     seed: int = 0
 
     def __post_init__(self):
-        _check_int("mask_id", self.mask_id, 0); _check_k(self.K, "K")
+        check_int("mask_id", self.mask_id, 0)
+        check_int("K", self.K, 1)
         if not 0 < self.r <= 1: raise ValueError(f"r must be in (0, 1], got {self.r}")
         if not 0 <= self.r_min <= 1: raise ValueError(f"r_min must be in [0, 1], got {self.r_min}")
         self.generator = torch.Generator().manual_seed(self.seed)
 
     def __call__(self, windows: torch.Tensor) -> dict:
-        if not isinstance(windows, torch.Tensor) or windows.dim() != 2: raise ValueError("windows must be a 2-D tensor [batch, L]")
-        if (windows == self.mask_id).any(): raise ValueError(f"windows contain the mask id {self.mask_id}: it must be reserved for PARD")
-        exs = [pard_example(w, self.K, self.mask_id, cod_keep(len(w), self.K, self.r, self.r_min, self.generator, self.cod)) for w in windows]
+        if not isinstance(windows, torch.Tensor) or windows.dim() != 2:
+            raise ValueError("windows must be a 2-D tensor [batch, L]")
+        if (windows == self.mask_id).any():
+            raise ValueError(f"windows contain the mask id {self.mask_id}: it must be reserved for PARD")
+        keep = [cod_keep(len(w), self.K, self.r, self.r_min, self.generator, self.cod) for w in windows]
+        exs = [pard_example(w, self.K, self.mask_id, kp) for w, kp in zip(windows, keep)]
         N = max(len(e["input_ids"]) for e in exs)
         def pad(x, v): return torch.cat([x, torch.full((N - len(x),), v, dtype=x.dtype)])
         out = {"input_ids": torch.stack([pad(e["input_ids"], self.pad_id) for e in exs]),
@@ -167,57 +206,130 @@ def pard_logits(model, batch: dict) -> torch.Tensor:
     dtype = next(model.parameters()).dtype
     dev = next(model.parameters()).device
     mask = additive_mask(batch["allowed"].to(dev), dtype)
-    return model(input_ids=batch["input_ids"].to(dev), attention_mask=mask, position_ids=batch["position_ids"].to(dev), use_cache=False).logits
+    return model(input_ids=batch["input_ids"].to(dev), attention_mask=mask, position_ids=batch["position_ids"].to(dev),
+                 use_cache=False).logits
 
 def pard_loss(model, batch: dict, per_stream: bool = False):
-    "Mean cross-entropy of every slot against its explicit target (all streams weighted alike); per-stream means too if asked."
+    "Mean cross-entropy of every slot against its explicit target (all streams alike); per-stream means too if asked."
     logits = pard_logits(model, batch).float()
     y = batch["targets"].to(logits.device)
-    ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=IGNORE_INDEX, reduction="none").view_as(y)
+    ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=IGNORE_INDEX,
+                         reduction="none").view_as(y)
     ok = y != IGNORE_INDEX
     loss = ce[ok].mean()
     if not per_stream: return loss
     st = batch["stream"].to(y.device)
-    return loss, {int(k): float(ce[ok & (st == k)].mean()) for k in st.unique().tolist() if k >= 0 and (ok & (st == k)).any()}
+    ks = [k for k in st.unique().tolist() if k >= 0 and (ok & (st == k)).any()]
+    return loss, {int(k): float(ce[ok & (st == k)].mean()) for k in ks}
 
 # %% ../nbs/12_pard.ipynb #415c49b4
 class _PardObjective(nn.Module):
     "Wrap a causal LM so that `iclr26.tinylm.fit` optimises the PARD loss (fit reads `.loss`)."
-    def __init__(self, model): super().__init__(); self.model = model
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
     def forward(self, use_cache=False, **batch):
         return type("Out", (), {"loss": pard_loss(self.model, batch)})()
 
 @dataclass
 class PardTrainResult:
-    "A PARD adaptation run: the `TrainResult` plus the slots trained on (`tokens`) and per-step slot counts."
+    """A PARD adaptation run: the `TrainResult`, the slots trained on (`tokens`), per-step slot counts, and the
+    weights after every `checkpoint_every` steps (`checkpoints`: list of (step, slots so far, state_dict))."""
     result: TrainResult
     tokens: int
     tokens_per_step: float
     K: int
     cod: bool
+    checkpoints: list = field(default_factory=list, repr=False)
 
-def train_pard(draft, train_tokens: torch.Tensor, K: int = 8, cod: bool = True, r: float = 0.7, r_min: float = 0.2,
-               mask_id: int | None = None, cfg: TrainConfig | None = None, desc: str = "pard", **overrides) -> PardTrainResult:
-    """Adapt an autoregressive `draft` (any HF causal LM) into a parallel draft: random windows of `train_tokens`
-    (length `cfg.seq_len`) become K-stream PARD sequences (COD-subsampled when `cod`). Trains in place."""
+def _window_sampler(train_tokens, mid: int, weights: Mapping[str, float] | None, seq_len: int, g: torch.Generator):
+    "A `batch_size -> windows [B, seq_len]` sampler over one stream, or over components drawn by `weights`."
+    if isinstance(train_tokens, torch.Tensor):
+        if train_tokens.dim() != 1: raise ValueError("train_tokens must be a 1-D tensor (or a dict of them)")
+        s = train_tokens[train_tokens != mid].long()
+        return lambda b: random_windows(s, b, seq_len, g)
+    if not isinstance(train_tokens, Mapping) or not train_tokens:
+        raise ValueError("train_tokens must be a 1-D tensor or a non-empty dict {component: 1-D tensor}")
+    comps = {c: v[v != mid].long() for c, v in train_tokens.items() if len(v) > seq_len + 1}
+    if not comps: raise ValueError(f"no component of train_tokens is longer than seq_len={seq_len}")
+    names = sorted(comps)
+    w = torch.tensor([float((weights or {}).get(c, len(comps[c]) if weights is None else 0.0)) for c in names])
+    if not (w >= 0).all() or w.sum() <= 0: raise ValueError(f"weights must be >= 0 with a positive sum over {names}")
+    def sample(b):
+        which = torch.multinomial(w, b, replacement=True, generator=g).tolist()
+        return torch.cat([random_windows(comps[names[i]], 1, seq_len, g) for i in which])
+    return sample
+
+def train_pard(draft, train_tokens, K: int = 8, cod: bool = True, r: float = 0.7, r_min: float = 0.2,
+               mask_id: int | None = None, cfg: TrainConfig | None = None, weights: Mapping[str, float] | None = None,
+               checkpoint_every: int = 0, desc: str = "pard", **overrides) -> PardTrainResult:
+    """Adapt an autoregressive `draft` (any HF causal LM) into a parallel draft, in place: random windows (length
+    `cfg.seq_len`) of `train_tokens` — one 1-D stream, or a dict of component streams drawn by `weights` (default:
+    by length) — become K-stream PARD sequences, COD-subsampled when `cod`. With `checkpoint_every` > 0 the weights
+    are snapshotted every that many steps (and at the end) for learning curves."""
     from iclr26.core import with_overrides
     cfg = with_overrides(TrainConfig, cfg, overrides)
-    _check_k(K, "K")
-    if not isinstance(train_tokens, torch.Tensor) or train_tokens.dim() != 1: raise ValueError("train_tokens must be a 1-D tensor")
-    mid = pard_token_id(draft) if mask_id is None else mask_id
-    if not 0 <= mid < vocab_size_of(draft): raise ValueError(f"mask id {mid} is missing from the draft's vocabulary (size {vocab_size_of(draft)})")
+    K, checkpoint_every = check_int("K", K, 1), check_int("checkpoint_every", checkpoint_every, 0)
+    mid = pard_token_id(draft) if mask_id is None else check_int("mask_id", mask_id, 0)
+    if not 0 <= mid < vocab_size_of(draft):
+        raise ValueError(f"mask id {mid} is missing from the draft's vocabulary (size {vocab_size_of(draft)})")
     draft.config.pard_token = int(mid)
+    draft.config.mask_token_id = int(mid)
     col = PardCollator(mid, K, r, r_min, cod, pad_id=int(draft.config.pad_token_id or 0), seed=cfg.seed)
     g = torch.Generator().manual_seed(cfg.seed)
-    stream = train_tokens[train_tokens != mid]
-    counts = []
+    sample = _window_sampler(train_tokens, mid, weights, cfg.seq_len, g)
+    counts, ckpts = [], []
+    def snapshot(_):
+        ckpts.append((len(counts), int(sum(counts)), {k: v.detach().clone() for k, v in draft.state_dict().items()}))
+        return {"slots": int(sum(counts))}
     def next_batch(step):
-        b = col(random_windows(stream, cfg.batch_size, cfg.seq_len, g))
-        counts.append(b.pop("n_tokens")); b.pop("valid")
+        b = col(sample(cfg.batch_size))
+        counts.append(b.pop("n_tokens"))
+        b.pop("valid")
         return b
-    res = fit(_PardObjective(draft), next_batch, cfg, desc=desc)
+    if checkpoint_every: cfg = with_overrides(TrainConfig, cfg, {"eval_every": checkpoint_every})
+    res = fit(_PardObjective(draft), next_batch, cfg, evaluate=snapshot if checkpoint_every else None, desc=desc)
     draft.eval()
-    return PardTrainResult(res, int(sum(counts)), float(np.mean(counts)), K, cod)
+    return PardTrainResult(res, int(sum(counts)), float(np.mean(counts)), K, cod, ckpts)
+
+# %% ../nbs/12_pard.ipynb #3c1a7e20
+def cached_pard_draft(base, tokenizer, train_tokens, base_id: str, data_id: str, K: int = 8, cod: bool = True,
+                      r: float = 0.7, r_min: float = 0.2, mask_id: int | None = None, cfg: TrainConfig | None = None,
+                      weights: Mapping[str, float] | None = None, checkpoint_every: int = 0, name: str = "pard-draft",
+                      force: bool = False, **overrides) -> tuple[Any, dict, list]:
+    """PARD-adapt a copy of `base` with `train_pard`, or load the result from `$ICLR26_CACHE/models/<name>-<key>`
+    (`tinylm.cached_model`; the key hashes `base_id`, `data_id` and every training setting). Returns
+    (draft, meta, checkpoints); `checkpoints` are (step, slots, state_dict) snapshots, kept beside the cache."""
+    import copy
+    from dataclasses import asdict
+    from iclr26.core import with_overrides
+    from safetensors.torch import load_file, save_file
+    cfg = with_overrides(TrainConfig, cfg, overrides)
+    mid = pard_token_id(base, tokenizer) if mask_id is None else check_int("mask_id", mask_id, 0)
+    spec = {"base": str(base_id), "data": str(data_id), "K": check_int("K", K, 1), "cod": bool(cod), "r": r,
+            "r_min": r_min,
+            "mask_id": mid, "train": asdict(cfg), "weights": dict(weights or {}), "checkpoint_every": checkpoint_every}
+    ck = cache_dir("pard", f"{name}-{cache_key(spec)}-checkpoints.safetensors")
+    def build():
+        d = copy.deepcopy(base)
+        run = train_pard(d, train_tokens, K, cod, r, r_min, mid, cfg, weights, checkpoint_every,
+                         desc=f"PARD {'COD' if cod else 'whole streams'}")
+        if run.checkpoints:
+            ck.parent.mkdir(parents=True, exist_ok=True)
+            flat = {f"{i}.{k}": v.contiguous() for i, (_, _, sd) in enumerate(run.checkpoints) for k, v in sd.items()}
+            save_file(flat, str(ck))
+        meta = {"history": run.result.history, "tokens": run.tokens, "tokens_per_step": run.tokens_per_step,
+                "seconds": run.result.seconds, "steps": run.result.steps,
+                "checkpoints": [(s, n) for s, n, _ in run.checkpoints]}
+        return d, tokenizer, meta
+    draft, _, meta = cached_model(name, spec, build, force=force)
+    draft.config.pard_token = draft.config.mask_token_id = mid
+    ckpts = []
+    if meta.get("checkpoints") and ck.exists():
+        flat = load_file(str(ck))
+        for i, (s, n) in enumerate(meta["checkpoints"]):
+            ckpts.append((s, n, {k.split(".", 1)[1]: v for k, v in flat.items() if k.split(".", 1)[0] == str(i)}))
+    return draft, meta, ckpts
 
 # %% ../nbs/12_pard.ipynb #f74b08d2
 def _cache_kw(model) -> str:
@@ -230,7 +342,7 @@ def cache_length(cache) -> int:
 
 def crop_cache(cache, length: int):
     "Crop a Hugging Face KV cache to its first `length` tokens (in place); returns it."
-    length = _check_int("length", length, 0)
+    length = check_int("length", length, 0)
     cur = cache_length(cache)
     if length > cur: raise ValueError(f"cannot crop a cache of {cur} tokens to {length}")
     if length < cur:
@@ -244,21 +356,25 @@ class _Runner:
         self.dev = next(model.parameters()).device
     @property
     def n(self): return cache_length(self.cache)
-    @torch.no_grad()
-    def feed(self, ids: Sequence[int]) -> torch.Tensor:
+    @torch.inference_mode()
+    def feed(self, ids: Sequence[int], keep: int | None = None) -> torch.Tensor:
+        "Logits [len(ids), V] (only the last `keep` rows when given) of the next tokens `ids`."
         t0 = time.perf_counter()
         x = torch.tensor([list(ids)], device=self.dev)
         pos = torch.arange(self.n, self.n + x.shape[1], device=self.dev)[None]
         kw = {self.kw: self.cache} if self.cache is not None else {}
+        if keep is not None: kw["logits_to_keep"] = keep
         out = self.model(input_ids=x, position_ids=pos, use_cache=True, **kw)
         self.cache = out.get("cache", None) if "cache" in out else out.get("past_key_values")
-        self.calls += 1; self.seconds += time.perf_counter() - t0
+        self.calls += 1
+        self.seconds += time.perf_counter() - t0
         return out.logits[0].float()
     def crop(self, length: int): crop_cache(self.cache, length)
 
 @dataclass
 class DecodeResult:
-    "Output of one decode: new token ids, target/draft forward passes, accepted tokens per verification, wall time."
+    """Output of one decode: new token ids, target/draft forward passes, and `accepted` — the tokens each target
+    pass added *to the output* (cut at `max_new_tokens` and at EOS, so `sum(accepted) == len(tokens)`)."""
     tokens: list[int]
     target_calls: int
     draft_calls: int
@@ -266,72 +382,124 @@ class DecodeResult:
     seconds: float = 0.0
     target_seconds: float = 0.0
     draft_seconds: float = 0.0
+    proposed: int = 0
 
     @property
     def tau(self) -> float:
-        "Mean tokens produced per target forward pass (prefill excluded; each verification counts its bonus token)."
-        return float(np.mean(self.accepted)) if self.accepted else 1.0
+        "Mean tokens kept per target forward pass (every target pass verifies; each counts its bonus token)."
+        return sum(self.accepted) / len(self.accepted) if self.accepted else 0.0
 
 def _check_prompt(prompt_ids):
     if isinstance(prompt_ids, torch.Tensor): prompt_ids = prompt_ids.tolist()
-    if not isinstance(prompt_ids, (list, tuple)) or not prompt_ids or not all(isinstance(i, (int, np.integer)) for i in prompt_ids):
+    ok = isinstance(prompt_ids, (list, tuple)) and len(prompt_ids) > 0
+    ok = ok and all(isinstance(i, (int, np.integer)) for i in prompt_ids)
+    if not ok:
         raise ValueError("prompt_ids must be a non-empty list of token ids (batch size 1)")
     return [int(i) for i in prompt_ids]
 
-def _finish(new, max_new_tokens, eos):
-    new = new[:max_new_tokens]
-    if eos is not None and eos in new: new = new[:new.index(eos) + 1]
+def commit_round(new: Sequence[int], produced: int, max_new_tokens: int, eos_token_id: int | None = None) -> list[int]:
+    """The part of a round's tokens `new` that enters the output after `produced` tokens: cut at the
+    `max_new_tokens` budget and just after the first EOS. τ counts only these tokens."""
+    new = list(new)[:max(0, max_new_tokens - produced)]
+    if eos_token_id is not None and eos_token_id in new: new = new[:new.index(eos_token_id) + 1]
     return new
 
-@torch.no_grad()
-def ar_decode(target, prompt_ids: Sequence[int], max_new_tokens: int, eos_token_id: int | None = None) -> DecodeResult:
-    "Plain greedy decoding with a KV cache: one target forward pass per token (the baseline, τ = 1)."
-    prompt, max_new_tokens = _check_prompt(prompt_ids), _check_int("max_new_tokens", max_new_tokens, 1)
+def _temperature(temperature) -> float:
+    return check_number("temperature", temperature, 0.0)
+
+def _probs(logits: torch.Tensor, temperature: float) -> torch.Tensor:
+    "Sampling distribution softmax(logits / T) (rows)."
+    return torch.softmax(logits / temperature, dim=-1)
+
+def _pick(logits: torch.Tensor, temperature: float, generator) -> tuple[list[int], torch.Tensor | None]:
+    "Greedy argmax (T = 0) or one sample per row from softmax(logits / T); returns (tokens, distributions or None)."
+    if temperature == 0: return logits.argmax(-1).tolist(), None
+    p = _probs(logits, temperature)
+    return torch.multinomial(p, 1, generator=generator)[:, 0].tolist(), p
+
+def verify_sampled(p: torch.Tensor, q: torch.Tensor, drafts: Sequence[int], generator=None) -> tuple[int, int]:
+    """Speculative sampling (Leviathan et al. 2023; Chen et al. 2023): draft j, drawn from q[j], is accepted with
+    probability min(1, p[j, d] / q[j, d]) while all before it were; at the first rejection the next token is drawn
+    from the residual norm(max(p[j] - q[j], 0)), and after K acceptances from p[K] (the bonus). `p` [K+1, V] are the
+    target's distributions, `q` [K, V] the draft's. Returns (accepted drafts a, next token): the output then has
+    exactly the target's distribution."""
+    K = len(drafts)
+    if q.shape[0] != K or p.shape[0] != K + 1:
+        raise ValueError(f"need q [K, V] and p [K+1, V] for K={K}, got {tuple(q.shape)}, {tuple(p.shape)}")
+    u = torch.rand(K, generator=generator).tolist()
+    for j, d in enumerate(drafts):
+        pj, qj = float(p[j, d]), float(q[j, d])
+        if u[j] * qj < pj: continue                     # accept with probability min(1, p/q)
+        res = (p[j] - q[j]).clamp_min(0)
+        res = res / res.sum() if float(res.sum()) > 0 else p[j]
+        return j, int(torch.multinomial(res, 1, generator=generator))
+    return K, int(torch.multinomial(p[K], 1, generator=generator))
+
+@torch.inference_mode()
+def ar_decode(target, prompt_ids: Sequence[int], max_new_tokens: int, eos_token_id: int | None = None,
+              temperature: float = 0.0, generator: torch.Generator | None = None) -> DecodeResult:
+    "Plain decoding with a KV cache, greedy (T = 0) or sampled at `temperature`: one target pass per token (τ = 1)."
+    prompt, max_new_tokens = _check_prompt(prompt_ids), check_int("max_new_tokens", max_new_tokens, 1)
+    temperature = _temperature(temperature)
     t0, T = time.perf_counter(), _Runner(target)
-    logits, new = T.feed(prompt), []
+    logits, new = T.feed(prompt, keep=1), []
     while True:
-        new.append(int(logits[-1].argmax()))
+        new.append(_pick(logits[-1:], temperature, generator)[0][0])
         if len(new) >= max_new_tokens or new[-1] == eos_token_id: break
         logits = T.feed(new[-1:])
-    return DecodeResult(_finish(new, max_new_tokens, eos_token_id), T.calls, 0, [1] * (T.calls - 1), time.perf_counter() - t0, T.seconds, 0.0)
+    return DecodeResult(new, T.calls, 0, [1] * len(new), time.perf_counter() - t0, T.seconds, 0.0)
 
-@torch.no_grad()
+@torch.inference_mode()
 def speculative_decode(target, draft, prompt_ids: Sequence[int], max_new_tokens: int, k: int = 4, method: str = "pard",
-                       mask_id: int | None = None, eos_token_id: int | None = None) -> DecodeResult:
-    """Greedy, lossless speculative decoding (batch size 1). Each round the draft proposes `k` tokens — `method="pard"`:
-    one forward pass over the newly accepted tokens plus k-1 mask tokens; `"vsd"`: k autoregressive passes — and
-    the target scores them all in one pass, keeping the longest prefix that matches its own argmax plus one bonus
-    token. Both KV caches are cropped to the accepted sequence (the PARD draft drops its k-1 mask entries)."""
-    prompt, max_new_tokens, k = _check_prompt(prompt_ids), _check_int("max_new_tokens", max_new_tokens, 1), _check_k(k)
+                       mask_id: int | None = None, eos_token_id: int | None = None, temperature: float = 0.0,
+                       generator: torch.Generator | None = None) -> DecodeResult:
+    """Lossless speculative decoding, batch size 1. Each round the draft proposes `k` tokens — `method="pard"`: one
+    forward pass over the newly accepted tokens plus k-1 mask tokens (mask j proposes x_{n+1+j}); `"vsd"`: k
+    autoregressive passes — and the target scores them all in one pass. At `temperature` 0 it keeps the longest
+    prefix that matches its own argmax plus one bonus token (the output is the target's greedy output); at T > 0
+    drafts are sampled from the draft's softmax(logits/T) and verified by `verify_sampled` (the output has the
+    target's sampling distribution). Both KV caches are cropped to the accepted sequence (PARD drops its masks)."""
+    prompt, k = _check_prompt(prompt_ids), check_int("k", k, 1)
+    max_new_tokens = check_int("max_new_tokens", max_new_tokens, 1)
+    temperature = _temperature(temperature)
     if method not in ("pard", "vsd"): raise ValueError(f"method must be 'pard' or 'vsd', got {method!r}")
-    if method == "pard": mask_id = pard_token_id(draft) if mask_id is None else mask_id
+    check_same_vocab(target, draft)
+    if method == "pard": mask_id = pard_token_id(draft) if mask_id is None else check_int("mask_id", mask_id, 0)
     t0 = time.perf_counter()
     T, D = _Runner(target), _Runner(draft)
-    logits = T.feed(prompt)                              # prefill: the target's first token
-    seq = prompt + [int(logits[-1].argmax())]
-    accepted = []
-    while len(seq) - len(prompt) < max_new_tokens and seq[-1] != eos_token_id:
+    seq, accepted, proposed = list(prompt), [], 0
+    while len(seq) - len(prompt) < max_new_tokens:
         # --- draft phase: the draft cache holds seq[:D.n]; feed the rest
         if method == "pard":
-            dl = D.feed(seq[D.n:] + [mask_id] * (k - 1))
-            drafts = dl[-k:].argmax(-1).tolist()         # last real token -> x_{n+1}; mask j -> x_{n+1+j}
+            drafts, q = _pick(D.feed(seq[D.n:] + [mask_id] * (k - 1), keep=k), temperature, generator)
             D.crop(len(seq))                             # drop the k-1 mask entries
         else:
-            drafts, todo = [], seq[D.n:]
-            for j in range(k):
-                dl = D.feed(todo); drafts.append(int(dl[-1].argmax())); todo = drafts[-1:]
+            drafts, qs, todo = [], [], seq[D.n:]
+            for _ in range(k):
+                d, qj = _pick(D.feed(todo, keep=1), temperature, generator)
+                drafts += d
+                qs.append(qj)
+                todo = d
+            q = torch.cat(qs) if temperature > 0 else None
             # the draft cache now holds seq + drafts[:-1]
-        # --- verify phase: the target cache holds seq[:-1]; score the pending token and the k drafts at once
-        tl = T.feed([seq[-1]] + drafts).argmax(-1).tolist()
-        a = 0
-        while a < k and drafts[a] == tl[a]: a += 1
-        seq += drafts[:a] + [tl[a]]
-        accepted.append(a + 1)
+        # --- verify phase: the target cache holds seq[:T.n]; score the rest and the k drafts at once
+        tl = T.feed(seq[T.n:] + drafts, keep=k + 1)
+        if temperature == 0:
+            g = tl.argmax(-1).tolist()
+            a = 0
+            while a < k and drafts[a] == g[a]: a += 1
+            nxt = g[a]
+        else:
+            a, nxt = verify_sampled(_probs(tl, temperature), q, drafts, generator)
+        proposed += k
+        new = commit_round(drafts[:a] + [nxt], len(seq) - len(prompt), max_new_tokens, eos_token_id)
+        seq += new
+        accepted.append(len(new))
         T.crop(len(seq) - 1)
-        D.crop(min(D.n, len(seq) - 1))                   # VSD: keep seq_old + the accepted drafts it holds
-        if eos_token_id is not None and eos_token_id in seq[len(prompt):]: break
-    new = _finish(seq[len(prompt):], max_new_tokens, eos_token_id)
-    return DecodeResult(new, T.calls, D.calls, accepted, time.perf_counter() - t0, T.seconds, D.seconds)
+        D.crop(min(D.n, len(seq) - 1))                   # VSD: keep the accepted drafts it holds
+        if eos_token_id is not None and new[-1] == eos_token_id: break
+    return DecodeResult(seq[len(prompt):], T.calls, D.calls, accepted, time.perf_counter() - t0, T.seconds, D.seconds,
+                        proposed)
 
 # %% ../nbs/12_pard.ipynb #c7b81dc7
 @dataclass
@@ -342,75 +510,206 @@ class SpecStats:
     tokens: int
     target_calls: int
     draft_calls: int
-    verifications: int
-    accepted: int
     seconds: float
     lossless: float
 
     @property
-    def tau(self) -> float: return self.accepted / self.verifications if self.verifications else 1.0
+    def tau(self) -> float: return self.tokens / self.target_calls if self.target_calls else 0.0
     @property
     def tokens_per_s(self) -> float: return self.tokens / self.seconds if self.seconds > 0 else float("nan")
-    def modelled_speedup(self, c: float) -> float:
-        "Modelled speed-up over AR decoding, τ / (1 + c · draft passes per target pass), with c = draft/target cost per pass."
-        if self.verifications == 0: return 1.0
-        return self.tau / (1 + c * self.draft_calls / self.target_calls)
-    def as_dict(self, c: float | None = None) -> dict:
-        d = {k: getattr(self, k) for k in ("method", "k", "tokens", "target_calls", "draft_calls", "verifications", "accepted", "seconds", "lossless")}
-        d.update(tau=self.tau, tokens_per_s=self.tokens_per_s)
-        if c is not None: d["modelled_speedup"] = self.modelled_speedup(c)
-        return d
+    def as_dict(self) -> dict:
+        keys = ("method", "k", "tokens", "target_calls", "draft_calls", "seconds", "lossless")
+        d = {k: getattr(self, k) for k in keys}
+        return d | {"tau": self.tau, "tokens_per_s": self.tokens_per_s}
 
-def run_method(target, prompts: Sequence[Sequence[int]], max_new_tokens: int, method: str = "ar", draft=None, k: int = 4,
-               references: Sequence[Sequence[int]] | None = None, eos_token_id: int | None = None) -> tuple[SpecStats, list[list[int]]]:
-    """Decode every prompt with `method` ('ar', 'pard' or 'vsd'); returns (SpecStats, outputs). With `references`
-    (the target's greedy outputs) `lossless` is the fraction of prompts whose output equals them exactly."""
+def decode(target, prompt_ids, max_new_tokens: int, method: str = "ar", draft=None, k: int = 4,
+           temperature: float = 0.0, eos_token_id: int | None = None,
+           generator: torch.Generator | None = None) -> DecodeResult:
+    "One decode with `method` 'ar', 'pard' or 'vsd' (the last two need a `draft`)."
     if method not in ("ar", "pard", "vsd"): raise ValueError(f"method must be 'ar', 'pard' or 'vsd', got {method!r}")
-    if method != "ar" and draft is None: raise ValueError(f"method {method!r} needs a draft model")
+    if method == "ar": return ar_decode(target, prompt_ids, max_new_tokens, eos_token_id, temperature, generator)
+    if draft is None: raise ValueError(f"method {method!r} needs a draft model")
+    return speculative_decode(target, draft, prompt_ids, max_new_tokens, k, method, eos_token_id=eos_token_id,
+                              temperature=temperature, generator=generator)
+
+def run_method(target, prompts: Sequence[Sequence[int]], max_new_tokens: int, method: str = "ar", draft=None,
+               k: int = 4,
+               references: Sequence[Sequence[int]] | None = None, eos_token_id: int | None = None,
+               temperature: float = 0.0, seed: int = 0) -> tuple[SpecStats, list[list[int]]]:
+    """Decode every prompt with `method`; returns (SpecStats, outputs). With `references` (the target's greedy
+    outputs) `lossless` is the fraction of prompts whose output equals them exactly."""
     if not prompts: raise ValueError("prompts is empty")
-    rs = [ar_decode(target, p, max_new_tokens, eos_token_id) if method == "ar" else
-          speculative_decode(target, draft, p, max_new_tokens, k, method, eos_token_id=eos_token_id) for p in prompts]
+    g = torch.Generator().manual_seed(check_int("seed", seed, 0))
+    rs = [decode(target, p, max_new_tokens, method, draft, k, temperature, eos_token_id, g) for p in prompts]
     outs = [r.tokens for r in rs]
-    ok = float(np.mean([o == list(ref) for o, ref in zip(outs, references)])) if references is not None else float("nan")
-    st = SpecStats(method, k if method != "ar" else 1, sum(len(o) for o in outs), sum(r.target_calls for r in rs), sum(r.draft_calls for r in rs),
-                   sum(len(r.accepted) for r in rs), sum(sum(r.accepted) for r in rs), sum(r.seconds for r in rs), ok)
+    ok = float("nan")
+    if references is not None: ok = float(np.mean([o == list(ref) for o, ref in zip(outs, references)]))
+    st = SpecStats(method, k if method != "ar" else 1, sum(len(o) for o in outs), sum(r.target_calls for r in rs),
+                   sum(r.draft_calls for r in rs), sum(r.seconds for r in rs), ok)
     return st, outs
 
-@torch.no_grad()
+@torch.inference_mode()
 def forward_cost(model, context: int = 64, n_tokens: int = 1, reps: int = 20) -> float:
-    """Seconds of one cached forward pass of `n_tokens` tokens after a `context`-token prefix (batch 1): the fastest of
-    `reps` repeats, the usual micro-benchmark estimate on a shared machine (slower repeats measure other jobs)."""
-    context, n_tokens, reps = _check_int("context", context, 1), _check_int("n_tokens", n_tokens, 1), _check_int("reps", reps, 1)
-    R = _Runner(model); V = vocab_size_of(model)
+    """Seconds of one cached forward pass of `n_tokens` tokens after a `context`-token prefix (batch 1): the median
+    of `reps` repeats (after two warm-up passes)."""
+    context, n_tokens = check_int("context", context, 1), check_int("n_tokens", n_tokens, 1)
+    reps = check_int("reps", reps, 1)
+    R = _Runner(model)
+    V = vocab_size_of(model)
     g = torch.Generator().manual_seed(0)
     R.feed(torch.randint(5, V, (context,), generator=g).tolist())
     ts = []
     for _ in range(reps + 2):
-        t0 = time.perf_counter(); R.feed(torch.randint(5, V, (n_tokens,), generator=g).tolist()); ts.append(time.perf_counter() - t0)
+        ids = torch.randint(5, V, (n_tokens,), generator=g).tolist()
+        t0 = time.perf_counter()
+        R.feed(ids, keep=n_tokens)
+        ts.append(time.perf_counter() - t0)
         R.crop(context)
-    return float(np.min(ts[2:]))
+    return float(np.median(ts[2:]))
+
+def interleaved_timing(jobs: Mapping[str, Callable[[], int]], repeats: int = 5) -> dict[str, list[tuple[int, float]]]:
+    """Run every job (a callable that decodes and returns the tokens it made) `repeats` times, interleaved and in a
+    rotating order, so that load on a shared machine hits every job alike. Returns {name: [(tokens, seconds), ...]}."""
+    repeats = check_int("repeats", repeats, 1)
+    if not jobs: raise ValueError("jobs is empty")
+    names, out = list(jobs), {n: [] for n in jobs}
+    for r in range(repeats):
+        for n in names[r % len(names):] + names[:r % len(names)]:
+            t0 = time.perf_counter()
+            tokens = jobs[n]()
+            out[n].append((int(tokens), time.perf_counter() - t0))
+    return out
+
+def median_ratio(times: Mapping[str, list[tuple[int, float]]], num: str, den: str) -> float:
+    "Median over repeats of the tokens/s ratio `num` / `den` (repeat r of one against repeat r of the other)."
+    return float(np.median([(tn / sn) / (td / sd) for (tn, sn), (td, sd) in zip(times[num], times[den])]))
+
+# %% ../nbs/12_pard.ipynb #5d0e9b41
+@torch.inference_mode()
+def exact_token_distributions(target, prompt_ids: Sequence[int], temperature: float,
+                              batch_size: int = 256) -> tuple[torch.Tensor, torch.Tensor]:
+    """The target's exact sampling distributions of the first two new tokens after `prompt_ids` at `temperature`:
+    p1 [V] = p(x_1 | prompt) and the marginal p2 [V] = sum_v p1[v] p(x_2 | prompt, v) (one batched pass over all v)."""
+    prompt, temperature = _check_prompt(prompt_ids), check_number("temperature", temperature, 0.0)
+    if temperature == 0: raise ValueError("temperature must be > 0 for a sampling distribution")
+    dev = next(target.parameters()).device
+    x = torch.tensor([prompt], device=dev)
+    p1 = _probs(target(input_ids=x).logits[0, -1].double(), temperature).cpu()
+    V = len(p1)
+    p2 = torch.zeros(V, dtype=torch.float64)
+    for i in range(0, V, batch_size):
+        v = torch.arange(i, min(V, i + batch_size), device=dev)
+        xb = torch.cat([x.expand(len(v), -1), v[:, None]], 1)
+        p2 += (p1[v.cpu(), None] * _probs(target(input_ids=xb).logits[:, -1].double(), temperature).cpu()).sum(0)
+    return p1, p2
+
+def chi_square_test(samples: Sequence[int], probs: torch.Tensor, min_expected: float = 5.0) -> dict:
+    """Pearson's chi-square goodness-of-fit of integer `samples` to the distribution `probs` [V]: categories with an
+    expected count below `min_expected` are pooled into one bin. Returns statistic, dof, p_value and n."""
+    from scipy.stats import chi2
+    if not len(samples): raise ValueError("samples is empty")
+    probs = torch.as_tensor(probs, dtype=torch.float64)
+    if probs.dim() != 1 or (probs < 0).any() or abs(float(probs.sum()) - 1) > 1e-6:
+        raise ValueError("probs must be a 1-D distribution")
+    n = len(samples)
+    counts = torch.bincount(torch.as_tensor(list(samples)), minlength=len(probs)).double()
+    if len(counts) > len(probs): raise ValueError("samples hold ids outside probs")
+    exp = probs * n
+    big = exp >= min_expected
+    obs_b, exp_b = list(counts[big]), list(exp[big])
+    if (~big).any() and float(exp[~big].sum()) > 0:
+        obs_b.append(counts[~big].sum()); exp_b.append(exp[~big].sum())
+    obs_b, exp_b = torch.tensor(obs_b), torch.tensor(exp_b)
+    stat = float(((obs_b - exp_b) ** 2 / exp_b).sum())
+    dof = max(1, len(obs_b) - 1)
+    return {"statistic": stat, "dof": dof, "p_value": float(chi2.sf(stat, dof)), "n": n, "bins": len(obs_b)}
+
+# %% ../nbs/12_pard.ipynb #7e3a9f12
+@torch.no_grad()
+def draft_proposals(draft, sequences: torch.Tensor, K: int, method: str = "pard",
+                    mask_id: int | None = None) -> torch.Tensor:
+    """Greedy proposals [B, K, L] that `draft` would make in a decoding round whose last real token is position n of
+    `sequences` [B, L], *if every earlier proposal of the round was accepted* (which is all that acceptance needs):
+    `"pard"`: slot (j, n + j) of one whole-stream PARD pass (the mask j after x_n, exactly as at inference);
+    `"vsd"`: the causal prediction at n + j (an AR draft whose own drafts so far equal the sequence). -1 = no slot."""
+    K = check_int("K", K, 1)
+    if method not in ("pard", "vsd"): raise ValueError(f"method must be 'pard' or 'vsd', got {method!r}")
+    if not isinstance(sequences, torch.Tensor) or sequences.dim() != 2:
+        raise ValueError("sequences must be a 2-D tensor [B, L]")
+    B, L = sequences.shape
+    dev = next(draft.parameters()).device
+    out = torch.full((B, K, L), -1, dtype=torch.long)
+    if method == "vsd":
+        pred = draft(input_ids=sequences.to(dev), use_cache=False).logits.argmax(-1).cpu()     # pred[t] -> x_{t+1}
+        for j in range(K): out[:, j, :L - j] = pred[:, j:]
+        return out
+    mid = pard_token_id(draft) if mask_id is None else mask_id
+    batch = PardCollator(mid, K, cod=False)(sequences)
+    pred = pard_logits(draft, batch).argmax(-1).cpu()
+    st, ps = batch["stream"][0], batch["position_ids"][0]                                     # one layout for every row
+    for j in range(K):
+        sel = st == j
+        n = ps[sel] - j                                                                        # slot (j, n + j)
+        out[:, j, n] = pred[:, sel]
+    return out
+
+def greedy_rounds(sequence: Sequence[int], proposals: torch.Tensor, start: int, k: int) -> list[int]:
+    """Tokens each greedy speculative round adds when the target's greedy output is `sequence` (prompt = the first
+    `start` tokens) and `proposals` [K, L] are the draft's (as `draft_proposals` gives them): a round at last real
+    position n accepts the longest prefix of proposals[:k, n] that matches sequence[n+1:], plus one bonus token,
+    cut at the end of `sequence` (so the counts sum to the tokens produced)."""
+    start, k = check_int("start", start, 1), check_int("k", k, 1)
+    L = len(sequence)
+    if k > proposals.shape[0]: raise ValueError(f"k={k} exceeds the {proposals.shape[0]} proposals per round")
+    seq = torch.as_tensor(sequence)
+    rounds, n = [], start - 1
+    while n < L - 1:
+        a = 0
+        while a < k and n + 1 + a < L and int(proposals[a, n]) == int(seq[n + 1 + a]): a += 1
+        got = min(a + 1, L - 1 - n)
+        rounds.append(got)
+        n += got
+    return rounds
+
+def simulated_tau(draft, sequences: torch.Tensor, start: int, k: int, method: str = "pard",
+                  mask_id: int | None = None) -> float:
+    "τ (tokens per target pass) of greedy PARD/VSD decoding with target output `sequences` [B, L] (one draft pass)."
+    props = draft_proposals(draft, sequences, k, method, mask_id)
+    rs = [greedy_rounds(s.tolist(), p, start, k) for s, p in zip(sequences, props)]
+    return sum(map(sum, rs)) / sum(map(len, rs))
 
 # %% ../nbs/12_pard.ipynb #246e8630
 def save_pard_draft(model, tokenizer, path: str | Path) -> Path:
-    """Save a PARD draft where vLLM reads it: a Hugging Face checkpoint (config.json with `pard_token`, safetensors
-    weights, tokenizer files) in the folder `path`."""
+    """Save a PARD draft where vLLM reads it: a Hugging Face checkpoint (config.json with `pard_token` *and*
+    `mask_token_id` set to the same id — newer vLLM reads `mask_token_id` first — safetensors weights, tokenizer
+    files) in the folder `path`. `ValueError` on conflicting ids; the written config is read back and checked."""
     check_lm(model, tokenizer)
     mid = pard_token_id(model, tokenizer)
     model.config.pard_token = mid
-    path = Path(path); path.mkdir(parents=True, exist_ok=True)
+    model.config.mask_token_id = mid
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(path, safe_serialization=True)
     tokenizer.save_pretrained(path)
     cfg = json.loads((path / "config.json").read_text())
-    if cfg.get("pard_token") != mid: raise RuntimeError(f"config.json in {path} lacks pard_token={mid}")
+    if cfg.get("pard_token") != mid or cfg.get("mask_token_id") != mid:
+        raise RuntimeError(f"config.json in {path} lacks pard_token = mask_token_id = {mid}: "
+                           f"{cfg.get('pard_token')}, {cfg.get('mask_token_id')}")
     return path
 
 def vllm_speculative_config(draft_path: str | Path, k: int = 8) -> dict:
     """The `speculative_config` that makes vLLM decode with a saved PARD draft: `method="draft_model"` with
-    `parallel_drafting=True` and `num_speculative_tokens=k` (vLLM reads the mask id from the draft's `pard_token`)."""
-    k = _check_k(k)
+    `parallel_drafting=True` and `num_speculative_tokens=k`. Checks that the draft's config names one drafting
+    token (`pard_token`, and `mask_token_id` equal to it when present)."""
+    k = check_int("k", k, 1)
     p = Path(draft_path)
-    if not (p / "config.json").exists(): raise FileNotFoundError(f"no config.json in {p}: save the draft with save_pard_draft")
-    if json.loads((p / "config.json").read_text()).get("pard_token") is None: raise ValueError(f"{p}/config.json has no pard_token: not a PARD draft")
+    if not (p / "config.json").exists():
+        raise FileNotFoundError(f"no config.json in {p}: save the draft with save_pard_draft")
+    cfg = json.loads((p / "config.json").read_text())
+    if cfg.get("pard_token") is None: raise ValueError(f"{p}/config.json has no pard_token: not a PARD draft")
+    if cfg.get("mask_token_id") is not None and cfg["mask_token_id"] != cfg["pard_token"]:
+        raise ValueError(f"{p}/config.json: mask_token_id={cfg['mask_token_id']} conflicts with "
+                         f"pard_token={cfg['pard_token']}")
     return {"model": str(p), "num_speculative_tokens": k, "method": "draft_model", "parallel_drafting": True}
 
 def vllm_status() -> tuple[bool, str]:

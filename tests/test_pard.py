@@ -4,9 +4,11 @@ import json
 import pytest
 import torch
 
-from iclr26.pard import (PardCollator, add_pard_token, ar_decode, check_same_tokenizer, cod_keep, crop_cache,
-                         pard_allowed, pard_example, pard_layout, pard_logits, pard_token_id, run_method, save_pard_draft,
-                         speculative_decode, train_pard, vllm_speculative_config, vllm_status)
+from iclr26.pard import (PardCollator, add_pard_token, ar_decode, check_same_tokenizer, check_same_vocab, chi_square_test,
+                         cod_keep, commit_round, crop_cache, decode, draft_proposals, exact_token_distributions,
+                         greedy_rounds, interleaved_timing, median_ratio, pard_allowed, pard_example, pard_layout,
+                         pard_logits, pard_token_id, run_method, save_pard_draft, simulated_tau, speculative_decode,
+                         train_pard, verify_sampled, vllm_speculative_config, vllm_status)
 from iclr26.tinylm import char_tokenizer, make_model
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")   # tiny models: one thread, no spinning
@@ -23,7 +25,7 @@ def tok():
 def models(tok):
     target = make_model("llama-2L-32", tok, seed=1)
     draft = make_model("llama-1L-32", tok, seed=2)
-    add_pard_token(draft, tok)
+    add_pard_token(draft, tok, token="<mask>")      # the char tokenizer's own mask token: no resize, one vocabulary
     return target, draft
 
 
@@ -121,7 +123,8 @@ def test_lossless(models, method, k):
     ref = ar_decode(target, p, 20)
     res = speculative_decode(target, draft, p, 20, k, method)
     assert res.tokens == ref.tokens and len(res.tokens) == 20
-    assert sum(res.accepted) >= 19 and all(1 <= a <= k + 1 for a in res.accepted)
+    assert sum(res.accepted) == 20 and all(1 <= a <= k + 1 for a in res.accepted)
+    assert res.target_calls == len(res.accepted) and res.tau == 20 / res.target_calls
     if method == "pard": assert res.draft_calls == len(res.accepted)
     else: assert res.draft_calls == k * len(res.accepted)
 
@@ -139,7 +142,100 @@ def test_lossless_with_eos(models):
 def test_self_draft_accepts_everything(models):
     target, _ = models
     res = speculative_decode(target, target, [5, 6, 7], 16, 3, "vsd")
-    assert res.accepted[:-1] == [4] * (len(res.accepted) - 1)
+    assert res.accepted == [4, 4, 4, 4]
+    # the last round overshoots the budget: only the kept tokens count (τ = 10 / 3, not 12 / 3)
+    res = speculative_decode(target, target, [5, 6, 7], 10, 3, "vsd")
+    assert res.accepted == [4, 4, 2] and res.tokens == ar_decode(target, [5, 6, 7], 10).tokens
+    assert res.tau == pytest.approx(10 / 3)
+
+
+def test_tau_accounting_hand_made_trace():
+    # commit_round cuts a round at the budget and just after EOS
+    assert commit_round([7, 8, 9], 0, 10) == [7, 8, 9]
+    assert commit_round([7, 8, 9], 8, 10) == [7, 8]
+    assert commit_round([7, 2, 9], 0, 10, eos_token_id=2) == [7, 2]
+    assert commit_round([7, 8], 10, 10) == []
+    # greedy_rounds on a hand-made trace: target output y = prompt [0, 1] + [10, 11, 12, 13, 14, 15, 16]
+    y = [0, 1, 10, 11, 12, 13, 14, 15, 16]
+    props = torch.full((3, len(y)), -1)
+    props[:, 1] = torch.tensor([10, 11, 99])        # round 1 (last real position 1): two accepted + bonus 12 -> 3 tokens
+    props[:, 4] = torch.tensor([13, 14, 15])        # round 2 (position 4): all three accepted + bonus 16 -> 4, capped to 4
+    assert greedy_rounds(y, props, start=2, k=3) == [3, 4]
+    props[:, 4] = torch.tensor([13, 14, 15])
+    assert greedy_rounds(y[:-1], props, start=2, k=3) == [3, 3]          # the budget ends inside round 2: 3 kept, not 4
+    assert greedy_rounds(y, props, start=2, k=1) == [2, 1, 2, 1, 1]
+
+
+@pytest.mark.parametrize("method", ["pard", "vsd"])
+def test_replayed_tau_equals_decoded(models, method):
+    target, draft = models
+    p = [5, 6, 7, 8, 9]
+    ref = ar_decode(target, p, 16).tokens
+    props = draft_proposals(draft, torch.tensor([p + ref]), 3, method)
+    dec = speculative_decode(target, draft, p, 16, 3, method)
+    assert greedy_rounds(p + ref, props[0], len(p), 3) == dec.accepted
+    assert simulated_tau(draft, torch.tensor([p + ref]), len(p), 3, method) == pytest.approx(dec.tau)
+
+
+def test_verify_sampled_gives_target_distribution():
+    "The rejection-sampling step alone: drafts drawn from q come out distributed as p; q itself fails the test."
+    g = torch.Generator().manual_seed(0)
+    p = torch.softmax(torch.randn(3, 10, generator=g) * 1.5, -1)
+    q = torch.softmax(torch.randn(2, 10, generator=g) * 1.5, -1)
+    first, raw = [], []
+    for _ in range(3000):
+        d = [int(torch.multinomial(q[j], 1, generator=g)) for j in range(2)]
+        a, nxt = verify_sampled(p, q, d, g)
+        first.append(d[0] if a >= 1 else nxt)
+        raw.append(d[0])
+        assert 0 <= a <= 2
+    assert chi_square_test(first, p[0])["p_value"] > 1e-3
+    assert chi_square_test(raw, p[0])["p_value"] < 1e-6
+    # identical distributions accept everything
+    for _ in range(20):
+        d = [int(torch.multinomial(p[j], 1, generator=g)) for j in range(2)]
+        assert verify_sampled(p, p[:2], d, g)[0] == 2
+    with pytest.raises(ValueError, match="need q"): verify_sampled(p, q[:1], [1, 2], g)
+
+
+def _peaked(model, scale=6.0):
+    "Sharpen a random model's output so that its distributions are far from uniform."
+    with torch.no_grad(): model.lm_head.weight.mul_(scale)
+    return model
+
+
+@pytest.mark.parametrize("method", ["pard", "vsd"])
+def test_speculative_sampling_distribution(tok, method):
+    "End to end at T > 0: the first two sampled tokens follow the target's exact distributions (chi-square)."
+    target = _peaked(make_model("llama-2L-32", tok, seed=11))
+    draft = _peaked(make_model("llama-1L-32", tok, seed=12))
+    add_pard_token(draft, tok, token="<mask>")
+    prompt = [5, 6, 7]
+    p1, p2 = exact_token_distributions(target, prompt, 1.0)
+    g = torch.Generator().manual_seed(1)
+    outs = [speculative_decode(target, draft, prompt, 2, 2, method, temperature=1.0, generator=g).tokens for _ in range(600)]
+    assert all(len(o) == 2 for o in outs)
+    assert chi_square_test([o[0] for o in outs], p1)["p_value"] > 1e-3
+    assert chi_square_test([o[1] for o in outs], p2)["p_value"] > 1e-3
+    assert abs(float(p1.sum()) - 1) < 1e-9 and abs(float(p2.sum()) - 1) < 1e-9
+
+
+def test_chi_square_test():
+    probs = torch.tensor([0.5, 0.3, 0.2])
+    r = chi_square_test([0] * 50 + [1] * 30 + [2] * 20, probs)
+    assert r["statistic"] == pytest.approx(0.0) and r["p_value"] == pytest.approx(1.0) and r["dof"] == 2
+    assert chi_square_test([0] * 100, probs)["p_value"] < 1e-10
+    with pytest.raises(ValueError, match="samples"): chi_square_test([], probs)
+    with pytest.raises(ValueError, match="distribution"): chi_square_test([0], torch.tensor([0.5, 0.6]))
+
+
+def test_interleaved_timing():
+    calls = []
+    jobs = {"a": lambda: calls.append("a") or 4, "b": lambda: calls.append("b") or 8}
+    t = interleaved_timing(jobs, 3)
+    assert calls == ["a", "b", "b", "a", "a", "b"]                       # rotating order
+    assert [n for n, _ in t["a"]] == [4, 4, 4] and median_ratio(t, "a", "a") == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="jobs"): interleaved_timing({}, 2)
 
 
 def test_run_method(models):
@@ -152,12 +248,18 @@ def test_run_method(models):
 
 def test_train_pard_runs(tok):
     draft = make_model("llama-1L-32", tok, seed=3)
-    add_pard_token(draft, tok)
+    add_pard_token(draft, tok, token="<mask>")
     stream = torch.randint(5, len(tok), (2000,))
     r_cod = train_pard(draft, stream, K=4, cod=True, steps=3, batch_size=2, seq_len=16, warmup=1, log_every=1)
     r_all = train_pard(draft, stream, K=4, cod=False, steps=3, batch_size=2, seq_len=16, warmup=1, log_every=1)
     assert r_cod.tokens < r_all.tokens
-    assert draft.config.pard_token == tok.mask_token_id
+    assert draft.config.pard_token == tok.mask_token_id == draft.config.mask_token_id
+    # component streams with weights, and snapshots for learning curves
+    r = train_pard(draft, {"a": stream[:1000], "b": stream[1000:]}, K=3, weights={"a": 1.0, "b": 0.0}, checkpoint_every=2,
+                   steps=4, batch_size=2, seq_len=16, warmup=1, log_every=1)
+    assert [c[0] for c in r.checkpoints] == [2, 4] and r.checkpoints[-1][1] == r.tokens
+    with pytest.raises(ValueError, match="weights"):
+        train_pard(draft, {"a": stream}, K=2, weights={"a": 0.0}, steps=1, batch_size=1, seq_len=8)
 
 
 def test_bad_inputs(tok, models):
@@ -168,6 +270,17 @@ def test_bad_inputs(tok, models):
     with pytest.raises(TypeError, match="k"): speculative_decode(target, draft, [5, 6], 4, 2.0)
     with pytest.raises(ValueError, match="method"): speculative_decode(target, draft, [5, 6], 4, 2, "eagle")
     with pytest.raises(ValueError, match="prompt_ids"): speculative_decode(target, draft, [], 4, 2)
+    with pytest.raises(ValueError, match="temperature"): speculative_decode(target, draft, [5, 6], 4, 2, temperature=-0.5)
+    with pytest.raises(ValueError, match="temperature"): ar_decode(target, [5, 6], 4, temperature=-1.0)
+    with pytest.raises(ValueError, match="temperature"): exact_token_distributions(target, [5, 6], 0.0)
+    with pytest.raises(ValueError, match="K"): draft_proposals(draft, torch.tensor([[5, 6, 7]]), 0)
+    with pytest.raises(ValueError, match="method"): decode(target, [5, 6], 4, "eagle", draft)
+    with pytest.raises(ValueError, match="needs a draft"): decode(target, [5, 6], 4, "pard")
+    # a draft whose vocabulary differs from the target's
+    other = make_model("llama-1L-32", char_tokenizer(alphabet="xyz"), seed=5)
+    add_pard_token(other, char_tokenizer(alphabet="xyz"), token="<mask>")
+    with pytest.raises(ValueError, match="differs from the target"): speculative_decode(target, other, [5, 6], 4, 2)
+    with pytest.raises(ValueError, match="differs from the target"): check_same_vocab(target, other)
     with pytest.raises(ValueError, match="r must"): cod_keep(8, 3, r=0)
     # mask id missing from the vocabulary
     bad = make_model("llama-1L-32", tok, seed=4)
@@ -177,6 +290,9 @@ def test_bad_inputs(tok, models):
         train_pard(bad, torch.randint(5, 10, (500,)), K=2, mask_id=len(tok) + 5, steps=1, batch_size=1, seq_len=8)
     nomask = make_model("llama-1L-32", tok, seed=4)
     with pytest.raises(ValueError, match="no PARD mask token"): pard_token_id(nomask)
+    # a config whose mask_token_id disagrees with pard_token (newer vLLM would read the wrong id)
+    nomask.config.pard_token, nomask.config.mask_token_id = 3, 4
+    with pytest.raises(ValueError, match="conflicting draft token ids"): pard_token_id(nomask)
     # the mask id must not appear in training windows
     with pytest.raises(ValueError, match="mask id"): PardCollator(tok.mask_token_id, K=2)(torch.full((1, 6), tok.mask_token_id))
     # draft/target tokenizer mismatch
@@ -197,11 +313,29 @@ def test_add_pard_token_without_mask():
     assert m.get_input_embeddings().num_embeddings >= n0
 
 
+def test_draft_config_token_ids(tmp_path):
+    "add_pard_token uses <pard> (added if missing) and writes pard_token = mask_token_id; the saved config agrees."
+    t = char_tokenizer(alphabet="abc")
+    m = make_model("llama-1L-32", t, seed=0)
+    mid = add_pard_token(m, t)
+    assert t.convert_ids_to_tokens(mid) == "<pard>" and mid != t.mask_token_id
+    assert m.config.pard_token == m.config.mask_token_id == mid and mid < m.get_input_embeddings().num_embeddings
+    assert add_pard_token(m, t) == mid                                     # idempotent: the token is not added twice
+    p = save_pard_draft(m, t, tmp_path / "d")
+    cfg = json.loads((p / "config.json").read_text())
+    assert cfg["pard_token"] == cfg["mask_token_id"] == mid
+    cfg["mask_token_id"] = 3
+    (p / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(ValueError, match="conflicts with pard_token"): vllm_speculative_config(p, 4)
+    m.config.mask_token_id = 3
+    with pytest.raises(ValueError, match="conflicting"): save_pard_draft(m, t, tmp_path / "e")
+
+
 def test_vllm_layout(tmp_path, tok, models):
     _, draft = models
     p = save_pard_draft(draft, tok, tmp_path / "draft")
     cfg = json.loads((p / "config.json").read_text())
-    assert cfg["pard_token"] == tok.mask_token_id
+    assert cfg["pard_token"] == cfg["mask_token_id"] == tok.mask_token_id
     assert (p / "model.safetensors").exists() and (p / "tokenizer.json").exists()
     sc = vllm_speculative_config(p, 6)
     assert sc == {"model": str(p), "num_speculative_tokens": 6, "method": "draft_model", "parallel_drafting": True}
@@ -221,7 +355,7 @@ def test_vllm_integration(tmp_path, tok):  # pragma: no cover - needs vLLM and a
     from iclr26.tinylm import save_model
     target = make_model("llama-2L-64", tok, seed=1)
     draft = make_model("llama-1L-64", tok, seed=2)
-    add_pard_token(draft, tok)
+    add_pard_token(draft, tok, token="<mask>")
     tdir = save_model(target, tok, tmp_path / "target")
     ddir = save_pard_draft(draft, tok, tmp_path / "draft")
     prompt = [1, 5, 6, 7, 8]
