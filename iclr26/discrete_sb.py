@@ -21,10 +21,10 @@ from .kernels import select_backend, lse_matmul as _lse_kernel   # imports witho
 
 # %% auto #0
 __all__ = ['ALPHAS', 'lse_matmul', 'gaussian_log_q', 'uniform_log_q', 'ReferenceChain', 'categorical', 'CPBridge', 'quantize',
-           'source_log_probs', 'SBBenchmark', 'enumerate_states', 'exact_plan', 'sinkhorn_check', 'dynamic_check',
-           'DLightSB', 'minibatch_eot_pairs', 'fit', 'XEndPredictor', 'AlphaCSBM', 'FeatureEOT',
-           'empirical_log_marginals', 'shape_score', 'trend_score', 'conditional_scores', 'c2st', 'cond_matrix',
-           'plan_kl_d2', 'chain_cond_log_probs_d2', 'path_kl', 'run_benchmark']
+           'source_log_probs', 'SBBenchmark', 'chain_from_catsbench', 'benchmark_from_catsbench', 'enumerate_states',
+           'exact_plan', 'sinkhorn_check', 'dynamic_check', 'DLightSB', 'minibatch_eot_pairs', 'fit', 'XEndPredictor',
+           'AlphaCSBM', 'FeatureEOT', 'empirical_log_marginals', 'shape_score', 'trend_score', 'conditional_scores',
+           'c2st', 'cond_matrix', 'plan_kl_d2', 'chain_cond_log_probs_d2', 'path_kl', 'run_benchmark']
 
 # %% ../nbs/10_discrete_sb.ipynb #deddacbb
 def lse_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -34,7 +34,7 @@ def lse_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         raise TypeError(f"a and b must be torch.Tensors, got {type(a).__name__} and {type(b).__name__}")
     if a.dim() < 2 or b.dim() < 2 or a.shape[-1] != b.shape[-2]:
         raise ValueError(f"need a (..., M, K) and b (..., K, N); got shapes {tuple(a.shape)} and {tuple(b.shape)}")
-    # the project's rule (iclr26.kernels.select_backend): CUDA -> the Triton kernel, CPU -> PyTorch; float64 stays in PyTorch
+    # the project's rule (iclr26.kernels.select_backend): CUDA -> the Triton kernel, CPU -> PyTorch; float64: PyTorch
     if a.dtype == b.dtype and a.dtype != torch.float64 and select_backend(a, b) == "triton":
         return _lse_kernel.lse_matmul(a, b)
     return _stable_lse_matmul(a, b)
@@ -247,11 +247,12 @@ class CPBridge(nn.Module):
         tt = torch.full((B,), int(t)) if isinstance(t, (int, np.integer)) else t
         if not isinstance(tt, torch.Tensor) or tt.shape != (B,) or tt.is_floating_point():
             raise ValueError(f"{name} must be an int or a ({B},) integer tensor")
-        if len(tt) and (tt.min() < 0 or tt.max() > self.chain.N): raise ValueError(f"{name} must lie in 0..N={self.chain.N}")
+        if len(tt) and (tt.min() < 0 or tt.max() > self.chain.N):
+            raise ValueError(f"{name} must lie in 0..N={self.chain.N}")
         return tt.long()
 
     def log_u_rows(self, x: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
-        "log (Q^(n_b) r_k,d)(x_b^d) with a power `n_b` per row, (B, D, K): row gathers then one log-space product per coordinate."
+        "log (Q^(n_b) r_k,d)(x_b^d) with a power `n_b` per row, (B, D, K): row gathers, one log-space product per d."
         rows = self.chain.log_cum[n[:, None], x]                                      # (B, D, S): log Q^(n_b)(x_b^d, .)
         return lse_matmul(rows.transpose(0, 1), self.log_r).transpose(0, 1)           # (D, B, S) x (D, S, K)
 
@@ -261,16 +262,16 @@ class CPBridge(nn.Module):
         return torch.logsumexp(self.log_alpha + lu.sum(1), -1)
 
     def transition_marginal_logits(self, xt: torch.Tensor, t) -> torch.Tensor:
-        """Per-coordinate marginals log q(x_{t+1}^d | x_t) of the bridge's transition, (B, D, S); `t` an int or one step per row
-        (0..N). Mixes the cores first, `sum_k w_k r_k`, then applies `Q^(N-t)`, so no (B, D, S, K) table is formed."""
+        """Per-coordinate marginals log q(x_{t+1}^d | x_t) of the bridge's transition, (B, D, S); `t` an int or one step
+        per row (0..N). Mixes the cores first, `sum_k w_k r_k`, then applies `Q^(N-t)`: no (B, D, S, K) table."""
         xt = self._x(xt, "xt")
         tt = self._t_vec(t, len(xt))
         lu = self.log_u_rows(xt, self.chain.N + 1 - tt)                               # (B, D, K)
         lw = self.log_alpha + lu.sum(1)
         lw = lw - lw.logsumexp(-1, keepdim=True)
-        w = lw[:, None, :] - lu                                                       # weights without coordinate d itself
+        w = lw[:, None, :] - lu                                                       # weights without coordinate d
         mix_r = lse_matmul(w.transpose(0, 1), self.log_r.transpose(1, 2))             # (D, B, S): log sum_k w_k r_k,d
-        qn = self.chain.log_cum[self.chain.N - tt].transpose(-1, -2)                  # (B, S, S): [s, y] = log Q^(N-t)(y, s)
+        qn = self.chain.log_cum[self.chain.N - tt].transpose(-1, -2)                  # [b, s, y] = log Q^(N-t)(y, s)
         mix = lse_matmul(mix_r.transpose(0, 1), qn)                                   # (B, D, S)
         return self.chain.log_q[xt] + mix
 
@@ -362,6 +363,41 @@ class SBBenchmark(CPBridge):
         "Exact log p0(x0), (B,)."
         return self.log_p0_1d[self._x(x0, "x0")].sum(1)
 
+# %% ../nbs/10_discrete_sb.ipynb #b7e2c9d1
+def chain_from_catsbench(prior) -> ReferenceChain:
+    """A `ReferenceChain` from a `catsbench` `Prior` (its `log_p_cum` matrices, t = 0..N+1, taken as they are, in
+    float64), so every solver and metric here runs on a reference process defined by `catsbench`."""
+    need = ("log_p_cum", "num_categories", "num_timesteps", "num_skip_steps", "prior_type", "alpha")
+    missing = [a for a in need if not hasattr(prior, a)]
+    if missing: raise TypeError(f"prior must be a catsbench Prior (missing {missing})")
+    cum = torch.as_tensor(prior.log_p_cum).detach().to("cpu", torch.float64)
+    S, N = int(prior.num_categories), int(prior.num_timesteps)
+    if cum.shape != (N + 2, S, S):
+        raise ValueError(f"prior.log_p_cum must be (N+2, S, S) = {(N + 2, S, S)}, got {tuple(cum.shape)}")
+    ch = ReferenceChain.__new__(ReferenceChain)
+    ch.S, ch.kind, ch.alpha, ch.N = S, str(prior.prior_type), float(prior.alpha), N
+    ch.skip, ch.dtype = int(prior.num_skip_steps), torch.float64
+    ch.log_cum, ch.log_q = cum, cum[1]
+    return ch
+
+
+def benchmark_from_catsbench(cb, seed: int = 0) -> SBBenchmark:
+    """An `SBBenchmark` holding a `catsbench` benchmark's own parameters (`log_alpha`, `log_cp_cores`), reference chain
+    (`cb.prior`) and source (`input_distribution`, `sample_quantize_range`): for `BenchmarkHD` objects built from a
+    `BenchmarkHDConfig` (offline) or loaded with `BenchmarkHD.from_pretrained` (needs the Hub)."""
+    for a in ("prior", "log_alpha", "log_cp_cores", "input_distribution"):
+        if not hasattr(cb, a): raise TypeError(f"cb must be a catsbench BenchmarkHD (no attribute {a!r})")
+    chain = chain_from_catsbench(cb.prior)
+    b = SBBenchmark.__new__(SBBenchmark)
+    f64 = lambda t: t.detach().to("cpu", torch.float64)
+    CPBridge.__init__(b, chain, f64(cb.log_alpha), f64(cb.log_cp_cores))
+    b.input_distribution = str(cb.input_distribution)
+    b.quantize_range = tuple(float(v) for v in getattr(cb, "sample_quantize_range", (-3.0, 3.0)))
+    b.generator, b.benchmark_type = torch.Generator().manual_seed(seed), str(getattr(cb, "benchmark_type", "unknown"))
+    b.log_p0_1d = source_log_probs(b.S, b.input_distribution, b.quantize_range)
+    return b
+
+
 # %% ../nbs/10_discrete_sb.ipynb #d871b533
 def enumerate_states(S: int, D: int = 2) -> torch.Tensor:
     "All S^D states as a (S^D, D) long tensor (row-major; keep S^D small)."
@@ -426,12 +462,14 @@ class DLightSB(CPBridge):
                       estimator: Literal["analytic", "sample"] = "analytic") -> torch.Tensor:
         """DLightSB-M bridge-matching loss on paired (x0, x1), one t ~ U{0..N} per pair, x_t ~ p_ref(x_t | x0, x1).
 
-        `"analytic"` (the reference code's loss): `sum_d KL(p_ref(x_{t+1}^d | x_t^d, x1^d) || q_θ(x_{t+1}^d | x_t))`, exact over the
-        S categories of each coordinate against the model transition's per-coordinate marginal.
-        `"sample"`: one y ~ p_ref(x_{t+1} | x_t, x1) scored by `-log q_θ(y | x_t)` (θ-part `-(log φ_{t+1}(y) - log φ_t(x_t))`);
-        its expectation is the DLightSB loss / (N + 1), with far more variance."""
+        `"analytic"` (the reference code's loss): `sum_d KL(p_ref(x_{t+1}^d | x_t^d, x1^d) || q_θ(x_{t+1}^d | x_t))`,
+        exact over the S categories of each coordinate against the model transition's per-coordinate marginal.
+        `"sample"`: one y ~ p_ref(x_{t+1} | x_t, x1) scored by `-log q_θ(y | x_t)`
+        (θ-part `-(log φ_{t+1}(y) - log φ_t(x_t))`); its expectation is the DLightSB loss / (N + 1), with far more
+        variance."""
         x0, x1 = self._x(x0, "x0"), self._x(x1, "x1")
-        if estimator not in ("analytic", "sample"): raise ValueError(f"estimator must be 'analytic' or 'sample', got {estimator!r}")
+        if estimator not in ("analytic", "sample"):
+            raise ValueError(f"estimator must be 'analytic' or 'sample', got {estimator!r}")
         t = torch.randint(0, self.chain.N + 1, (len(x0),), generator=generator)
         xt = self.chain.bridge_sample(x0, x1, t, generator)
         target = self.chain.bridge_next_logits(xt, x1, t)                              # (B, D, S), normalised
@@ -440,7 +478,7 @@ class DLightSB(CPBridge):
             return -(self.log_phi_rows(y, t + 1) - self.log_phi_rows(xt, t)).mean()
         lq = self.transition_marginal_logits(xt, t).log_softmax(-1)
         p = target.exp()
-        # KL(p || q) per coordinate, summed over coordinates, averaged over the batch (zero-probability targets contribute 0)
+        # KL(p || q) per coordinate, summed over coordinates, averaged over the batch (zero-probability targets: 0)
         return torch.where(p > 0, p * (target - lq), torch.zeros_like(p)).sum((1, 2)).mean()
 
 
@@ -449,7 +487,8 @@ _SCALING_RANGE = 600.0   # nats: below this spread of the kernel, Sinkhorn runs 
 
 def minibatch_eot_pairs(x0: torch.Tensor, x1: torch.Tensor, chain: ReferenceChain,
                         generator: torch.Generator | None = None, num_iter: int = 100) -> tuple[torch.Tensor, torch.Tensor]:
-    """Re-pair a batch by its entropic OT plan (cost -sum_d log Q-bar, eps=1; `num_iter` Sinkhorn iterations): one x1 drawn per x0.
+    """Re-pair a batch by its entropic OT plan (cost -sum_d log Q-bar, eps=1; `num_iter` Sinkhorn iterations):
+    one x1 drawn per x0.
 
     When the kernel `exp(-cost)` spans under 600 nats the iterations run as scalings of the kernel matrix (matrix-vector
     products, no underflow possible); otherwise in the log domain. Both compute the same iterates."""
@@ -478,7 +517,8 @@ def fit(loss_fn: Callable[[], torch.Tensor], params, steps: int, lr: float, desc
         schedule: Literal["constant", "cosine"] = "constant") -> list[float]:
     "Adam on `loss_fn()` for `steps` steps, constant learning rate or cosine decay to 0; returns the loss curve."
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0: raise ValueError(f"steps must be an int >= 0, got {steps!r}")
-    if schedule not in ("constant", "cosine"): raise ValueError(f"schedule must be 'constant' or 'cosine', got {schedule!r}")
+    if schedule not in ("constant", "cosine"):
+        raise ValueError(f"schedule must be 'constant' or 'cosine', got {schedule!r}")
     opt = torch.optim.Adam(params, lr=lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(steps, 1)) if schedule == "cosine" else None
     curve = []
@@ -523,7 +563,7 @@ class AlphaCSBM:
         p = model(xt, t).softmax(-1)                                                 # (B, D, S) over x_end
         # sum_x1 p(x1) Q^(N-t)(y, x1): a product of probabilities, so a plain (batched) matmul is safe here;
         # entries below 1e-30 are floored so that log q stays finite (their mass is negligible)
-        if len(t) and bool((t == t[0]).all()):                                       # one step for the batch: one matrix
+        if len(t) and bool((t == t[0]).all()):                                       # one step for the whole batch
             mix = (p @ self.cum[self.N - int(t[0])].T).clamp_min(1e-30).log()
         else:
             mix = torch.bmm(p, self.cum[self.N - t].transpose(-1, -2)).clamp_min(1e-30).log()
@@ -561,11 +601,11 @@ class AlphaCSBM:
 
     def fit(self, x0_pool: torch.Tensor, x1_pool: torch.Tensor, steps: int, batch: int, warmup: float = 0.3,
             refresh: int = 1, generator=None, desc: str = "α-CSBM") -> list[float]:
-        """Online IMF: independent pairs during warm-up, then each direction learns from pairs made by the other's EMA model.
-
-        `refresh=1` (default, as the reference code): fresh pairs every step; `refresh=r > 1` reuses a pool of `r * batch` pairs
-        regenerated every `r` steps (cheaper, staler)."""
-        if isinstance(refresh, bool) or not isinstance(refresh, int) or refresh < 1: raise ValueError(f"refresh must be an int >= 1, got {refresh!r}")
+        """Online IMF: independent pairs during warm-up, then each direction learns from pairs made by the other's EMA
+        model. `refresh=1` (default, as the reference code): fresh pairs every step; `refresh=r > 1` reuses a pool of
+        `r * batch` pairs regenerated every `r` steps (cheaper, staler)."""
+        if isinstance(refresh, bool) or not isinstance(refresh, int) or refresh < 1:
+            raise ValueError(f"refresh must be an int >= 1, got {refresh!r}")
         if not 0 <= warmup <= 1: raise ValueError(f"warmup must be in [0, 1], got {warmup}")
         curve, pairs_f, pairs_b = [], None, None
         draw = lambda pool, n: pool[torch.randint(len(pool), (n,), generator=generator)]
@@ -576,8 +616,9 @@ class AlphaCSBM:
                 b1, b0 = draw(x1_pool, batch), draw(x0_pool, batch)
             else:
                 if pairs_f is None or refresh == 1 or it % refresh == 0:
-                    y1 = draw(x1_pool, n_pool); pairs_f = (self.sample(y1, "backward", generator), y1)     # (x0_hat, x1)
-                    y0 = draw(x0_pool, n_pool); pairs_b = (self.sample(y0, "forward", generator), y0)      # (x1_hat, x0)
+                    y1, y0 = draw(x1_pool, n_pool), draw(x0_pool, n_pool)
+                    pairs_f = (self.sample(y1, "backward", generator), y1)     # (x0_hat, x1)
+                    pairs_b = (self.sample(y0, "forward", generator), y0)      # (x1_hat, x0)
                 j = torch.arange(batch) if refresh == 1 else torch.randint(n_pool, (batch,), generator=generator)
                 a0, a1 = pairs_f[0][j], pairs_f[1][j]
                 b1, b0 = pairs_b[0][j], pairs_b[1][j]
@@ -718,9 +759,8 @@ def run_benchmark(dim: int, prior_type: str, benchmark_type: str, seed: int, *, 
                   n_eval: int = 4000, n_cond: int = 12, m_cond: int = 1000, couplings: Sequence[str] = ("independent",),
                   csbm_hidden: int = 128, n_plan_x0: int = 64, bm_estimator: str = "analytic",
                   schedule: str = "cosine", csbm_refresh: int = 1, ot_steps: int | None = None) -> dict:
-    """Train every solver on one benchmark and score them (`ot_steps`: DLightSB-M steps with the OT coupling; default `bm_steps`).
-
-    Returns {'metrics': {method: {...}}, 'curves': {...}, 'models': {...}, 'bench': ..., 'train_s': {method: seconds}}."""
+    """Train every solver on one benchmark and score them (`ot_steps`: DLightSB-M steps with the OT coupling;
+    default `bm_steps`). Returns {'metrics': {method: {...}}, 'curves', 'models', 'bench', 'train_s': {method: s}}."""
     if prior_type not in ALPHAS: raise ValueError(f"prior_type must be one of {sorted(ALPHAS)}, got {prior_type!r}")
     for c in couplings:
         if c not in ("independent", "OT"): raise ValueError(f"couplings must hold 'independent' and/or 'OT', got {c!r}")

@@ -3,8 +3,8 @@
     python kernels/bench_lse_matmul.py --out results/bench_lse_matmul.json       # on a CUDA machine
     TRITON_INTERPRET=1 python kernels/bench_lse_matmul.py --tiny                 # CPU dry run of the script itself
 
-1. Correctness on the device: Triton forward (and, with scattered -inf only, the autograd backward = the backward kernels)
-   vs the PyTorch reference over shapes
+1. Correctness on the device: Triton forward (and, with scattered -inf only, the autograd backward = the backward
+   kernels) vs the PyTorch reference over shapes
    with ragged tails, broadcast batch dims, whole -inf rows/columns and scattered -inf entries, in float32,
    float16 and (on CUDA) bfloat16. -inf patterns must agree exactly and no NaN may appear.
 2. Timing of the shapes the discrete Schrödinger-bridge solvers use (arXiv 2509.23348): the per-step table
@@ -105,7 +105,8 @@ def timing(K, device, tiny, iters) -> list[dict]:
             gc = torch.randn(c.shape, generator=gen).to(device)
             r["triton_backward_ms"] = _time(lambda: K.lse_matmul_backward_triton(a, b, c, gc), device, iters=iters)
             if mem <= (1 << 30):
-                r["torch_backward_ms"] = _time(lambda: K.lse_matmul_backward(a, b, c, gc), device, iters=max(3, iters // 4))
+                r["torch_backward_ms"] = _time(lambda: K.lse_matmul_backward(a, b, c, gc), device,
+                                                iters=max(3, iters // 4))
                 r["backward_speedup_vs_torch"] = r["torch_backward_ms"] / r["triton_backward_ms"]
             else:
                 r["torch_backward_ms"] = None

@@ -17,7 +17,8 @@ This module holds
 * ``lse_matmul_forward``: the launcher (checks shapes, dtypes, devices; broadcasts batch dims).
 * ``_lse_matmul_grad_a_kernel`` / ``_lse_matmul_grad_b_kernel``: the backward pass, the closed form
   ``grad_a[i,k] = sum_j g[i,j] exp(a[i,k] + b[k,j] - c[i,j])`` (and ``grad_b[k,j] = sum_i ...``), streamed over
-  ``N`` (resp. ``M``) in blocks, so it too never stores an M x K x N tensor; ``lse_matmul_backward_triton`` launches them.
+  ``N`` (resp. ``M``) in blocks, so it too never stores an M x K x N tensor; ``lse_matmul_backward_triton``
+  launches them.
 * ``LSEMatmulFunction`` / ``lse_matmul``: autograd wrapper (Triton forward and backward); ``lse_matmul_backward``
   is the PyTorch closed form (materialises M x K x N), kept as the reference of the backward kernels.
 * ``lse_matmul_reference``: a pure-PyTorch reference (broadcast and ``torch.logsumexp``).
@@ -276,7 +277,8 @@ class LSEMatmulFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_c):
         a, b, c = ctx.saved_tensors
-        return lse_matmul_backward_triton(a, b, c, grad_c, need_a=ctx.needs_input_grad[0], need_b=ctx.needs_input_grad[1])
+        need_a, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        return lse_matmul_backward_triton(a, b, c, grad_c, need_a=need_a, need_b=need_b)
 
 
 def lse_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:

@@ -160,7 +160,8 @@ def test_bad_input():
 
 
 # ---------------------------------------------------------------------------------------------------------------------
-# second pass (issue #40): the CPU log-space product over wide ranges, DLightSB-M's losses, per-row times, fresh α-CSBM pairs
+# second pass (issue #40): the CPU log-space product over wide ranges, DLightSB-M's losses, per-row times,
+# fresh α-CSBM pairs, catsbench interop
 # ---------------------------------------------------------------------------------------------------------------------
 NINF = float("-inf")
 
@@ -194,7 +195,8 @@ def test_lse_matmul_cpu_best_term_far_below_both_maxima():
     torch.testing.assert_close(c.double(), r, atol=1e-3, rtol=0)     # float32 output rounding at |c| ~ 2000
     # float32 inputs with thousands of nats, batch broadcast, against float64
     g = torch.Generator().manual_seed(5)
-    a32 = (torch.randn(2, 1, 6, 11, generator=g) * 2000).float(); b32 = (torch.randn(3, 11, 4, generator=g) * 2000).float()
+    a32 = (torch.randn(2, 1, 6, 11, generator=g) * 2000).float()
+    b32 = (torch.randn(3, 11, 4, generator=g) * 2000).float()
     c32 = lse_matmul(a32, b32)
     assert c32.dtype == torch.float32 and c32.shape == (2, 3, 6, 4)
     r32 = _lse_ref(a32, b32)
@@ -232,7 +234,7 @@ def test_transition_marginals_with_one_time_per_row_match_enumeration():
 
 
 def test_matching_term_sums_to_dlightsb_loss():
-    "E_t E_bridge[-(log φ_{t+1}(x_{t+1}) - log φ_t(x_t))] over t = 0..N sums to log c(x0) - log v(x1): the DLightSB loss."
+    "E_bridge[-(log φ_{t+1}(x_{t+1}) - log φ_t(x_t))] summed over t = 0..N is log c(x0) - log v(x1): the DLightSB loss."
     b = SBBenchmark(2, 6, 2, "gaussian", 0.3, "gaussian", num_timesteps=3, num_skip_steps=2, seed=1)
     g = torch.Generator().manual_seed(0)
     m = DLightSB(b.chain, 2, 3, generator=g, dtype=torch.float64)
@@ -299,3 +301,26 @@ def test_alpha_csbm_fresh_pairs_and_new_bad_input():
     m = DLightSB(b.chain, 2, 3)
     with pytest.raises(ValueError, match="estimator"): m.matching_loss(x, x, estimator="mc")
     with pytest.raises(ValueError, match="schedule"): fit(lambda: torch.zeros(()), [], 1, 0.1, schedule="step")
+
+
+def test_benchmark_from_catsbench_objects():
+    pytest.importorskip("catsbench")
+    from catsbench import BenchmarkHD, BenchmarkHDConfig
+    from iclr26.discrete_sb import benchmark_from_catsbench, chain_from_catsbench
+    conf = BenchmarkHDConfig(dim=3, input_shape=(3,), num_potentials=4, num_categories=12, radius=5.0, alpha=0.01,
+                             num_timesteps=4, num_skip_steps=3, prior_type="uniform", benchmark_type="uniform",
+                             input_distribution="uniform", num_val_samples=4, init_batch_size=4, reverse=False, tau=1.0,
+                             params_dtype="float64", eps=0.0)
+    torch.manual_seed(7)
+    cb = BenchmarkHD(conf, device="cpu")
+    b = benchmark_from_catsbench(cb, seed=7)
+    ours = SBBenchmark(3, 12, 4, "uniform", 0.01, "uniform", "uniform", num_timesteps=4, num_skip_steps=3, seed=7)
+    assert torch.equal(b.log_r, ours.log_r) and b.input_distribution == "uniform"
+    torch.testing.assert_close(b.chain.log_cum.exp(), ours.chain.log_cum.exp(), atol=1e-12, rtol=0)
+    x = b.sample_source(32, torch.Generator().manual_seed(0))
+    torch.testing.assert_close(b.cond_marginal_logits(x).exp(), ours.cond_marginal_logits(x).exp(), atol=1e-12, rtol=0)
+    assert b.sample(x).shape == (32, 3)
+    ch = chain_from_catsbench(cb.prior)
+    assert ch.N == 4 and ch.S == 12 and ch.kind == "uniform"
+    with pytest.raises(TypeError, match="Prior"): chain_from_catsbench(object())
+    with pytest.raises(TypeError, match="BenchmarkHD"): benchmark_from_catsbench(object())

@@ -102,7 +102,7 @@ def test_launcher_rejects_bad_input():
 @needs_triton_path
 @pytest.mark.parametrize("ba,bb,M,Kd,N,bm,bn,bk", SHAPES)
 def test_triton_backward_matches_pytorch_closed_form(ba, bb, M, Kd, N, bm, bn, bk):
-    "The backward kernels (streamed over N / M) against the PyTorch closed form, fp32, with -inf rows/columns and ragged tails."
+    "The backward kernels (streamed over N / M) vs the PyTorch closed form, fp32, -inf rows/columns, ragged tails."
     g = torch.Generator().manual_seed(M * 3 + Kd)
     a = torch.randn(*ba, M, Kd, generator=g) * 3
     b = torch.randn(*bb, Kd, N, generator=g) * 3
@@ -112,7 +112,8 @@ def test_triton_backward_matches_pytorch_closed_form(ba, bb, M, Kd, N, bm, bn, b
     c = K.lse_matmul_reference(a, b)
     gc = torch.randn(c.shape, generator=g)
     ga_r, gb_r = K.lse_matmul_backward(a, b, c, gc)
-    ga, gb = K.lse_matmul_backward_triton(a.to(DEV), b.to(DEV), c.to(DEV), gc.to(DEV), block_m=bm, block_n=bn, block_k=bk)
+    ga, gb = K.lse_matmul_backward_triton(a.to(DEV), b.to(DEV), c.to(DEV), gc.to(DEV),
+                                          block_m=bm, block_n=bn, block_k=bk)
     assert ga.shape == a.shape and gb.shape == b.shape
     assert not torch.isnan(ga).any() and not torch.isnan(gb).any()
     torch.testing.assert_close(ga.cpu(), ga_r, atol=1e-4, rtol=1e-4)
