@@ -4,9 +4,9 @@ import json
 import pytest
 import torch
 
-from iclr26.pard import (PardCollator, add_pard_token, ar_decode, check_same_tokenizer, check_same_vocab, chi_square_test,
-                         cod_keep, commit_round, crop_cache, decode, draft_proposals, exact_token_distributions,
-                         greedy_rounds, interleaved_timing, median_ratio, pard_allowed, pard_example, pard_layout,
+from iclr26.pard import (PardCollator, add_pard_token, ar_decode, check_same_tokenizer, check_same_vocab,
+                         chi_square_test, cod_keep, commit_round, crop_cache, decode, draft_proposals,
+                         exact_token_distributions, greedy_rounds, interleaved_timing, median_ratio, pard_allowed, pard_example, pard_layout,
                          pard_logits, pard_token_id, run_method, save_pard_draft, simulated_tau, speculative_decode,
                          train_pard, verify_sampled, vllm_speculative_config, vllm_status)
 from iclr26.tinylm import char_tokenizer, make_model
@@ -158,8 +158,8 @@ def test_tau_accounting_hand_made_trace():
     # greedy_rounds on a hand-made trace: target output y = prompt [0, 1] + [10, 11, 12, 13, 14, 15, 16]
     y = [0, 1, 10, 11, 12, 13, 14, 15, 16]
     props = torch.full((3, len(y)), -1)
-    props[:, 1] = torch.tensor([10, 11, 99])        # round 1 (last real position 1): two accepted + bonus 12 -> 3 tokens
-    props[:, 4] = torch.tensor([13, 14, 15])        # round 2 (position 4): all three accepted + bonus 16 -> 4, capped to 4
+    props[:, 1] = torch.tensor([10, 11, 99])        # round 1 (last real position 1): 2 accepted + bonus 12 -> 3 tokens
+    props[:, 4] = torch.tensor([13, 14, 15])        # round 2 (position 4): 3 accepted + bonus 16 -> 4 tokens
     assert greedy_rounds(y, props, start=2, k=3) == [3, 4]
     props[:, 4] = torch.tensor([13, 14, 15])
     assert greedy_rounds(y[:-1], props, start=2, k=3) == [3, 3]          # the budget ends inside round 2: 3 kept, not 4
@@ -213,7 +213,8 @@ def test_speculative_sampling_distribution(tok, method):
     prompt = [5, 6, 7]
     p1, p2 = exact_token_distributions(target, prompt, 1.0)
     g = torch.Generator().manual_seed(1)
-    outs = [speculative_decode(target, draft, prompt, 2, 2, method, temperature=1.0, generator=g).tokens for _ in range(600)]
+    outs = [speculative_decode(target, draft, prompt, 2, 2, method, temperature=1.0, generator=g).tokens
+            for _ in range(600)]
     assert all(len(o) == 2 for o in outs)
     assert chi_square_test([o[0] for o in outs], p1)["p_value"] > 1e-3
     assert chi_square_test([o[1] for o in outs], p2)["p_value"] > 1e-3
@@ -255,8 +256,8 @@ def test_train_pard_runs(tok):
     assert r_cod.tokens < r_all.tokens
     assert draft.config.pard_token == tok.mask_token_id == draft.config.mask_token_id
     # component streams with weights, and snapshots for learning curves
-    r = train_pard(draft, {"a": stream[:1000], "b": stream[1000:]}, K=3, weights={"a": 1.0, "b": 0.0}, checkpoint_every=2,
-                   steps=4, batch_size=2, seq_len=16, warmup=1, log_every=1)
+    r = train_pard(draft, {"a": stream[:1000], "b": stream[1000:]}, K=3, weights={"a": 1.0, "b": 0.0},
+                   checkpoint_every=2, steps=4, batch_size=2, seq_len=16, warmup=1, log_every=1)
     assert [c[0] for c in r.checkpoints] == [2, 4] and r.checkpoints[-1][1] == r.tokens
     with pytest.raises(ValueError, match="weights"):
         train_pard(draft, {"a": stream}, K=2, weights={"a": 0.0}, steps=1, batch_size=1, seq_len=8)
@@ -270,7 +271,8 @@ def test_bad_inputs(tok, models):
     with pytest.raises(TypeError, match="k"): speculative_decode(target, draft, [5, 6], 4, 2.0)
     with pytest.raises(ValueError, match="method"): speculative_decode(target, draft, [5, 6], 4, 2, "eagle")
     with pytest.raises(ValueError, match="prompt_ids"): speculative_decode(target, draft, [], 4, 2)
-    with pytest.raises(ValueError, match="temperature"): speculative_decode(target, draft, [5, 6], 4, 2, temperature=-0.5)
+    with pytest.raises(ValueError, match="temperature"):
+        speculative_decode(target, draft, [5, 6], 4, 2, temperature=-0.5)
     with pytest.raises(ValueError, match="temperature"): ar_decode(target, [5, 6], 4, temperature=-1.0)
     with pytest.raises(ValueError, match="temperature"): exact_token_distributions(target, [5, 6], 0.0)
     with pytest.raises(ValueError, match="K"): draft_proposals(draft, torch.tensor([[5, 6, 7]]), 0)
@@ -294,9 +296,11 @@ def test_bad_inputs(tok, models):
     nomask.config.pard_token, nomask.config.mask_token_id = 3, 4
     with pytest.raises(ValueError, match="conflicting draft token ids"): pard_token_id(nomask)
     # the mask id must not appear in training windows
-    with pytest.raises(ValueError, match="mask id"): PardCollator(tok.mask_token_id, K=2)(torch.full((1, 6), tok.mask_token_id))
+    with pytest.raises(ValueError, match="mask id"):
+        PardCollator(tok.mask_token_id, K=2)(torch.full((1, 6), tok.mask_token_id))
     # draft/target tokenizer mismatch
-    with pytest.raises(ValueError, match="tokenizer mismatch"): check_same_tokenizer(tok, char_tokenizer(alphabet="xyz"))
+    with pytest.raises(ValueError, match="tokenizer mismatch"):
+        check_same_tokenizer(tok, char_tokenizer(alphabet="xyz"))
     check_same_tokenizer(tok, char_tokenizer(alphabet=ALPHABET))
 
 
