@@ -6,9 +6,10 @@ import torch
 
 from iclr26.pard import (PardCollator, add_pard_token, ar_decode, check_same_tokenizer, check_same_vocab,
                          chi_square_test, cod_keep, commit_round, crop_cache, decode, draft_proposals,
-                         exact_token_distributions, greedy_rounds, interleaved_timing, median_ratio, pard_allowed, pard_example, pard_layout,
-                         pard_logits, pard_token_id, run_method, save_pard_draft, simulated_tau, speculative_decode,
-                         train_pard, verify_sampled, vllm_speculative_config, vllm_status)
+                         exact_token_distributions, greedy_rounds, interleaved_timing, median_ratio, pard_allowed,
+                         pard_example, pard_layout, pard_logits, pard_token_id, run_method, save_pard_draft,
+                         simulated_tau, speculative_decode, train_pard, verify_sampled, vllm_speculative_config,
+                         vllm_status)
 from iclr26.tinylm import char_tokenizer, make_model
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")   # tiny models: one thread, no spinning
