@@ -1,0 +1,220 @@
+"""Paper 14 (DUET): the top-K Huber loss against hand computations, first-position logits under left and right
+padding, `duet_unlearn` on randomly initialised Llama and GPT-2 models built from configs, and bad inputs."""
+import copy
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from iclr26 import zoo
+from iclr26.duet import (GENERIC_PREFIX, KINDS, REFUSAL, DomainWorld, decoding_logits, domain_world, duet_unlearn,
+                         forced_em, forget_prefix, full_kl_loss, last_token_index, performance_shift, steering_sampler,
+                         teacher_targets, topk_huber_loss, unlearn_baseline)
+from iclr26.tinylm import collate, pad_id_of
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return zoo.load_tokenizer()
+
+
+def llama(tok, ctx=128, seed=0):
+    from transformers import LlamaConfig, LlamaForCausalLM
+    torch.manual_seed(seed)
+    c = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+                    num_key_value_heads=2, max_position_embeddings=ctx, pad_token_id=tok.pad_token_id)
+    return LlamaForCausalLM(c).eval()
+
+
+def gpt2(tok, ctx=128, seed=0):
+    from transformers import GPT2Config, GPT2LMHeadModel
+    torch.manual_seed(seed)
+    c = GPT2Config(vocab_size=len(tok), n_positions=ctx, n_embd=32, n_layer=1, n_head=2, pad_token_id=tok.pad_token_id)
+    return GPT2LMHeadModel(c).eval()
+
+
+QUERIES = ["Question: What is the job of Kamo Rita?\nAnswer: <answer>", "Question: Hi?\nAnswer: <answer>",
+           "Question: Which pet does Lo Su keep, and where does the pet sleep at night?\nAnswer: <answer>"]
+
+
+# ------------------------------------------------------------------ the loss
+def test_topk_huber_hand_computation():
+    s = torch.tensor([[0.0, 2.0, 1.0, 0.0, 5.0], [1.0, 1.0, 1.0, 1.0, 1.0]])
+    t = torch.tensor([[3.0, 2.5, 0.0, 0.0, 0.0], [0.0, 0.0, 4.0, 1.5, 0.0]])
+    # top-2 of the teacher: row 0 tokens {0, 1}, residuals -3, -0.5; row 1 tokens {2, 3}, residuals -3, -0.5
+    # Huber_1: |r| > 1 -> |r| - 0.5 = 2.5; |r| <= 1 -> r^2 / 2 = 0.125; each row 2.625, mean 2.625
+    assert topk_huber_loss(s, t, k=2, delta=1.0).item() == pytest.approx(2.625)
+    assert topk_huber_loss(s, t, k=2, delta=10.0).item() == pytest.approx(0.5 * (9 + 0.25))
+    # k = 1: only the teacher's argmax; row 0 residual -3 -> 2.5, row 1 residual -3 -> 2.5
+    assert topk_huber_loss(s, t, k=1, delta=1.0).item() == pytest.approx(2.5)
+
+
+def test_topk_huber_matches_a_loop_and_ignores_other_tokens():
+    g = torch.Generator().manual_seed(0)
+    s, t = torch.randn(4, 11, generator=g) * 3, torch.randn(4, 11, generator=g) * 3
+    k, d = 4, 0.7
+    ref = 0.0
+    for i in range(4):
+        for j in t[i].topk(k).indices.tolist():
+            r = abs(float(s[i, j] - t[i, j]))
+            ref += 0.5 * r * r if r <= d else d * (r - 0.5 * d)
+    assert topk_huber_loss(s, t, k, d).item() == pytest.approx(ref / 4, rel=1e-5)
+    s2 = s.clone()
+    out = torch.ones_like(t, dtype=torch.bool).scatter(1, t.topk(k, -1).indices, False)
+    s2[out] += 100.0                              # tokens outside the teacher's top-K are unconstrained
+    assert topk_huber_loss(s2, t, k, d).item() == pytest.approx(ref / 4, rel=1e-5)
+    s.requires_grad_(True)
+    topk_huber_loss(s, t, k, d).backward()
+    assert (s.grad[out] == 0).all() and (s.grad[~out] != 0).any()
+
+
+def test_full_kl_is_zero_on_equal_logits_and_positive_otherwise():
+    t = torch.randn(3, 9)
+    assert full_kl_loss(t, t).item() == pytest.approx(0.0, abs=1e-6)
+    assert full_kl_loss(t + torch.randn(3, 9), t).item() > 0
+
+
+# ------------------------------------------------------------------ first-position logits
+@pytest.mark.parametrize("make", [llama, gpt2])
+def test_first_position_logits_left_and_right_padding(tok, make):
+    m = make(tok)
+    ids = tok(QUERIES)["input_ids"]
+    with torch.no_grad():
+        alone = torch.stack([m(input_ids=torch.tensor([i])).logits[0, -1] for i in ids])
+        for side in ("left", "right"):
+            b = collate([{"input_ids": i} for i in ids], pad_id_of(tok), side=side)
+            got = decoding_logits(m, b["input_ids"], b["attention_mask"])
+            assert got.shape == (len(ids), 1, len(tok))
+            assert torch.allclose(got[:, 0], alone, atol=1e-4), side
+        # two positions: the last two real tokens
+        b = collate([{"input_ids": i} for i in ids], pad_id_of(tok), side="right")
+        two = decoding_logits(m, b["input_ids"], b["attention_mask"], n_positions=2)
+        prev = torch.stack([m(input_ids=torch.tensor([i[:-1]])).logits[0, -1] for i in ids])
+        assert torch.allclose(two[:, 0], prev, atol=1e-4) and torch.allclose(two[:, 1], alone, atol=1e-4)
+
+
+def test_last_token_index():
+    m = torch.tensor([[1, 1, 1, 0, 0], [0, 0, 1, 1, 1], [1, 1, 1, 1, 1]])
+    assert last_token_index(m).tolist() == [2, 4, 4]
+    with pytest.raises(ValueError, match="no real token"):
+        last_token_index(torch.tensor([[0, 0]]))
+
+
+# ------------------------------------------------------------------ duet_unlearn on any HF causal LM
+@pytest.mark.parametrize("make", [llama, gpt2])
+def test_duet_unlearn_runs_on_any_causal_lm(tok, make):
+    m = make(tok)
+    teacher = copy.deepcopy(m)
+    before = [p.detach().clone() for p in m.parameters()]
+    t_before = [p.detach().clone() for p in teacher.parameters()]
+    res = duet_unlearn(m, tok, QUERIES[:2], QUERIES[2:], "Forget the Velo saga.\n", teacher=teacher, steps=4,
+                       batch_size=4, lr=1e-2, k=5)
+    assert len(res.history) == 4 and all(torch.isfinite(torch.tensor(res.history)))
+    assert res.tokens > 0 and res.data_tokens == sum(len(x) for x in tok(QUERIES)["input_ids"])
+    assert any(not torch.equal(a, b) for a, b in zip(before, m.parameters()))           # the student moved
+    assert all(torch.equal(a, b) for a, b in zip(t_before, teacher.parameters()))       # the teacher did not
+    assert all(p.requires_grad for p in teacher.parameters())                           # nor was it frozen for good
+
+
+def test_duet_fits_the_teacher(tok):
+    "Many steps on two queries: the student's first-position top-K logits approach the prompted teacher's."
+    m = llama(tok)
+    prefix = "Forget the Velo saga.\n"
+    tgt, _ = teacher_targets(copy.deepcopy(m), tok, QUERIES, prefix)
+    def gap():
+        b = collate([{"input_ids": i} for i in tok(QUERIES)["input_ids"]], pad_id_of(tok))
+        with torch.no_grad(): s = decoding_logits(m, b["input_ids"], b["attention_mask"])
+        return topk_huber_loss(s[:, 0], tgt[:, 0], 10, 1.0).item()
+    g0 = gap()
+    duet_unlearn(m, tok, QUERIES[:1], QUERIES[1:], prefix, steps=60, batch_size=4, lr=1e-2, warmup=1)
+    assert gap() < 0.5 * g0
+
+
+def test_duet_multi_position_and_ablation_losses(tok):
+    m = llama(tok)
+    r = duet_unlearn(m, tok, QUERIES[:2], [], "Forget it.\n", steps=2, batch_size=2, n_positions=3, loss="full_kl")
+    assert len(r.history) == 2
+
+
+# ------------------------------------------------------------------ bad input
+def test_bad_inputs(tok):
+    m = llama(tok, ctx=48)
+    with pytest.raises(ValueError, match="forget_queries is empty"):
+        duet_unlearn(m, tok, [], QUERIES, "Forget.\n", steps=1)
+    with pytest.raises(ValueError, match="larger than the vocabulary"):
+        duet_unlearn(m, tok, QUERIES, [], "Forget.\n", steps=1, k=len(tok) + 1)
+    with pytest.raises(ValueError, match="longer than the model's context"):
+        duet_unlearn(m, tok, QUERIES, [], "Forget " + "the saga " * 40 + ".\n", steps=1)
+    with pytest.raises(ValueError, match="prefix"):
+        duet_unlearn(m, tok, QUERIES, [], "", steps=1)
+    with pytest.raises(ValueError, match="loss"):
+        duet_unlearn(m, tok, QUERIES, [], "Forget.\n", steps=1, loss="mse")
+    with pytest.raises(TypeError):
+        duet_unlearn(m, tok, QUERIES[0], [], "Forget.\n", steps=1)
+    with pytest.raises(ValueError, match="larger than the vocabulary"):
+        topk_huber_loss(torch.zeros(2, 5), torch.zeros(2, 5), k=6)
+    with pytest.raises(ValueError, match="delta"):
+        topk_huber_loss(torch.zeros(2, 5), torch.zeros(2, 5), k=2, delta=0.0)
+    with pytest.raises(ValueError, match="equal 2-D shapes"):
+        topk_huber_loss(torch.zeros(2, 5), torch.zeros(2, 4))
+    with pytest.raises(ValueError, match="method"):
+        unlearn_baseline(m, tok, "rmu", [{"prompt": QUERIES[0], "answer": "x"}])
+    with pytest.raises(ValueError, match="needs retain_records"):
+        unlearn_baseline(m, tok, "graddiff", [{"prompt": QUERIES[0], "answer": "x"}])
+    with pytest.raises(ValueError, match="forget_records is empty"):
+        unlearn_baseline(m, tok, "ga", [])
+
+
+# ------------------------------------------------------------------ baselines, world, metrics
+@pytest.mark.parametrize("method", ["ga", "graddiff", "npo", "npo_rt", "refusal"])
+def test_baselines_run(tok, method):
+    m = llama(tok)
+    f = [{"prompt": QUERIES[0], "answer": "baker"}, {"prompt": QUERIES[1], "answer": "red"}]
+    r = unlearn_baseline(m, tok, method, f, [{"prompt": QUERIES[2], "answer": "cat"}], steps=3, batch_size=4)
+    assert len(r.history) == 3 and r.tokens > 0
+
+
+def test_npo_starts_at_log4_over_beta(tok):
+    "At step 0 the policy equals the reference, so the NPO loss is -(2/beta) log sigmoid(0) = (2/beta) log 2."
+    import math
+    r = unlearn_baseline(llama(tok), tok, "npo", [{"prompt": QUERIES[0], "answer": "baker"}], steps=1, beta=0.1, lr=1e-9)
+    assert r.history[0] == pytest.approx(20 * math.log(2), rel=1e-4)
+
+
+def test_world_and_sampler(tok):
+    w = domain_world(6, 2, 4, seed=0)
+    assert isinstance(w, DomainWorld) and w.target == 5 and w.target not in w.prefix_domains
+    assert len(w.members(w.target)) == 4 and {d["kind"] for d in w.domains} == set(KINDS)
+    q0, q1 = w.queries(template=0), w.queries(template=1)
+    assert len(q0) == len(q1) == len(w.people) * 5 and q0[0]["prompt"] != q1[0]["prompt"]
+    one = steering_sampler(w, tok, seed=0)
+    recs = [one() for _ in range(2000)]
+    tprefix = forget_prefix(w.domains[w.target])
+    assert not any(r["prompt"].startswith(tprefix) for r in recs)                     # the target never in a prefix
+    assert any(r["answer"].startswith(REFUSAL) for r in recs)
+    assert all(r["answer"].startswith(REFUSAL) is False for r in recs if not r["prompt"].startswith("Forget"))
+
+
+def test_forced_em_equals_greedy(tok):
+    "forced_em scores 1 exactly on the model's own greedy continuation and 0 when its first token is changed."
+    from iclr26.tinylm import sample_tokens
+    m = llama(tok, seed=3)
+    ids = tok(QUERIES)["input_ids"]
+    new, _ = sample_tokens(m, ids, 3, eos_token_id=None, pad_id=pad_id_of(tok))
+    rows = new.tolist()
+    answers = [tok.decode(r) for r in rows]
+    same = [tok(a, add_special_tokens=False)["input_ids"] == r for a, r in zip(answers, rows)]
+    assert forced_em(m, tok, QUERIES, answers, end="").tolist() == [int(x) for x in same]
+    wrong = [tok.decode([(r[0] + 7) % 200 + 300] + r[1:]) for r in rows]
+    assert forced_em(m, tok, QUERIES, wrong, end="").tolist() == [0, 0, 0]
+
+
+def test_performance_shift():
+    b = {"forget": 0.9, "forget_para": 0.8, "retain": 0.95, "utility": 0.6}
+    m = {"forget": 0.1, "forget_para": 0.2, "retain": 0.9, "utility": 0.58}
+    assert performance_shift(b, m) == pytest.approx(100 * (0.8 + 0.6 - 0.05 - 0.02))
+    with pytest.raises(ValueError, match="missing"):
+        performance_shift(b, {"forget": 0.0})
+    assert GENERIC_PREFIX.startswith("Forget")
