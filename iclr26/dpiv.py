@@ -93,14 +93,11 @@ def _check_delta(delta):
     if not (isinstance(delta, (int, float, np.floating)) and 0 < delta < 1): raise ValueError(f"delta must be in (0, 1), got {delta!r}")
     return float(delta)
 
-def _check_int(v, name, lo=1):
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)): raise TypeError(f"{name} must be an int, got {type(v).__name__}")
-    if v < lo: raise ValueError(f"{name} must be >= {lo}, got {v}")
-    return int(v)
+from .core import check_int   # the shared argument check: check_int(name, value, low)
 
 def noise_scale(C: float, n: int, T: int, rho: float) -> float:
     "Gaussian noise std $\\sigma=\\frac{2C}{n}\\sqrt{T/(2\\rho)}$ that makes $T$ releases of a clipped mean (replace-one sensitivity $2C/n$) $\\rho$-zCDP."
-    clip_weights(np.ones(1), C); _check_int(n, "n"); _check_int(T, "T"); rho = _check_rho(rho)
+    clip_weights(np.ones(1), C); check_int("n", n, 1); check_int("T", T, 1); rho = _check_rho(rho)
     return (2.0 * C / n) * math.sqrt(T / (2.0 * rho))
 
 def zcdp_to_dp_bs(rho: float, delta: float) -> float:
@@ -193,12 +190,12 @@ def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: 
     `private=False` drops the noise (clipping still applies unless `C1=C2=inf`). `noise_factor` scales the
     calibrated noise and exists for audits only: values below 1 void the privacy guarantee. `trace=True`
     keeps $\\Theta_t$, $\\beta_t$ and the released noisy gradients of every step (arrays `(S, R, T, ...)`)."""
-    seeds = [_check_int(s, "seed", 0) for s in np.atleast_1d(seeds)]
+    seeds = [check_int("seed", s, 0) for s in np.atleast_1d(seeds)]
     S = len(seeds)
     Zg, Xg, yg = _engine_data(Z, X, y)
     G, n, dz = Zg.shape; dx = Xg.shape[2]
     if G not in (1, S): raise ValueError(f"a stack of data sets needs one per seed: got {G} data sets for {S} seeds")
-    T = _check_int(T, "T")
+    T = check_int("T", T, 1)
     rhos = np.array([_check_rho(r) for r in np.atleast_1d(rhos)]) if private else np.atleast_1d(np.asarray(rhos, float))
     R = len(rhos)
     if not (0 < split < 1): raise ValueError(f"split must be in (0, 1), got {split!r}")
@@ -310,7 +307,7 @@ SYNTH_BETA = np.array([1.0, -0.5])
 
 def make_iv_data(n: int, seed: int = 0, confounding: float = 0.8, noise: float = 0.5) -> IVData:
     "The confounded synthetic IV model above: $n$ draws with $d_z=4$, $d_x=2$ and known `beta_true`."
-    n = _check_int(n, "n", 2); seed = _check_int(seed, "seed", 0)
+    n = check_int("n", n, 2); seed = check_int("seed", seed, 0)
     rng = np.random.default_rng(seed)
     Z = rng.standard_normal((n, 4)); u = rng.standard_normal(n)
     X = Z @ SYNTH_THETA + confounding * u[:, None] + noise * rng.standard_normal((n, 2))
@@ -390,7 +387,7 @@ def canary_audit(n: int = 100, T: int = 10, rho1: float = 0.125, trials: int = 2
     accuracy with a 99% Clopper–Pearson interval, $\\Phi(\\mu/2)$, the empirical $\\varepsilon$ lower bound
     (threshold picked on half the trials, Clopper–Pearson at level `alpha_ci` on the other half) and the
     claimed $\\varepsilon$ of the stage (OpenDP conversion of `rho1`)."""
-    n, T, trials = _check_int(n, "n", 3), _check_int(T, "T"), _check_int(trials, "trials", 10)
+    n, T, trials = check_int("n", n, 3), check_int("T", T, 1), check_int("trials", trials, 10)
     rho1 = _check_rho(rho1, "rho1")
     base = make_iv_data(n - 1, seed=seed)
     zc = np.zeros(4); zc[0] = 1.0
