@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse, json, os, re, shutil, subprocess, sys, tarfile, tempfile, time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
-from .core import (SCALES, VERDICTS, DirtyTreeError, best_result, check_scale, grouped_markdown, headline_markdown,
+from .core import (SCALES, VERDICTS, DirtyTreeError, best_result, check_scale, grouped_markdown,
+                         headline_markdown,
                          headline_summary, headline_verdict, load_results, markdown_table, project_root, require_clean,
                          scoreboard_figure, scoreboard_markdown, scoreboard_rows, short_commit)
 
@@ -23,9 +24,9 @@ __all__ = ['PLANNED', 'KATEX_VERSION', 'Notebook', 'notebook_info', 'nbs_dir', '
            'toolkits_markdown', 'readme', 'package_docstring', 'write_init', 'main']
 
 # %% ../nbs/03_cli.ipynb #618bacc7
-PLANNED = [  # (number, key, notebook, short title): papers whose notebook does not exist yet
-    (14, "duet", "14_duet", "DUET: distilled unlearning from a prompt-steered teacher"),
-]
+# (number, key, notebook stem, short title) of papers without a notebook yet
+PLANNED: list[tuple[int, str, str, str]] = [
+]  # empty since 14_duet.ipynb exists: every paper now speaks for itself
 
 @dataclass
 class Notebook:
@@ -45,12 +46,14 @@ def _front_matter(cells: list[dict], key: str, stem: str) -> tuple[str, str, str
     "The title (first `# ` heading, without a leading `key:`), the `> ` summary and the paper's title of a notebook."
     md = ["".join(c.get("source", [])) for c in cells if c["cell_type"] == "markdown"]
     title = next((m.group(1).strip() for s in md for m in [re.search(r"^#\s+(.+)$", s, re.M)] if m), stem)
-    if title.startswith(key + ":") and len(title) > len(key) + 1:  # "# arena: information-efficient ..." (not "PARD: ...")
+    # "# arena: information-efficient ..." loses "arena:"; "# PARD: parallel ..." keeps its name
+    if title.startswith(key + ":") and len(title) > len(key) + 1:
         title = title[len(key) + 1:].strip()
         title = title[0].upper() + title[1:]
     summary = next((" ".join(l[1:].strip() for l in m.group(0).splitlines()) for s in md[:1]
                     for m in [re.search(r"^>.*(?:\n>.*)*", s, re.M)] if m), "")
-    paper = next((m.group(1).strip() for s in md[:3] for m in [re.search(r"\*\*Paper\.\*\*\s*\*(.+?)\*", s, re.S)] if m), "")
+    paper = next((m.group(1).strip() for s in md[:3]
+                  for m in [re.search(r"\*\*Paper\.\*\*\s*\*(.+?)\*", s, re.S)] if m), "")
     return title, summary, re.sub(r"\s+", " ", paper)
 
 def notebook_info(path: str | Path) -> Notebook:
@@ -70,7 +73,9 @@ def nbs_dir(root: str | Path | None = None) -> Path:
     "The `nbs/` folder of the checkout (`$ICLR26_ROOT` or the project root found from the working directory)."
     root = Path(root or os.environ.get("ICLR26_ROOT") or project_root())
     d = root / "nbs"
-    if not d.is_dir(): raise FileNotFoundError(f"no nbs/ folder under {root}: run iclr26 from a checkout of the project (or set $ICLR26_ROOT)")
+    if not d.is_dir():
+        raise FileNotFoundError(f"no nbs/ folder under {root}: run iclr26 from a checkout of the project "
+                                "(or set $ICLR26_ROOT)")
     return d
 
 def notebooks(root: str | Path | None = None) -> dict[str, Notebook]:
@@ -120,19 +125,23 @@ class RunResult:
     output: Path
     error: str = ""
 
-def run_notebook(nb: Notebook, scale: str, out_dir: str | Path, results: str | Path | None = None, seed: int | None = None,
+def run_notebook(nb: Notebook, scale: str, out_dir: str | Path, results: str | Path | None = None,
+                 seed: int | None = None,
                  timeout: float | None = None, kernel: str = "python3", log_output: bool = False) -> RunResult:
     "Execute `nb` at `scale` into `out_dir/<notebook>.ipynb`; never raises for a failing notebook."
     import papermill as pm
     check_scale(scale)
-    out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / nb.path.name
     params = ({"scale": scale} | ({"seed": int(seed)} if seed is not None else {})) if nb.runnable else {}
     old = os.environ.get("ICLR26_RESULTS")
     if results is not None: os.environ["ICLR26_RESULTS"] = str(Path(results).resolve())
-    t0 = time.time(); err = ""
+    t0 = time.time()
+    err = ""
     try:
-        pm.execute_notebook(str(nb.path), str(out), parameters=params, cwd=str(nb.path.parent), kernel_name=kernel, language="python",
+        pm.execute_notebook(str(nb.path), str(out), parameters=params, cwd=str(nb.path.parent), kernel_name=kernel,
+                            language="python",
                             progress_bar=False, log_output=log_output, execution_timeout=timeout)
     except Exception as e:  # papermill's PapermillExecutionError carries the notebook's traceback
         err = f"{type(e).__name__}: {getattr(e, 'ename', '')} {getattr(e, 'evalue', e)}".strip()
@@ -150,16 +159,19 @@ def reproduce(names: Sequence[str] = ("all",), scale: str = "demo", out_dir: str
     nbs = resolve(names)
     root = nbs_dir().parent
     require_clean(scale, allow_dirty or None, root)  # at full: refuse a dirty tree now, not after the run
-    if allow_dirty: os.environ["ICLR26_ALLOW_DIRTY"] = "1"  # the notebooks' kernels inherit it; results say reproducible: false
+    if allow_dirty:  # the notebooks' kernels inherit it; their results say reproducible: false
+        os.environ["ICLR26_ALLOW_DIRTY"] = "1"
     out_dir = Path(out_dir or root / "_build" / scale / "nbs")
     res = []
     for i, nb in enumerate(nbs, 1):
         print(f"[{i}/{len(nbs)}] {nb.key:<16} {nb.path.name} at scale={scale} ...", flush=True)
         r = run_notebook(nb, scale, out_dir, results, seed, timeout)
-        print(f"    {'ok  ' if r.ok else 'FAIL'} {r.seconds:7.1f} s  -> {r.output}" + (f"\n    {r.error[:500]}" if r.error else ""), flush=True)
+        print(f"    {'ok  ' if r.ok else 'FAIL'} {r.seconds:7.1f} s  -> {r.output}"
+              + (f"\n    {r.error[:500]}" if r.error else ""), flush=True)
         res.append(r)
     rdir = Path(results) if results else root / "results"
-    print(f"\n{sum(r.ok for r in res)}/{len(res)} notebooks ok; executed notebooks in {out_dir}; results in {rdir / scale}; "
+    print(f"\n{sum(r.ok for r in res)}/{len(res)} notebooks ok; executed notebooks in {out_dir}; "
+          f"results in {rdir / scale}; "
           f"figures in {rdir / scale / 'figures'}")
     return res
 
@@ -176,7 +188,7 @@ def paper_status(key: str, results: Sequence[dict]) -> str:
 
 def paper_labels(root: str | Path | None = None, link: str | None = None, toolkits_of: Sequence[dict] = (),
                  short: bool = False) -> list[tuple[str, str]]:
-    "(key, label) of every paper, then of the toolkits with a result in `toolkits_of`: plain, or linked ('github'/'site')."
+    "(key, label) of every paper, then of the toolkits with results in `toolkits_of`; plain or linked (github/site)"
     out = []
     for p in papers(root):
         text = f"{p.number} {p.key}" if short or not link else f"{p.number}. {p.title}"
@@ -187,7 +199,8 @@ def paper_labels(root: str | Path | None = None, link: str | None = None, toolki
     seen = {k for k, _ in out}
     for k, nb in notebooks(root).items():
         if k not in seen and any(r.get("paper") == k for r in toolkits_of):
-            out.append((k, f"[{nb.key} (toolkit)]({f'nbs/{nb.path.stem}.ipynb' if link == 'github' else f'{nb.path.stem}.html'})"
+            href = f"nbs/{nb.path.stem}.ipynb" if link == "github" else f"{nb.path.stem}.html"
+            out.append((k, f"[{nb.key} (toolkit)]({href})"
                         if link else f"{nb.number:02d} {k}"))
     return out
 
@@ -197,7 +210,8 @@ def papers_markdown(root: str | Path | None = None, results: Sequence[dict] | No
     rows = []
     for p in papers(root):
         if p.notebook is None:
-            rows.append({"#": p.number, "paper": p.title, "notebook": "planned", "status": "—", "claims": ""}); continue
+            rows.append({"#": p.number, "paper": p.title, "notebook": "planned", "status": "—", "claims": ""})
+            continue
         href = f"nbs/{p.stem}.ipynb" if link == "github" else f"{p.stem}.html"
         r = best_result(p.key, results)
         rows.append({"#": p.number, "paper": p.title, "notebook": f"[{p.stem}]({href})",
@@ -213,7 +227,9 @@ def _aligned(rows: Sequence[Mapping], cols: Sequence[str], heads: Sequence[str],
 def print_scoreboard(results: Sequence[dict], root: str | Path | None = None) -> None:
     "Print the scoreboard: the per-paper headline summary, then every claim grouped per paper, then the totals."
     rows = scoreboard_rows(results)
-    if not rows: print("no results yet: run `iclr26 reproduce`"); return
+    if not rows:
+        print("no results yet: run `iclr26 reproduce`")
+        return
     try: labels, every = paper_labels(root), paper_labels(root, None, results)
     except FileNotFoundError: labels = every = None  # outside a checkout: results only, by key
     summary = headline_summary(results, labels)
@@ -228,7 +244,8 @@ def print_scoreboard(results: Sequence[dict], root: str | Path | None = None) ->
                           if i == 0 else ""})
     print("Headline claims, one row per paper (the run at its largest scale; ⚠: not reproducible from its commit)\n")
     print("\n".join(_aligned(lines, ["paper", "verdict", "claim", "paper_value", "ours", "test", "scale", "commit"],
-                             ["paper", "verdict", "headline claim", "paper's figure", "ours", "test", "scale", "commit"])))
+                             ["paper", "verdict", "headline claim", "paper's figure", "ours", "test", "scale",
+                              "commit"])))
     v = [s["verdict"] for s in summary]
     print("\n" + ", ".join(f"{v.count(x)} {x}" for x in VERDICTS if v.count(x)))
     print("\nEvery claim, per paper\n")
@@ -240,16 +257,19 @@ def print_scoreboard(results: Sequence[dict], root: str | Path | None = None) ->
             flag = "" if r.get("reproducible") else "  ⚠ not reproducible"
             print(f"== {key} ({r['scale']}, commit {short_commit(r.get('commit'))}{flag}): "
                   f"{sum(x['status'] == 'pass' for x in rr)}/{len(rr)} hold, headline: {headline_verdict(r)}")
-            print("\n".join("   " + l for l in _aligned(rr, cols, ["claim", "kind", "paper's figure", "ours", "test", "gate", "status"])))
+            heads = ["claim", "kind", "paper's figure", "ours", "test", "gate", "status"]
+            print("\n".join("   " + line for line in _aligned(rr, cols, heads)))
             print()
     gates = [r for r in rows if r["role"] == "gate"]
     print(f"{sum(r['status'] == 'pass' for r in gates)}/{len(gates)} gates hold; "
-          f"{sum(r['status'] == 'pass' for r in rows if r['role'] != 'gate')}/{len(rows) - len(gates)} reported claims hold")
+          f"{sum(r['status'] == 'pass' for r in rows if r['role'] != 'gate')}/{len(rows) - len(gates)} "
+          "reported claims hold")
     for r in results:
         if r.get("scale") == "full" and not r.get("reproducible", False):
             print(f"warning: {r['paper']} (full) is not reproducible: commit {r.get('commit') or 'unknown'}")
 
-def scoreboard_page(results: Sequence[dict], root: str | Path | None = None, figure: str | None = "scoreboard.png") -> str:
+def scoreboard_page(results: Sequence[dict], root: str | Path | None = None,
+                    figure: str | None = "scoreboard.png") -> str:
     "The scoreboard page's Markdown: the headline table (and `figure`, a path relative to the page), then every claim."
     labels, every = paper_labels(root, "site", short=True), paper_labels(root, "site", results)
     intro = ("---\ntitle: Scoreboard\n---\n\nThe papers' **headline claims** first — the paper's central claim as its "
@@ -258,7 +278,8 @@ def scoreboard_page(results: Sequence[dict], root: str | Path | None = None, fig
              "written before claims had a kind); the verdict is not guessed from the other claims. *claims hold*: how "
              "many of all the run's claims hold. A commit marked `+dirty` ⚠ came from uncommitted changes and cannot "
              "be repeated from its commit.\n\n")
-    fig = f"![Every paper at a glance: headline claims by verdict, and all claims that hold]({figure})\n\n" if figure else ""
+    alt = "Every paper at a glance: headline claims by verdict, and all claims that hold"
+    fig = f"![{alt}]({figure})\n\n" if figure else ""
     rest = ("## Every claim, per paper\n\nHeadline claims first, then the paper's other claims, then checks "
             "(exactness, machinery, preconditions). A **gate** must hold for the run to pass; a **reported** claim is "
             "measured and shown, not asserted. `FAIL` is a failed gate, `miss` a reported claim that did not hold.\n\n")
@@ -270,15 +291,18 @@ KATEX_VERSION = "0.16.11"  # the version smalldocs 0.5.4 asks for
 _KATEX_CDN = f"https://cdn.jsdelivr.net/npm/katex@{KATEX_VERSION}/dist"
 
 def katex_dist(cache: str | Path | None = None) -> Path | None:
-    "A local copy of KaTeX's `dist/` (npm package `katex`), fetched once with `npm pack`; None when npm cannot fetch it."
+    "A local copy of KaTeX's `dist/` (npm package `katex`), fetched once with `npm pack`; None when npm cannot."
     cache = Path(cache or project_root() / ".cache")
     dist = cache / f"katex-{KATEX_VERSION}" / "dist"
     if (dist / "katex.min.js").exists(): return dist
     if shutil.which("npm") is None: return None
     with tempfile.TemporaryDirectory() as tmp:
-        r = subprocess.run(["npm", "pack", f"katex@{KATEX_VERSION}", "--silent"], cwd=tmp, capture_output=True, text=True, timeout=300)
+        r = subprocess.run(["npm", "pack", f"katex@{KATEX_VERSION}", "--silent"], cwd=tmp, capture_output=True,
+                           text=True, timeout=300)
         tgz = next(Path(tmp).glob("katex-*.tgz"), None)
-        if r.returncode or tgz is None: print(f"warning: npm could not fetch KaTeX ({r.stderr.strip()[:200]}); equations need the CDN"); return None
+        if r.returncode or tgz is None:
+            print(f"warning: npm could not fetch KaTeX ({r.stderr.strip()[:200]}); equations need the CDN")
+            return None
         with tarfile.open(tgz) as tf:
             members = [m for m in tf.getmembers() if m.name.startswith("package/dist/") and m.isfile()]
             tf.extractall(tmp, members=members, filter="data")
@@ -295,7 +319,8 @@ def vendor_katex(site: str | Path, dist: str | Path) -> int:
         t = f.read_text(encoding="utf-8")
         if _KATEX_CDN not in t: continue
         rel = os.path.relpath(site / "site_libs" / "katex", f.parent).replace(os.sep, "/")
-        f.write_text(t.replace(_KATEX_CDN, rel), encoding="utf-8"); n += 1
+        f.write_text(t.replace(_KATEX_CDN, rel), encoding="utf-8")
+        n += 1
     return n
 
 # %% ../nbs/03_cli.ipynb #bb744380
@@ -312,7 +337,8 @@ def full_run_markdown(result: Mapping, fig_prefix: str = "results") -> str:
                        f"`{short_commit(result.get('commit'))}`)]({fig_prefix}/{f})" for f in result.get("figures", []))
     return (f"## The committed reproduction (scale `{result['scale']}`)\n\n"
             f"Results file `results/{result['scale']}/{result['paper']}.json`: scale **`{result['scale']}`**, commit "
-            f"`{short_commit(result.get('commit'))}`{flag}, {result.get('date', '')}, {result.get('wall_time_s', '?')} s. "
+            f"`{short_commit(result.get('commit'))}`{flag}, {result.get('date', '')}, "
+            f"{result.get('wall_time_s', '?')} s. "
             f"Headline verdict: **{headline_verdict(result)}**; {sum(r['status'] == 'pass' for r in rows)}/{len(rows)} "
             "claims hold.\n\n"
             + markdown_table(rows, cols, ["claim", "kind", "paper's figure", "ours", "test", "gate", "status"])
@@ -334,16 +360,17 @@ def _stage_notebook(src: Path, dest: Path, full: Mapping | None, runnable: bool)
         nb["cells"].insert(at, cell)
     dest.write_text(json.dumps(nb, indent=1))
 
-def build_docs(scale: str = "demo", execute: bool = True, executed: str | Path | None = None, out: str | Path | None = None,
-               results: str | Path | None = None, root: str | Path | None = None) -> Path:
-    "Render the docs site into `out` (default `_site/`) from executed notebooks; return the site folder."
+def build_docs(scale: str = "demo", execute: bool = True, executed: str | Path | None = None,
+               out: str | Path | None = None, results: str | Path | None = None, root: str | Path | None = None,
+               stage: str | Path | None = None) -> Path:
+    "Render the docs site into `out` (default `_site/`) from executed notebooks, staged in `stage` (`_build/docs`)."
     check_scale(scale)
     root = nbs_dir(root).parent
     executed = Path(executed or root / "_build" / scale / "nbs")
     results = Path(results or root / "results")
     committed = root / "results"  # the committed full-scale reproduction, whatever `results` a run wrote to
     out = Path(out or root / "_site").resolve()
-    stage = root / "_build" / "docs"
+    stage = Path(stage or root / "_build" / "docs")
     if stage.exists(): shutil.rmtree(stage)
     stage.mkdir(parents=True)
     # 1. notebooks: executed copies (running the missing ones when asked), else the sources;
@@ -366,7 +393,8 @@ def build_docs(scale: str = "demo", execute: bool = True, executed: str | Path |
     rs = load_results("full", base=committed) + ([] if scale == "full" else load_results(scale, base=results))
     figure = None
     if rs:
-        import matplotlib; matplotlib.use("Agg")
+        import matplotlib
+        matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         plt.close(scoreboard_figure(headline_summary(rs, paper_labels(root)), stage / "scoreboard.png"))
         figure = "scoreboard.png"
@@ -386,14 +414,16 @@ def build_docs(scale: str = "demo", execute: bool = True, executed: str | Path |
     return out
 
 def _write_index(root: Path, dest: Path, results: Path) -> None:
-    "Copy nbs/index.ipynb to `dest`, replacing each `#| md: <function>` code cell by that function's Markdown (site links)."
+    "Copy nbs/index.ipynb to `dest`, each `#| md: <function>` cell replaced by that function's Markdown (site links)."
     nb = json.loads((root / "nbs" / "index.ipynb").read_text())
     for c in nb["cells"]:
         if c["cell_type"] != "code": continue
         m = re.match(r"#\|\s*md:\s*(\w+)", "".join(c["source"]))
         if m:
             md = _MD_HOOKS[m.group(1)](root, load_results("full", base=results), "site")
-            c.update(cell_type="markdown", source=md); c.pop("outputs", None); c.pop("execution_count", None)
+            c.update(cell_type="markdown", source=md)
+            c.pop("outputs", None)
+            c.pop("execution_count", None)
     dest.write_text(json.dumps(nb, indent=1))
 
 def toolkits_markdown(root: str | Path | None = None, link: str = "github") -> str:
@@ -425,7 +455,7 @@ def readme(root: str | Path | None = None, out: str | Path | None = None) -> Pat
     return out
 
 def package_docstring(root: str | Path | None = None) -> str:
-    "The docstring of `iclr26/__init__.py`: the index notebook's summary, then every module with its notebook's summary."
+    "The docstring of `iclr26/__init__.py`: the index notebook's summary, then each module with its notebook's summary."
     d = nbs_dir(root)
     head = _front_matter(_nb_cells(d / "index.ipynb"), "iclr26", "index")[1]
     lines = [f"- `iclr26.{nb.key}`: {nb.summary}" for nb in notebooks(d.parent).values()]
@@ -450,7 +480,8 @@ def write_init(root: str | Path | None = None, out: str | Path | None = None) ->
 
 # %% ../nbs/03_cli.ipynb #a0cadba4
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="iclr26", description="Reproductions of ICLR 2026 papers: run notebooks, collect claims, build the docs.")
+    p = argparse.ArgumentParser(prog="iclr26", description="Reproductions of ICLR 2026 papers: run notebooks, collect "
+                                "claims, build the docs.")
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="the papers, their notebooks and the scales")
     r = sub.add_parser("reproduce", help="run paper notebooks with papermill")
@@ -485,7 +516,8 @@ def _scoreboard(args) -> int:
                                        if rs else "_no results yet_\n")
         print(f"written to {args.markdown}")
     if args.figure and rs:
-        import matplotlib; matplotlib.use("Agg")
+        import matplotlib
+        matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         plt.close(scoreboard_figure(headline_summary(rs, paper_labels()), args.figure))
         print(f"figure written to {args.figure}")
@@ -512,7 +544,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             build_docs(args.scale, not args.no_execute, args.executed, args.out, args.results)
             return 0
         if args.cmd == "readme":
-            print(f"written {readme()} and {write_init()}"); return 0
+            print(f"written {readme()} and {write_init()}")
+            return 0
     except (ValueError, FileNotFoundError, DirtyTreeError) as e:
         print(f"iclr26: error: {e}", file=sys.stderr)
         return 2

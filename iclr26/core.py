@@ -10,9 +10,12 @@ from __future__ import annotations
 import json, math, operator, os, platform, random, subprocess, sys, time, datetime as _dt
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import torch  # annotations only: importing iclr26.core never imports torch
 
 # %% auto #0
 __all__ = ['SCALES', 'KINDS', 'SCOREBOARD_COLUMNS', 'VERDICTS', 'STYLE', 'set_seed', 'get_device', 'set_threads', 'check_int',
@@ -48,7 +51,8 @@ def get_device(prefer: str | None = None) -> "torch.device":
     "The torch device to use: `prefer` if given ('cpu', 'cuda', 'cuda:1'), else CUDA when available, else CPU."
     import torch
     if prefer is not None:
-        if not isinstance(prefer, str): raise TypeError(f"prefer must be a string such as 'cpu' or 'cuda', got {prefer!r}")
+        if not isinstance(prefer, str):
+            raise TypeError(f"prefer must be a string such as 'cpu' or 'cuda', got {prefer!r}")
         if prefer.startswith("cuda") and not torch.cuda.is_available():
             raise ValueError(f"prefer={prefer!r} but CUDA is not available on this machine")
         return torch.device(prefer)
@@ -59,7 +63,7 @@ def set_threads(n: int | None = None) -> int:
     if n is None: n = int(os.environ.get("ICLR26_THREADS", os.cpu_count() or 1))
     if isinstance(n, bool) or not isinstance(n, int) or n < 1: raise ValueError(f"n must be a positive int, got {n!r}")
     if "torch" in sys.modules: sys.modules["torch"].set_num_threads(n)
-    else: os.environ["OMP_NUM_THREADS"] = str(n)  # read by torch when it is imported later; torch itself is not imported here
+    else: os.environ["OMP_NUM_THREADS"] = str(n)  # read by torch when it is imported later (not imported here)
     try:
         from threadpoolctl import threadpool_limits
         threadpool_limits(n)  # NumPy/SciPy's OpenBLAS or MKL
@@ -70,14 +74,16 @@ def set_threads(n: int | None = None) -> int:
 # %% ../nbs/00_core.ipynb #c4a4419a
 def check_int(name: str, v, low: int | None = None, high: int | None = None) -> int:
     "`v` as an int (bool rejected); a `TypeError`/`ValueError` naming `name` otherwise, or outside [low, high]."
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)): raise TypeError(f"{name} must be an int, got {type(v).__name__}")
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(v).__name__}")
     if low is not None and v < low: raise ValueError(f"{name} must be >= {low}, got {v}")
     if high is not None and v > high: raise ValueError(f"{name} must be <= {high}, got {v}")
     return int(v)
 
 def check_number(name: str, v, low: float | None = None, high: float | None = None) -> float:
     "`v` as a finite float; a `TypeError`/`ValueError` naming `name` otherwise, or outside [low, high]."
-    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)): raise TypeError(f"{name} must be a number, got {type(v).__name__}")
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {type(v).__name__}")
     v = float(v)
     if not math.isfinite(v): raise ValueError(f"{name} must be finite, got {v}")
     if low is not None and v < low: raise ValueError(f"{name} must be >= {low}, got {v}")
@@ -86,17 +92,20 @@ def check_number(name: str, v, low: float | None = None, high: float | None = No
 
 def check_positive(name: str, v, allow_zero: bool = False, allow_inf: bool = False) -> float:
     "`v` as a float > 0 (>= 0 with `allow_zero`; +inf only with `allow_inf`; never NaN), else an error naming `name`."
-    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)): raise TypeError(f"{name} must be a number, got {type(v).__name__}")
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {type(v).__name__}")
     v = float(v)
     if math.isnan(v) or v < 0 or (v == 0 and not allow_zero) or (math.isinf(v) and not allow_inf):
-        raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'}{'' if allow_inf else ' and finite'}, got {v}")
+        bound = (">= 0" if allow_zero else "> 0") + ("" if allow_inf else " and finite")
+        raise ValueError(f"{name} must be {bound}, got {v}")
     return v
 
 # %% ../nbs/00_core.ipynb #23a5930c
 def with_overrides(cls: type, cfg=None, overrides: Mapping[str, Any] | None = None):
-    "A copy of dataclass config `cfg` (default `cls()`) with `overrides` applied; unknown fields are a `TypeError` naming them."
+    "A copy of dataclass config `cfg` (default `cls()`) with `overrides`; unknown fields: a `TypeError` naming them."
     import dataclasses
-    if cfg is not None and not isinstance(cfg, cls): raise TypeError(f"cfg must be a {cls.__name__}, got {type(cfg).__name__}")
+    if cfg is not None and not isinstance(cfg, cls):
+        raise TypeError(f"cfg must be a {cls.__name__}, got {type(cfg).__name__}")
     names = {f.name for f in dataclasses.fields(cls)}
     bad = sorted(set(overrides or {}) - names)
     if bad: raise TypeError(f"unknown {cls.__name__} setting(s) {bad}; {cls.__name__} has {sorted(names)}")
@@ -127,7 +136,8 @@ def scale_config(table: Mapping[str, Mapping[str, Any]], scale: str) -> Config:
     if len({frozenset(k) for k in keys.values()}) != 1:
         common = set.intersection(*keys.values())
         odd = {s: sorted(keys[s] - common) for s in SCALES if keys[s] - common}
-        lacking = {s: sorted(set.union(*keys.values()) - keys[s]) for s in SCALES if set.union(*keys.values()) - keys[s]}
+        every = set.union(*keys.values())
+        lacking = {s: sorted(every - keys[s]) for s in SCALES if every - keys[s]}
         raise ValueError(f"every scale must set the same fields; only some scales set {odd}; "
                          f"missing per scale: {lacking}")
     return Config(table[scale])
@@ -211,7 +221,8 @@ def project_root(start: str | Path | None = None) -> Path:
     p = Path(start or Path.cwd()).resolve()
     for d in (p, *p.parents):
         f = d / "pyproject.toml"
-        if f.exists() and "[tool.nbdev]" in f.read_text(errors="ignore") and 'name = "iclr26"' in f.read_text(errors="ignore"):
+        text = f.read_text(errors="ignore") if f.exists() else ""
+        if "[tool.nbdev]" in text and 'name = "iclr26"' in text:
             return d
     here = Path(__file__).resolve().parent.parent if "__file__" in globals() else None
     if here is not None and (here / "nbs").exists(): return here
@@ -232,12 +243,13 @@ def versions(extra: Sequence[str] = ()) -> dict[str, str]:
     return out
 
 def git_commit(root: str | Path | None = None) -> str | None:
-    "The checkout's HEAD commit (with `+dirty` when there are uncommitted changes outside `results/`, which a run writes itself), or None outside git."
+    "HEAD's commit, `+dirty` with uncommitted changes outside `results/` (which a run writes itself); None outside git."
     root = Path(root or project_root())
     try:
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
         if sha.returncode: return None
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results"], cwd=root, capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results"],
+                               cwd=root, capture_output=True, text=True, timeout=10)
         return sha.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):
         return None
@@ -268,14 +280,16 @@ def record(paper: str, scale: str, metrics: Mapping[str, Any], claims: Sequence[
            figures: Sequence[str | Path] = (), wall_time: float | None = None, raise_on_fail: bool = True,
            allow_dirty: bool | None = None) -> dict:
     "Write `results/<scale>/<paper>.json` and return it; raise `GateFailure` afterwards if a gate failed."
-    if not isinstance(paper, str) or not paper.isidentifier(): raise ValueError(f"paper must be a short identifier such as 'arena', got {paper!r}")
+    if not isinstance(paper, str) or not paper.isidentifier():
+        raise ValueError(f"paper must be a short identifier such as 'arena', got {paper!r}")
     check_scale(scale)
     if not isinstance(metrics, Mapping): raise TypeError("metrics must be a mapping of name -> value")
     claims = list(claims)
     bad = [c for c in claims if not isinstance(c, Claim)]
     if bad: raise TypeError(f"claims must be Claim objects (made with claim(...)); got {type(bad[0]).__name__}")
     names = [c.name for c in claims]
-    if len(set(names)) != len(names): raise ValueError(f"claim names must be unique; repeated: {sorted({n for n in names if names.count(n) > 1})}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"claim names must be unique; repeated: {sorted({n for n in names if names.count(n) > 1})}")
     commit = require_clean(scale, allow_dirty)  # full scale: refuses a dirty tree unless allowed
     out = {
         "paper": paper, "scale": scale, "seed": seed,
@@ -287,7 +301,8 @@ def record(paper: str, scale: str, metrics: Mapping[str, Any], claims: Sequence[
         "claims": [{**asdict(c), "status": c.status} for c in claims],
         "figures": [_rel(f, results_dir()) for f in figures],
     }
-    d = results_dir(scale); d.mkdir(parents=True, exist_ok=True)
+    d = results_dir(scale)
+    d.mkdir(parents=True, exist_ok=True)
     f = d / f"{paper}.json"
     f.write_text(json.dumps(out, indent=1, default=str, allow_nan=False) + "\n")  # strict JSON: NaN was made None
     failed = [c for c in claims if c.gate and not c.passed]
@@ -337,16 +352,19 @@ def scoreboard_rows(results: Iterable[Mapping]) -> list[dict]:
                          "role": "gate" if c["gate"] else "reported", "status": c["status"]})
     return rows
 
-def markdown_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None, headers: Sequence[str] | None = None) -> str:
+def markdown_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None,
+                   headers: Sequence[str] | None = None) -> str:
     "A GitHub-flavoured Markdown table of `rows` (dicts)."
     if not rows: return "_no results yet_\n"
-    columns = list(columns or rows[0].keys()); headers = list(headers or columns)
+    columns = list(columns or rows[0].keys())
+    headers = list(headers or columns)
     esc = lambda v: str(v).replace("|", "\\|").replace("\n", " ")
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(" --- " for _ in headers) + "|"]
     lines += ["| " + " | ".join(esc(r.get(c, "")) for c in columns) + " |" for r in rows]
     return "\n".join(lines) + "\n"
 
-SCOREBOARD_COLUMNS = {"paper": "paper", "scale": "scale", "claim": "claim", "kind": "kind", "paper_value": "paper's figure",
+SCOREBOARD_COLUMNS = {"paper": "paper", "scale": "scale", "claim": "claim", "kind": "kind",
+                      "paper_value": "paper's figure",
                       "ours": "ours", "test": "test", "role": "gate", "status": "status"}
 
 def scoreboard_markdown(results: Iterable[Mapping]) -> str:
@@ -413,12 +431,15 @@ def headline_markdown(summary: Sequence[Mapping]) -> str:
         commit = s["commit"] + (" ⚠" if s["commit"] and not s["reproducible"] else "")
         rows.append({"paper": s["label"], "headline": cell("claim"), "paper_value": cell("paper_value"),
                      "ours": cell("ours"), "test": cell("test"), "verdict": s["verdict"],
-                     "all": f"{s['n_hold']}/{s['n_claims']}" if s["scale"] else "", "scale": s["scale"], "commit": commit})
-    return markdown_table(rows, ["paper", "headline", "paper_value", "ours", "test", "verdict", "all", "scale", "commit"],
+                     "all": f"{s['n_hold']}/{s['n_claims']}" if s["scale"] else "", "scale": s["scale"],
+                     "commit": commit})
+    return markdown_table(rows,
+                          ["paper", "headline", "paper_value", "ours", "test", "verdict", "all", "scale", "commit"],
                           ["paper", "headline claim", "paper's figure", "ours", "test", "verdict", "claims hold",
                            "scale", "commit"])
 
-def grouped_markdown(results: Iterable[Mapping], papers: Sequence[tuple[str, str]] | None = None, level: int = 3) -> str:
+def grouped_markdown(results: Iterable[Mapping], papers: Sequence[tuple[str, str]] | None = None,
+                     level: int = 3) -> str:
     "Every claim, one table per paper and scale (headline claims, then claims, then checks), under a heading each."
     results = list(results)
     if not results: return "_no results yet_\n"
@@ -433,7 +454,8 @@ def grouped_markdown(results: Iterable[Mapping], papers: Sequence[tuple[str, str
             flag = "" if r.get("reproducible") else " ⚠ not reproducible from its commit"
             out.append(f"{'#' * level} {labels.get(key, key)} ({r['scale']})\n\n"
                        f"scale `{r['scale']}` · commit `{short_commit(r.get('commit'))}`{flag} · {r.get('date', '')} · "
-                       f"{r.get('wall_time_s', '?')} s · {sum(x['status'] == 'pass' for x in rows)}/{len(rows)} claims hold · "
+                       f"{r.get('wall_time_s', '?')} s · "
+                       f"{sum(x['status'] == 'pass' for x in rows)}/{len(rows)} claims hold · "
                        f"headline: **{headline_verdict(r)}**\n")
             cols = [c for c in SCOREBOARD_COLUMNS if c not in ("paper", "scale")]
             out.append(markdown_table(rows, cols, [SCOREBOARD_COLUMNS[c] for c in cols]))
@@ -456,7 +478,8 @@ STYLE = {
     "axes.grid": True, "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False,
     "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": 8, "legend.frameon": False,
     "lines.linewidth": 1.6, "image.cmap": "viridis",
-    "axes.prop_cycle": __import__("cycler").cycler(color=["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]),
+    "axes.prop_cycle": __import__("cycler").cycler(color=["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                                          "#8c564b", "#e377c2", "#7f7f7f"]),
 }
 
 def use_style() -> None:
@@ -466,7 +489,8 @@ def use_style() -> None:
 
 def savefig(fig, name: str, paper: str, scale: str) -> Path:
     "Save `fig` as `results/<scale>/figures/<paper>/<name>.png`; return the path."
-    if not isinstance(name, str) or not name or "/" in name: raise ValueError(f"name must be a plain file name, got {name!r}")
+    if not isinstance(name, str) or not name or "/" in name:
+        raise ValueError(f"name must be a plain file name, got {name!r}")
     d = results_dir(scale) / "figures" / paper
     d.mkdir(parents=True, exist_ok=True)
     f = d / f"{name}.png"
@@ -490,8 +514,10 @@ def scoreboard_figure(summary: Sequence[Mapping], path: str | Path | None = None
         col = _VERDICT_COLOURS[s["verdict"]]
         ratios = [(h["ratio"], h) for h in s["headlines"] if h["ratio"] is not None]
         for q, h in ratios:
-            ax.scatter(q, y, s=60, marker=marker.get(h["op"], "o"), color="#2ca02c" if h["passed"] else "#d62728", zorder=3)
-        label = s["verdict"] + (f" ({sum(h['passed'] for h in s['headlines'])}/{len(s['headlines'])})" if s["headlines"] else "")
+            ax.scatter(q, y, s=60, marker=marker.get(h["op"], "o"), color="#2ca02c" if h["passed"] else "#d62728",
+                       zorder=3)
+        hs = s["headlines"]
+        label = s["verdict"] + (f" ({sum(h['passed'] for h in hs)}/{len(hs)})" if hs else "")
         ax.text(0.99, y, label + ("" if ratios or not s["headlines"] else ", no ratio"), color=col, ha="right",
                 va="center", fontsize=8, transform=ax.get_yaxis_transform())
         ax.axhspan(y - 0.45, y + 0.45, color=col, alpha=0.12, lw=0)
@@ -506,11 +532,13 @@ def scoreboard_figure(summary: Sequence[Mapping], path: str | Path | None = None
     ax.xaxis.set_major_formatter(mpl.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
     ax.xaxis.set_minor_formatter(mpl.ticker.NullFormatter())
     ax.set_yticks(ys, [s["label"] for s in summary])
-    for t, s in zip(ax.get_yticklabels(), summary): t.set_color(_VERDICT_COLOURS[s["verdict"]] if s["verdict"] != "not run yet" else "#7f7f7f")
+    for t, s in zip(ax.get_yticklabels(), summary):
+        t.set_color(_VERDICT_COLOURS[s["verdict"]] if s["verdict"] != "not run yet" else "#7f7f7f")
     ax.set(xlabel="ours / threshold (log; ▶ must exceed 1, ◀ must stay below 1)",
            title="Headline claims: ours relative to the threshold, by verdict")
     bx.set(xlabel="claims (green: hold, red: do not hold)", title="All claims of the run at its largest scale")
-    bx.grid(axis="y", visible=False); ax.grid(axis="y", visible=False)
+    bx.grid(axis="y", visible=False)
+    ax.grid(axis="y", visible=False)
     fig.tight_layout()
     if path is not None:
         Path(path).parent.mkdir(parents=True, exist_ok=True)

@@ -113,8 +113,10 @@ def test_scale_config():
 
 def test_seed_determinism():
     import torch
-    set_seed(11); a = (np.random.rand(), torch.rand(2))
-    set_seed(11); b = (np.random.rand(), torch.rand(2))
+    set_seed(11)
+    a = (np.random.rand(), torch.rand(2))
+    set_seed(11)
+    b = (np.random.rand(), torch.rand(2))
     assert a[0] == b[0] and torch.equal(a[1], b[1])
     with pytest.raises(TypeError):
         set_seed(1.5)
@@ -127,7 +129,8 @@ def test_scoreboard_markdown(results):
 
 
 def test_results_are_strict_json(results):
-    out = record("toy", "smoke", {"nan": float("nan"), "arr": np.array([1.0, np.inf])}, [claim("v", np.float64("nan"), "<", 1, gate=False)])
+    out = record("toy", "smoke", {"nan": float("nan"), "arr": np.array([1.0, np.inf])},
+                 [claim("v", np.float64("nan"), "<", 1, gate=False)])
     text = (results / "smoke" / "toy.json").read_text()
     json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
     assert out["metrics"] == {"nan": None, "arr": [1.0, None]} and out["claims"][0]["value"] is None
@@ -225,7 +228,8 @@ def test_headline_verdict(claims, verdict):
 
 def test_headline_summary_prefers_full_and_keeps_paper_order():
     rs = [_res("b", [("x", "headline", 0.5, "<", 1, True)], scale="demo"),
-          _res("b", [("x", "headline", 2.0, "<", 1, False)], scale="full", commit="abcdef0123+dirty", reproducible=False),
+          _res("b", [("x", "headline", 2.0, "<", 1, False)], scale="full", commit="abcdef0123+dirty",
+               reproducible=False),
           _res("a", [("y", "check", 1, "==", 1, True)], scale="smoke")]
     s = core.headline_summary(rs, [("a", "A"), ("b", "B"), ("c", "C")])
     assert [x["paper"] for x in s] == ["a", "b", "c"] and [x["label"] for x in s] == ["A", "B", "C"]
@@ -252,7 +256,8 @@ def test_short_commit():
 
 
 def test_grouped_markdown_orders_headline_claim_check():
-    r = _res("p", [("chk", "check", 1, ">", 0, True), ("cl", "claim", 1, ">", 0, True), ("hd", "headline", 1, ">", 0, True)],
+    r = _res("p", [("chk", "check", 1, ">", 0, True), ("cl", "claim", 1, ">", 0, True),
+                   ("hd", "headline", 1, ">", 0, True)],
              commit="0123456789+dirty", reproducible=False)
     md = core.grouped_markdown([r], [("p", "Paper P")])
     assert md.startswith("### Paper P (full)") and "⚠ not reproducible" in md and "headline: **holds**" in md
@@ -262,7 +267,8 @@ def test_grouped_markdown_orders_headline_claim_check():
 def test_scoreboard_figure(tmp_path):
     import matplotlib
     matplotlib.use("Agg")
-    s = core.headline_summary([_res("a", [("x", "headline", 2, ">", 1, True)]), _res("b", [("y", "claim", 1, ">", 0, True)])])
+    s = core.headline_summary([_res("a", [("x", "headline", 2, ">", 1, True)]),
+                               _res("b", [("y", "claim", 1, ">", 0, True)])])
     fig = core.scoreboard_figure(s, tmp_path / "f.png")
     assert (tmp_path / "f.png").stat().st_size > 5000 and len(fig.axes) == 2
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["a", "b"]
