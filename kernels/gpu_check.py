@@ -16,7 +16,7 @@ For every kernel ``<name>`` that has a benchmark ``kernels/bench_<name>.py`` (to
 
 ``<out>/summary.json`` collects the verdicts and the speed-ups, and a table is printed. The exit code is 0 only if
 every test and every correctness row passed. The whole check keeps to ``--budget`` seconds (default 450, under
-the 8 minutes a GPU check may take): each step's timeout is its share of the time left.
+the 8 minutes a GPU check may take): each step's timeout is its weighted share of the time left.
 """
 from __future__ import annotations
 
@@ -124,20 +124,19 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     deadline = t0 + a.budget
-    steps, done = 1 + 2 * len(names), 0
+    # step weights: the shared tests 1, a kernel's tests 2, its benchmark 4 (it compiles every dtype and tile)
+    weights = [1.0] + [2.0, 4.0] * len(names)
 
     def share() -> float:
-        "Seconds for the next step: an equal share of the time left (a quick step leaves more to the next)."
-        return (deadline - time.time()) / max(1, steps - done)
+        "Seconds for the next step: its weighted share of the time left (a quick step leaves more to the next)."
+        w = weights.pop(0)
+        return (deadline - time.time()) * w / (w + sum(weights))
 
     common = run_tests([ROOT / "tests" / "test_kernels.py"], a.tiny, share(), extra=("-m", "not slow"))
-    done += 1
     summary = dict(tiny=a.tiny, compiled=not a.tiny, common_tests=common, kernels={})
     for name in names:
         tests = run_tests([ROOT / "tests" / f"test_kernel_{name}.py"], a.tiny, share())
-        done += 1
         bench = run_bench(name, out, a.tiny, share(), a.iters)
-        done += 1
         f = out / f"{name}.json"
         report = json.loads(f.read_text()) if f.exists() else dict(kernel=name, all_correct=False)
         report["gpu_check"] = dict(tests=tests, bench={k: v for k, v in bench.items() if k != "report"},
