@@ -505,6 +505,7 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--results", default=None, help="results folder (default results/)")
     d.add_argument("--out", default=None, help="site folder (default _site)")
     sub.add_parser("readme", help="write README.md from nbs/index.ipynb and the package docstring from the notebooks")
+    sub.add_parser("zoo", add_help=False, help="the shared pretrained model family: list | verify | card NAME | build NAME")
     return p
 
 def _scoreboard(args) -> int:
@@ -525,6 +526,13 @@ def _scoreboard(args) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     "Entry point of the `iclr26` console script; returns the exit status."
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["zoo"]:                      # `iclr26 zoo ...` is iclr26.zoo's own command line
+        from iclr26.zoo import main as zoo_main
+        try: return zoo_main(argv[1:])
+        except (ValueError, FileNotFoundError) as e:
+            print(f"iclr26 zoo: error: {e}", file=sys.stderr)
+            return 2
     args = _parser().parse_args(argv)
     try:
         if getattr(args, "scale", None) is not None: check_scale(args.scale)
