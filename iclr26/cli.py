@@ -137,6 +137,10 @@ def run_notebook(nb: Notebook, scale: str, out_dir: str | Path, results: str | P
     params = ({"scale": scale} | ({"seed": int(seed)} if seed is not None else {})) if nb.runnable else {}
     old = os.environ.get("ICLR26_RESULTS")
     if results is not None: os.environ["ICLR26_RESULTS"] = str(Path(results).resolve())
+    # the kernel inherits the environment: a headless `MPLBACKEND=Agg` (the tests set it) would leave the executed
+    # notebook, and so its docs page, without a single figure; a notebook always draws inline
+    old_backend = os.environ.get("MPLBACKEND")
+    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     t0 = time.time()
     err = ""
     try:
@@ -149,6 +153,8 @@ def run_notebook(nb: Notebook, scale: str, out_dir: str | Path, results: str | P
         if results is not None:
             if old is None: os.environ.pop("ICLR26_RESULTS", None)
             else: os.environ["ICLR26_RESULTS"] = old
+        if old_backend is None: os.environ.pop("MPLBACKEND", None)
+        else: os.environ["MPLBACKEND"] = old_backend
     return RunResult(nb.key, not err, time.time() - t0, out, err)
 
 def reproduce(names: Sequence[str] = ("all",), scale: str = "demo", out_dir: str | Path | None = None,

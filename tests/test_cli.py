@@ -1,5 +1,5 @@
 """The iclr26 command: clear errors for unknown papers and scales, listing, scoreboard."""
-import subprocess, sys
+import os, subprocess, sys
 from pathlib import Path
 
 import pytest
@@ -183,3 +183,15 @@ def test_full_reproduce_refuses_a_dirty_tree(monkeypatch, capsys):
     monkeypatch.setattr(cli, "run_notebook", lambda *a, **k: pytest.fail("a notebook ran from a dirty tree"))
     assert cli.main(["reproduce", "arena", "--scale", "full"]) == 2
     assert "commit first, then run full" in capsys.readouterr().err
+
+
+def test_notebooks_draw_inline_even_under_a_headless_backend(monkeypatch, tmp_path):
+    "The tests set MPLBACKEND=Agg; a notebook's kernel must still draw inline, or its docs page has no figure."
+    import papermill
+    from iclr26.cli import notebook_info, run_notebook
+    seen = {}
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setattr(papermill, "execute_notebook", lambda *a, **k: seen.update(backend=os.environ.get("MPLBACKEND")))
+    r = run_notebook(notebook_info(ROOT / "nbs" / "00_core.ipynb"), "smoke", tmp_path)
+    assert r.ok and seen["backend"] == "module://matplotlib_inline.backend_inline"
+    assert os.environ["MPLBACKEND"] == "Agg", "the caller's backend is restored"
