@@ -9,7 +9,7 @@ Docs: https://iclr26.github.io/iclr26/coarse_mean.html.md"""
 # %% ../nbs/22_coarse_mean.ipynb #6ebb7da6
 from __future__ import annotations
 
-import math, time
+import math, time, warnings
 from typing import Sequence
 
 import numpy as np
@@ -18,10 +18,10 @@ from scipy.special import log_ndtr, ndtri, ndtri_exp
 
 # %% auto #0
 __all__ = ['log_interval_prob', 'trunc_moments', 'trunc_normal', 'BoxSets', 'chebyshev_center', 'PolytopeSets', 'Partition',
-           'random_rotation', 'GridPartition', 'slabs', 'HyperplanePartition', 'PolytopePartition', 'TruncatedSampler',
-           'oracle_mean', 'midpoint_mean', 'em_mean', 'sgd_mean', 'fisher_information', 'identifiability',
-           'nonidentifiable_directions', 'friction_intervals', 'interval_nll', 'interval_mle', 'ols_midpoints',
-           'compare_estimators']
+           'random_rotation', 'GridPartition', 'slabs', 'HyperplanePartition', 'PolytopePartition', 'voronoi_partition',
+           'TruncatedSampler', 'oracle_mean', 'midpoint_mean', 'observed_fisher', 'em_mean', 'sgd_mean',
+           'fisher_information', 'identifiability', 'nonidentifiable_directions', 'friction_intervals', 'interval_nll',
+           'interval_mle', 'intreg_nll', 'intreg', 'ols_midpoints', 'compare_estimators']
 
 # %% ../nbs/22_coarse_mean.ipynb #8ed74ea4
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
@@ -469,6 +469,18 @@ class PolytopePartition(Partition):
         for j, (A, b) in enumerate(self.cells): Ap[j, :len(b)], bp[j, :len(b)] = A, b
         return PolytopeSets(Ap[ids], bp[ids], bound=self.bound)
 
+def voronoi_partition(centres, bound: float = 6.0) -> PolytopePartition:
+    """The Voronoi partition of R^d by `centres` (k, d): cell j = {x : |x - c_j| <= |x - c_l| for all l}, i.e.
+    (c_l - c_j) . x <= (|c_l|^2 - |c_j|^2) / 2. A general convex partition that is neither a grid nor an
+    arrangement (its cells are not the sign patterns of one set of hyperplanes); identifiable for k >= d + 1
+    centres in general position."""
+    C = _points(centres, None)
+    if len(C) < 2: raise ValueError(f"centres must hold at least 2 points, got {len(C)}")
+    if len(np.unique(np.round(C, 12), axis=0)) < len(C): raise ValueError("centres must be distinct")
+    sq = np.sum(C**2, 1)
+    cells = [(np.delete(C - c, j, 0), np.delete((sq - sq[j]) / 2, j)) for j, c in enumerate(C)]
+    return PolytopePartition(cells, bound=bound, check_overlap=False)
+
 # %% ../nbs/22_coarse_mean.ipynb #1bed05b5
 class TruncatedSampler:
     """Draws x ~ N(mu, I) restricted to S_i for chosen sets i. Boxes: exact and independent (`trunc_normal` per
@@ -569,45 +581,96 @@ def midpoint_mean(sets) -> np.ndarray:
     "The naive, biased baseline: the average of the observed cells' midpoints (Chebyshev centres for polytopes)."
     return _check_sets(sets).midpoints().mean(0)
 
+def observed_fisher(sets, mu, rng=None, max_sets: int = 4000, mc_steps: int = 5) -> np.ndarray:
+    """The Fisher information of the observed cells at mu, I - (1/n) sum_i Cov_{N(mu,I)}(x | S_i) (d, d): the curvature
+    of the coarse log-likelihood, computed from the data alone (no partition needed). Boxes: exact. Polytopes: on at most
+    `max_sets` sets, Cov(x | S_i) = E[(x - x')(x - x')^T] / 2 from two successive HMC draws of a chain that was run
+    `mc_steps` moves from the cell centre (Monte Carlo s.e. of an eigenvalue about sqrt(2 / max_sets))."""
+    _check_sets(sets); mu = _vec(mu, sets.d, "mu")
+    if sets.kind == "box":
+        F = np.diag(1.0 - sets.mean_moments(mu)[1])
+        if sets.frame is not None: F = sets.frame @ F @ sets.frame.T
+        return (F + F.T) / 2
+    rng = _rng(rng); max_sets = _posint(max_sets, "max_sets")
+    sub = sets if sets.n <= max_sets else sets[np.sort(rng.choice(sets.n, max_sets, replace=False))]
+    smp = sub.sampler(rng, mu0=mu, n_steps=_posint(mc_steps, "mc_steps"), burn_in=_posint(mc_steps, "mc_steps"))
+    D = smp.draw(mu) - smp.draw(mu)
+    F = np.eye(sets.d) - D.T @ D / (2 * len(D))
+    return (F + F.T) / 2
+
+def _warn_if_nonidentifiable(sets, mu, tol, rng, who: str):
+    "Warn (UserWarning) when the observed Fisher information at the estimate has eigenvalues below `tol`; return its spectrum."
+    ev, V = np.linalg.eigh(observed_fisher(sets, mu, rng))
+    k = int(np.sum(ev < tol))
+    if k:
+        u = np.round(V[:, 0], 3)
+        warnings.warn(f"{who}: the mean looks non-identifiable from these cells along {k} direction(s) (observed Fisher "
+                      f"eigenvalue {ev[0]:.3g} < {tol}; e.g. u = {u.tolist()}): the cells are (close to) slabs, and the "
+                      "estimate along such directions is only its starting point", UserWarning, stacklevel=3)
+    return ev
+
 def em_mean(sets, mu0=None, n_iter: int = 500, tol: float = 1e-9, rng=None, mc_steps: int = 1, mc_iter: int = 12,
-            mc_avg: int = 4) -> np.ndarray:
+            mc_avg: int = 4, check_identifiable: float | None = 0.05) -> np.ndarray:
     """EM for the mean, mu <- (1/n) sum_i E_{N(mu, I)}[x | S_i]. Boxes: exact E-step, iterated until the update is
     below `tol` (at most `n_iter` times). Polytopes: Monte Carlo EM with persistent chains (`mc_steps` HMC moves per
-    iteration, `mc_iter` iterations, the last `mc_avg` averaged)."""
-    _check_sets(sets)
+    iteration, `mc_iter` iterations, the last `mc_avg` averaged). `check_identifiable`: warn when an eigenvalue of
+    the observed Fisher information at the estimate is below this value (None: no check)."""
+    _check_sets(sets); rng = _rng(rng)
     mu = sets.initial_mean() if mu0 is None else _vec(mu0, sets.d, "mu0")
     if sets.kind == "box":
         for _ in range(_posint(n_iter, "n_iter")):
             new = sets.mean_moments(mu)[0]
-            if np.max(np.abs(new - mu)) < tol: return new
+            if np.max(np.abs(new - mu)) < tol: mu = new; break
             mu = new
-        return mu
-    mc_iter, mc_avg = _posint(mc_iter, "mc_iter"), _posint(mc_avg, "mc_avg")
-    if mc_avg > mc_iter: raise ValueError(f"mc_avg ({mc_avg}) must be <= mc_iter ({mc_iter})")
-    smp = sets.sampler(rng, mu0=mu, n_steps=mc_steps)
-    avg = np.zeros(sets.d)
-    for it in range(mc_iter):
-        mu = smp.draw(mu).mean(0)
-        if it >= mc_iter - mc_avg: avg += mu
-    return avg / mc_avg
+    else:
+        mc_iter, mc_avg = _posint(mc_iter, "mc_iter"), _posint(mc_avg, "mc_avg")
+        if mc_avg > mc_iter: raise ValueError(f"mc_avg ({mc_avg}) must be <= mc_iter ({mc_iter})")
+        smp = sets.sampler(rng, mu0=mu, n_steps=mc_steps)
+        avg = np.zeros(sets.d)
+        for it in range(mc_iter):
+            mu = smp.draw(mu).mean(0)
+            if it >= mc_iter - mc_avg: avg += mu
+        mu = avg / mc_avg
+    if check_identifiable is not None: _warn_if_nonidentifiable(sets, mu, float(check_identifiable), rng, "em_mean")
+    return mu
+
+def _chain_defaults(sets, mc_steps, burn_in, pilot_iter):
+    """*(inferred)* Chain settings for `sgd_mean`. Boxes draw exactly. Arrangements start at the consistent
+    `halfspace_moments`: 3 burn-in moves, 2 moves per draw, no pilot. Other polytopes start at the (biased) mean of the
+    cell centres: 20 burn-in moves there, then `pilot_iter` = 3 Monte Carlo EM steps on the same chains to move the
+    start (and the chains) to a consistent pilot mean, then 10 moves per draw."""
+    consistent = sets.kind == "box" or sets.is_arrangement()
+    dflt = (2, 3, 0) if consistent else (10, 20, 3)
+    mc_steps = dflt[0] if mc_steps is None else _posint(mc_steps, "mc_steps")
+    vals = []
+    for name, v, dv in (("burn_in", burn_in, dflt[1]), ("pilot_iter", pilot_iter, dflt[2])):
+        if v is None: v = dv
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0: raise ValueError(f"{name} must be an int >= 0, got {v!r}")
+        vals.append(int(v))
+    return mc_steps, vals[0], vals[1]
 
 def sgd_mean(sets, mu0=None, lr: float = 1.0, n_steps: int = 300, batch: int | None = None, avg_from: float = 0.1,
-             radius: float | None = None, rng=None, mc_steps: int = 2, burn_in: int = 3,
-             return_path: bool = False):
+             radius: float | None = None, rng=None, mc_steps: int | None = None, burn_in: int | None = None,
+             pilot_iter: int | None = None, return_path: bool = False, check_identifiable: float | None = 0.05):
     """Projected SGD on the coarse negative log-likelihood L(mu) = -(1/n) sum_i log P_mu(S_i), one pass over the sets
     in random order. The stochastic gradient for S_i at mu_t is mu_t - x~, x~ ~ N(mu_t, I) | S_i; steps lr/sqrt(t);
     projection on the ball of `radius` (default 10 sqrt(d)) around mu0; Polyak averaging after the first `avg_from`
     fraction of steps. `batch` sets per step (default ceil(n / n_steps)). Polytope draws come from persistent HMC
-    chains (`burn_in` moves at mu0, then `mc_steps` moves per draw). With `return_path`, also the running average."""
+    chains (`burn_in` moves at mu0, `pilot_iter` Monte Carlo EM steps that replace mu0 by a consistent pilot, then
+    `mc_steps` moves per draw; defaults by `_chain_defaults`). With `return_path`, also the running average.
+    `check_identifiable`: warn when an eigenvalue of the observed Fisher information at the estimate is below it."""
     _check_sets(sets); rng = _rng(rng)
     mu0 = sets.initial_mean() if mu0 is None else _vec(mu0, sets.d, "mu0")
     if not lr > 0: raise ValueError(f"lr must be > 0, got {lr}")
     if not 0 <= avg_from < 1: raise ValueError(f"avg_from must be in [0, 1), got {avg_from}")
+    mc_steps, burn_in, pilot_iter = _chain_defaults(sets, mc_steps, burn_in, pilot_iter)
     n = sets.n
     batch = max(1, -(-n // _posint(n_steps, "n_steps"))) if batch is None else _posint(batch, "batch")
     radius = 10.0 * math.sqrt(sets.d) if radius is None else float(radius)
     if not radius > 0: raise ValueError(f"radius must be > 0, got {radius}")
     smp = sets.sampler(rng, mu0=mu0, n_steps=mc_steps, burn_in=burn_in)
+    if sets.kind == "polytope":
+        for _ in range(pilot_iter): mu0 = smp.draw(mu0).mean(0)      # Monte Carlo EM: mu <- mean of E[x | S_i]
     order = rng.permutation(n)
     T = -(-n // batch); t0 = int(avg_from * T)
     mu, avg, cnt, path = mu0.copy(), np.zeros(sets.d), 0, []
@@ -619,6 +682,7 @@ def sgd_mean(sets, mu0=None, lr: float = 1.0, n_steps: int = 300, batch: int | N
         if t > t0: avg += mu; cnt += 1
         if return_path: path.append(avg / cnt if cnt else mu.copy())
     est = avg / cnt
+    if check_identifiable is not None: _warn_if_nonidentifiable(sets, est, float(check_identifiable), rng, "sgd_mean")
     return (est, np.array(path)) if return_path else est
 
 # %% ../nbs/22_coarse_mean.ipynb #0a1671c7
@@ -690,6 +754,32 @@ def interval_mle(X, a, b, w0=None) -> np.ndarray:
     res = minimize(interval_nll, w0, args=(X, a, b), jac=True, method="L-BFGS-B")
     return res.x
 
+def intreg_nll(theta, X, a, b) -> tuple[float, np.ndarray]:
+    """Negative log-likelihood of y = <w, x> + sigma N(0, 1) seen as intervals, in theta = (w, log sigma):
+    -(1/n) sum log[Phi((b_i - w.x_i)/sigma) - Phi((a_i - w.x_i)/sigma)], and its gradient in theta."""
+    w, s = theta[:-1], math.exp(theta[-1])
+    z = X @ w
+    lo, hi = (a - z) / s, (b - z) / s
+    lz = log_interval_prob(lo, hi)
+    with np.errstate(over="ignore", invalid="ignore"):
+        ra = np.where(np.isfinite(lo), np.exp(-0.5 * lo**2 - _LOG_SQRT_2PI - lz), 0.0)
+        rb = np.where(np.isfinite(hi), np.exp(-0.5 * hi**2 - _LOG_SQRT_2PI - lz), 0.0)
+        dls = np.where(np.isfinite(lo), lo * ra, 0.0) - np.where(np.isfinite(hi), hi * rb, 0.0)   # d log Z / d log sigma
+    return float(-lz.mean()), np.r_[-(X.T @ (ra - rb)) / (s * len(z)), -dls.mean()]
+
+def intreg(X, a, b, w0=None, sigma0: float = 1.0) -> tuple[np.ndarray, float]:
+    """Interval regression as Stata's `intreg`: the maximum-likelihood (w, sigma) for y = <w, x> + sigma N(0, 1)
+    observed only as intervals [a_i, b_i) (L-BFGS on `intreg_nll`, sigma on the log scale). Needs some finite
+    intervals narrower than the spread of y (all-band data cannot reveal sigma)."""
+    X = _points(X, None); n, d = X.shape
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    if a.shape != (n,) or b.shape != (n,): raise ValueError(f"a and b must have shape ({n},) to match X, got {a.shape} and {b.shape}")
+    if np.any(~(b > a)): raise ValueError("every interval needs b > a")
+    if not (sigma0 > 0 and np.isfinite(sigma0)): raise ValueError(f"sigma0 must be finite and > 0, got {sigma0}")
+    w0 = np.zeros(d) if w0 is None else _vec(w0, d, "w0")
+    res = minimize(intreg_nll, np.r_[w0, math.log(sigma0)], args=(X, a, b), jac=True, method="L-BFGS-B")
+    return res.x[:-1], float(math.exp(res.x[-1]))
+
 def ols_midpoints(X, a, b) -> np.ndarray:
     "The baseline: ordinary least squares (statsmodels) of the interval midpoints on x."
     import statsmodels.api as sm
@@ -701,14 +791,17 @@ def ols_midpoints(X, a, b) -> np.ndarray:
 
 # %% ../nbs/22_coarse_mean.ipynb #ad12ec33
 def compare_estimators(partition: Partition, mu, n_list: Sequence[int], rng=None,
-                       estimators: Sequence[str] = ("oracle", "midpoint", "em", "sgd")) -> list[dict]:
+                       estimators: Sequence[str] = ("oracle", "midpoint", "em", "sgd"), sgd_kwargs: dict | None = None) -> list[dict]:
     """Draw max(n_list) hidden samples from N(mu, I), observe them through `partition`, and run each estimator on
     the first n observations for every n in `n_list` (nested prefixes). One row per (n, estimator): the error
-    ||mu_hat - mu||, the estimate and the wall time in seconds."""
+    ||mu_hat - mu||, the estimate and the wall time in seconds. `sgd_kwargs` go to `sgd_mean`; the
+    identifiability warnings are off here (the experiments measure errors; `identifiability` diagnoses)."""
     if not isinstance(partition, Partition): raise TypeError(f"partition must be a Partition, got {type(partition).__name__}")
     rng = _rng(rng); mu = _vec(mu, partition.d, "mu")
     n_list = sorted(_posint(n, "n_list entry") for n in n_list)
-    fns = {"oracle": None, "midpoint": midpoint_mean, "em": lambda s: em_mean(s, rng=rng), "sgd": lambda s: sgd_mean(s, rng=rng)}
+    sgd_kw = dict(sgd_kwargs or {})
+    fns = {"oracle": None, "midpoint": midpoint_mean, "em": lambda s: em_mean(s, rng=rng, check_identifiable=None),
+           "sgd": lambda s: sgd_mean(s, rng=rng, check_identifiable=None, **sgd_kw)}
     bad = [e for e in estimators if e not in fns]
     if bad: raise ValueError(f"unknown estimator(s) {bad}; choose from {list(fns)}")
     X, sets = partition.sample(mu, n_list[-1], rng)

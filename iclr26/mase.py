@@ -488,6 +488,8 @@ class MASEResult:
     deviation: str
     history: list = field(default_factory=list, repr=False)
     td: Any = field(default=None, repr=False)   # the tree decomposition behind `marginals` (structured)
+    oracle_calls: int = 0        # separation-oracle calls (structured: one per LP solve)
+    dp_solves: int = 0           # max-sum DP passes inside the oracle (structured: Dinkelbach steps)
 
 def _mase_dense(game: NormalFormGame, aggregator, deviation, weights, coalition_set, method, tol, max_iter, batch, time_limit) -> MASEResult:
     t0 = time.perf_counter()
@@ -530,7 +532,7 @@ def _mase_dense(game: NormalFormGame, aggregator, deviation, weights, coalition_
 
 # %% ../nbs/19_mase.ipynb #915f031f
 def mase(game: NormalFormGame | GraphicalGame, aggregator: str = "average", deviation: str = "coarse", weights=None,
-         coalition_set="all", method: str = "auto", tol: float = 1e-9, max_iter: int = 100_000, batch: int = 1,
+         coalition_set="all", method: str = "auto", tol: float = 1e-9, max_iter: int = 100_000, batch: int | None = None,
          time_limit: float | None = None) -> MASEResult:
     """Minimum Average-Strong Equilibrium: the distribution $\\mu$ minimising the largest aggregated coalition gain,
     $\\min_\\mu \\max_{C, \\text{dev}} \\sum_{i} \\omega^C_i\\,\\text{gain}_i$, solved as an LP with HiGHS.
@@ -541,25 +543,26 @@ def mase(game: NormalFormGame | GraphicalGame, aggregator: str = "average", devi
     `method`: 'cg' (constraint generation with brute-force separation), 'full' (every constraint at once),
     'structured' (graphical games: bag marginals + DP separation), 'brute' (graphical game -> normal form -> 'cg'),
     'auto' ('cg' for normal-form games, 'structured' for graphical ones).
-    `tol`: stop when no constraint exceeds the LP's t by more than this. `batch` (normal form): how many of the most
-    violated deviations (one per coalition block) to add per iteration. `time_limit`: stop constraint generation after
+    `tol`: stop when no constraint exceeds the LP's t by more than this. `batch`: how many violated deviations to add per
+    iteration (normal form: the most violated, one per coalition block; structured: the violated coalitions met on
+    the oracle's Dinkelbach path, best first; default 1 for normal form, 8 structured). `time_limit`: stop constraint generation after
     this many seconds (then `value` may exceed `lp_value`)."""
     _check_deviation(deviation)
     if aggregator not in AGGREGATORS: raise ValueError(f"aggregator must be one of {AGGREGATORS}, got {aggregator!r}")
     if method not in ("auto", "cg", "full", "structured", "brute"): raise ValueError(f"method must be auto, cg, full, structured or brute; got {method!r}")
-    tol = _check_real("tol", tol, 0.0); max_iter = _check_int("max_iter", max_iter, 1); batch = _check_int("batch", batch, 1)
+    tol = _check_real("tol", tol, 0.0); max_iter = _check_int("max_iter", max_iter, 1); batch = None if batch is None else _check_int("batch", batch, 1)
     if time_limit is not None: time_limit = _check_real("time_limit", time_limit, 0.0)
     if isinstance(game, GraphicalGame):
         if method in ("auto", "structured"):
             if coalition_set not in (None, "all"): raise ValueError("the structured algorithm searches all coalitions (coalition_set='all')")
-            return _mase_structured(game, aggregator, deviation, weights, tol, max_iter, time_limit)
+            return _mase_structured(game, aggregator, deviation, weights, tol, max_iter, time_limit, batch=8 if batch is None else batch)
         method = "cg" if method == "brute" else method
-        r = _mase_dense(game.to_normal_form(), aggregator, deviation, weights, coalition_set, method, tol, max_iter, batch, time_limit)
+        r = _mase_dense(game.to_normal_form(), aggregator, deviation, weights, coalition_set, method, tol, max_iter, batch or 1, time_limit)
         r.method = "brute"
         return r
     if not isinstance(game, NormalFormGame): raise TypeError(f"game must be a NormalFormGame or GraphicalGame, got {type(game).__name__}")
     if method == "structured": raise ValueError("method='structured' needs a GraphicalGame")
-    return _mase_dense(game, aggregator, deviation, weights, coalition_set, "cg" if method in ("auto", "brute") else method, tol, max_iter, batch, time_limit)
+    return _mase_dense(game, aggregator, deviation, weights, coalition_set, "cg" if method in ("auto", "brute") else method, tol, max_iter, batch or 1, time_limit)
 
 # %% ../nbs/19_mase.ipynb #a07cc955
 @dataclass
@@ -849,23 +852,25 @@ class _BagModel:
             g1 = Gs[i][(slice(1, None),) + (0,) * (len(self.g.scopes[i]) - 1)]
             if g1.max() > r: r, assign = float(g1.max()), {i: int(np.argmax(g1))}
         if self._dp is None: self._dp = MaxSumDP(self.td, [m + 1 for m in self.dom], self.g.scopes, self.td.home)
+        self.candidates = []                                   # every coalition met on the Dinkelbach path, with its ratio
         for _ in range(10 * n + 10):
             facs = []
             for i in range(n):
                 f = w[i] * (Gs[i] - r); f[0] = 0.0             # players that stay out contribute nothing
                 facs.append(f)
-            val, x = self._dp.solve(facs)
+            val, x = self._dp.solve(facs); self.n_dp = getattr(self, "n_dp", 0) + 1
             if val <= tol * max(1.0, abs(r)): break
             C = [j for j in range(n) if x[j] > 0]
             cand = {j: int(x[j]) - 1 for j in C}
             num = sum(w[i] * Gs[i][tuple(x[j] for j in self.g.scopes[i])] for i in C)
             r_new = float(num / w[C].sum())
+            om_c = np.zeros(n); om_c[C] = w[C] / w[C].sum(); self.candidates.append((r_new, cand, om_c))
             if r_new <= r: break
             r, assign = r_new, cand
         C = tuple(sorted(assign)); om = np.zeros(n); om[list(C)] = w[list(C)] / w[list(C)].sum()
         return r, C, assign, om
 
-def _mase_structured(game: GraphicalGame, aggregator, deviation, weights, tol, max_iter, time_limit, td=None) -> MASEResult:
+def _mase_structured(game: GraphicalGame, aggregator, deviation, weights, tol, max_iter, time_limit, td=None, batch: int = 1) -> MASEResult:
     if deviation != "coarse": raise NotImplementedError("the structured algorithm handles coarse coalition deviations; use method='brute' for correlated ones")
     t0 = time.perf_counter()
     mdl = _BagModel(game, td)
@@ -898,8 +903,12 @@ def _mase_structured(game: GraphicalGame, aggregator, deviation, weights, tol, m
         hist.append((t, g))
         if g <= t + tol or it >= max_iter or (time_limit and time.perf_counter() - t0 > time_limit): break
         if not add(assign, om): break
+        if batch > 1:                                          # more violated coalitions from the same oracle call
+            extra = sorted((c_ for c_ in getattr(mdl, "candidates", []) if c_[0] > t + tol), key=lambda c_: -c_[0])
+            for _, a_, o_ in extra[:batch - 1]: add(a_, o_)
     return MASEResult(g, t, Deviation(C, om, tuple(assign[j] for j in C), g), None, margs, it, rows.m,
-                      time.perf_counter() - t0, "structured", aggregator, deviation, hist, mdl.td)
+                      time.perf_counter() - t0, "structured", aggregator, deviation, hist, mdl.td,
+                      oracle_calls=it, dp_solves=getattr(mdl, "n_dp", 0))
 
 def evaluate_marginals(game: GraphicalGame, marginals: Sequence[np.ndarray], td: TreeDecomposition, aggregator: str = "average",
                        weights=None) -> dict:

@@ -250,3 +250,92 @@ def test_interval_mle_gradient_and_recovery():
     assert np.linalg.norm(ols_midpoints(X, a, b) - w) > np.linalg.norm(interval_mle(X, a, b) - w)
     with pytest.raises(ValueError, match="shape"):
         interval_mle(X, a[:10], b[:10])
+
+
+# --- general convex cells, the pilot, identifiability warnings, intreg (issue #43) ---
+import warnings as _warnings
+from iclr26.coarse import voronoi_partition, observed_fisher, intreg, intreg_nll, interval_nll as _interval_nll
+
+
+def test_voronoi_partition_cells_and_consistency():
+    rng = np.random.default_rng(0)
+    C = rng.uniform(-2, 2, (12, 2))
+    P = voronoi_partition(C)
+    X, S = P.sample(np.array([0.4, -0.3]), 4000, rng)
+    assert S.contains(X).all() and not S.is_arrangement()
+    ids = P.cell_ids(X)[:, 0]
+    np.testing.assert_array_equal(ids, np.argmin(((X[:, None, :] - C[None]) ** 2).sum(-1), 1))   # nearest centre
+    mu = np.array([0.4, -0.3])
+    start = np.linalg.norm(S.initial_mean() - mu)
+    est = sgd_mean(S, rng=1)
+    assert np.linalg.norm(est - mu) < 0.1 < start              # the pilot removes the biased start
+    assert np.linalg.norm(em_mean(S, rng=1) - mu) < 0.1
+    with pytest.raises(ValueError, match="distinct"):
+        voronoi_partition(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="at least 2"):
+        voronoi_partition(np.zeros((1, 2)))
+
+
+def test_sgd_chain_defaults_and_bad_arguments():
+    rng = np.random.default_rng(1)
+    S = voronoi_partition(rng.uniform(-2, 2, (8, 2))).sample(np.zeros(2), 300, rng)[1]
+    for bad in (dict(burn_in=-1), dict(pilot_iter=-2), dict(pilot_iter=1.5), dict(mc_steps=0)):
+        with pytest.raises((ValueError, TypeError)):
+            sgd_mean(S, rng=0, **bad)
+    # arrangement defaults are unchanged (no pilot): same result as the explicit old settings
+    H = HyperplanePartition.random(3, 6, rng=2)
+    Sh = H.sample(np.zeros(3), 600, rng)[1]
+    np.testing.assert_allclose(sgd_mean(Sh, rng=5, check_identifiable=None),
+                               sgd_mean(Sh, rng=5, check_identifiable=None, mc_steps=2, burn_in=3, pilot_iter=0))
+
+
+def _warns(fn, S):
+    with _warnings.catch_warnings(record=True) as w:
+        _warnings.simplefilter("always")
+        fn(S, rng=0)
+    return any("non-identifiable" in str(x.message) for x in w)
+
+
+def test_identifiability_warning():
+    rng = np.random.default_rng(3)
+    v = np.array([1.0, 2.0, -1.0]) / np.sqrt(6)
+    box_slabs = slabs(3, v, 1.0).sample(np.full(3, 0.2), 2000, rng)[1]
+    plane_slabs = HyperplanePartition(np.tile(v, (4, 1)), [-1.0, -0.3, 0.4, 1.2]).sample(np.full(3, 0.2), 3000, rng)[1]
+    grid = GridPartition.random(3, 3.0, rng=rng).sample(np.full(3, 0.2), 2000, rng)[1]
+    for S in (box_slabs, plane_slabs):
+        assert _warns(sgd_mean, S) and _warns(em_mean, S)
+    assert not _warns(sgd_mean, grid) and not _warns(em_mean, grid)
+    assert not _warns(lambda S, rng: sgd_mean(S, rng=rng, check_identifiable=None), box_slabs)   # the check can be switched off
+
+
+def test_observed_fisher_boxes_exact_and_polytopes_close():
+    rng = np.random.default_rng(4)
+    P = GridPartition.random(3, 2.0, rng=rng)
+    mu = np.array([0.1, -0.2, 0.3])
+    S = P.sample(mu, 5000, rng)[1]
+    F = observed_fisher(S, mu)
+    np.testing.assert_allclose(F, F.T)
+    np.testing.assert_allclose(np.linalg.eigvalsh(F), np.linalg.eigvalsh(fisher_information(P, mu, n_mc=5000, rng=4)), atol=0.03)
+    Sv = voronoi_partition(rng.uniform(-2, 2, (12, 2))).sample(np.zeros(2), 4000, rng)[1]
+    ev = np.linalg.eigvalsh(observed_fisher(Sv, np.zeros(2), rng=0))
+    assert np.all((ev > 0.2) & (ev < 1.0))
+
+
+def test_intreg_recovers_sigma_and_gradient():
+    rng = np.random.default_rng(5)
+    n, d = 6000, 4
+    X = rng.standard_normal((n, d)); w = np.array([1.0, -0.5, 0.25, 2.0])
+    for sig in (1.0, 2.0):
+        y = X @ w + sig * rng.standard_normal(n)
+        a, b = friction_intervals(y, (-1.5, 1.5), 1.0)
+        w_hat, s_hat = intreg(X, a, b)
+        assert np.linalg.norm(w_hat - w) < 0.15 and abs(s_hat - sig) / sig < 0.08
+    th = np.r_[w, np.log(1.7)]
+    f, g = intreg_nll(th, X, a, b)
+    num = [(intreg_nll(th + 1e-6 * e, X, a, b)[0] - intreg_nll(th - 1e-6 * e, X, a, b)[0]) / 2e-6 for e in np.eye(d + 1)]
+    np.testing.assert_allclose(g, num, rtol=1e-4, atol=1e-7)
+    f1, g1 = intreg_nll(np.r_[w, 0.0], X, a, b)                # sigma = 1 is the known-sigma likelihood
+    f0, g0 = _interval_nll(w, X, a, b)
+    assert abs(f1 - f0) < 1e-12 and np.allclose(g1[:-1], g0)
+    with pytest.raises(ValueError, match="sigma0"):
+        intreg(X, a, b, sigma0=-1.0)

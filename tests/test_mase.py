@@ -200,3 +200,21 @@ def test_pygambit_is_optional():
     else:
         g = prisoners_dilemma()
         np.testing.assert_allclose(NormalFormGame.from_pygambit(g.to_pygambit()).payoffs, g.payoffs)
+
+
+def test_structured_batch_cuts_same_value_fewer_lp_solves():
+    import networkx as nx
+    from iclr26.mase import mase, network_game
+    g = network_game(nx.path_graph(24), seed=3)
+    r1, r8 = mase(g, batch=1), mase(g, batch=8)
+    assert abs(r1.value - r8.value) < 1e-7 and abs(r8.value - r8.lp_value) < 1e-7
+    assert r8.iterations <= r1.iterations and r8.oracle_calls == r8.iterations and r8.dp_solves >= r8.iterations
+    assert mase(g).iterations == r8.iterations                   # batch=8 is the structured default
+
+
+def test_treewidth_of_sweep_families():
+    import networkx as nx
+    from iclr26.mase import network_game, tree_decomposition
+    widths = [tree_decomposition(network_game(G, seed=0)).width
+              for G in (nx.path_graph(12), nx.ladder_graph(6), nx.grid_2d_graph(3, 4), nx.grid_2d_graph(4, 6))]
+    assert widths == sorted(widths) and widths[0] == 2 and widths[-1] > widths[1]
