@@ -19,12 +19,16 @@ BUILD = ROOT / "_build" / "test"                 # executed notebooks and result
 # whole files that belong to one marker, so that `make test-fast` (-m "not notebook and not docs and not slow")
 # never starts a kernel or a browser, whatever a test in them is called
 FILE_MARKERS = {"test_notebooks.py": "notebook", "test_zdocs.py": "docs"}
+# tests measured at > ~15 s on one core in files whose owners had not marked them yet (node-id prefixes); a file's
+# own `@pytest.mark.slow` is the better place, and an entry here can move there when the file is next edited
+SLOW_TESTS: tuple[str, ...] = ()
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
         mark = FILE_MARKERS.get(item.path.name)
         if mark: item.add_marker(getattr(pytest.mark, mark))
+        if SLOW_TESTS and item.nodeid.startswith(SLOW_TESTS): item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="module")
