@@ -132,7 +132,7 @@ def main(argv=None) -> int:
         w = weights.pop(0)
         return (deadline - time.time()) * w / (w + sum(weights))
 
-    common = run_tests([ROOT / "tests" / "test_kernels.py"], a.tiny, share(), extra=("-m", "not slow"))
+    common = run_tests([ROOT / "tests" / "test_kernels.py"], a.tiny, share(), extra=("-k", "not wheel"))
     summary = dict(tiny=a.tiny, compiled=not a.tiny, common_tests=common, kernels={})
     for name in names:
         tests = run_tests([ROOT / "tests" / f"test_kernel_{name}.py"], a.tiny, share())

@@ -55,7 +55,6 @@ def test_kernels_package_maps_to_kernels_folder():
     assert Path(iclr26.kernels.__file__).resolve().parent == (ROOT / "kernels").resolve()
 
 
-@pytest.mark.slow
 def test_wheel_ships_kernels(tmp_path):
     "A wheel of the project installs kernels/ as iclr26.kernels."
     import subprocess, sys, zipfile
