@@ -54,9 +54,14 @@ def all_states(N: int) -> np.ndarray:
 @dataclass
 class IsingExact:
     "Exact quantities of the periodic Ising model: log Z, <E> per lattice, and P(M) over M = -N, -N+2, ..., N."
-    L: int; beta: float; J: float; h: float
-    logZ: float; mean_energy: float
-    mags: np.ndarray; p_mag: np.ndarray
+    L: int
+    beta: float
+    J: float
+    h: float
+    logZ: float
+    mean_energy: float
+    mags: np.ndarray
+    p_mag: np.ndarray
     @property
     def p_up(self) -> float:
         "Mass of the up mode, $P(M>0)+\\tfrac12P(M=0)$."
@@ -121,7 +126,7 @@ def potts_energy(x: torch.Tensor, L: int, J: float = 1.0) -> torch.Tensor:
     return -J * same.to(torch.float64)
 
 def potts_logZ(L: int, q: int, beta: float, J: float = 1.0) -> float:
-    "Exact $\\log Z$ of the periodic L x L q-state Potts model by a symmetric row transfer matrix, $Z=\\mathrm{tr}\\,T^L$."
+    "Exact $\\log Z$ of the periodic L x L q-state Potts model by a symmetric row transfer matrix, $Z=\\mathrm{tr}T^L$."
     _check_lattice(L, beta)
     if q < 2 or q ** L > 5000: raise ValueError(f"q must be >= 2 with q**L <= 5000, got q={q}, L={L}")
     S = np.array(list(itertools.product(range(q), repeat=L)))
@@ -147,7 +152,8 @@ class DiscreteTarget:
     n_modes: int = 0
     name: str = "discrete target"
     def __post_init__(self):
-        if not callable(self.energy_fn): raise TypeError("energy_fn must be callable: (B, N) long tensor -> (B,) energies")
+        if not callable(self.energy_fn):
+            raise TypeError("energy_fn must be callable: (B, N) long tensor -> (B,) energies")
         if isinstance(self.n_sites, bool) or not isinstance(self.n_sites, (int, np.integer)) or self.n_sites < 1:
             raise ValueError(f"n_sites must be an int >= 1, got {self.n_sites!r}")
         if isinstance(self.q, bool) or not isinstance(self.q, (int, np.integer)) or self.q < 2:
@@ -160,7 +166,8 @@ class DiscreteTarget:
         if not torch.is_tensor(x) or x.dim() != 2 or x.shape[1] != self.n_sites:
             raise ValueError(f"x must be a (B, {self.n_sites}) tensor, got {getattr(x, 'shape', type(x))}")
         v = self.energy_fn(x)
-        if v.shape != (x.shape[0],): raise ValueError(f"energy_fn must return shape ({x.shape[0]},), got {tuple(v.shape)}")
+        if v.shape != (x.shape[0],):
+            raise ValueError(f"energy_fn must return shape ({x.shape[0]},), got {tuple(v.shape)}")
         return -self.beta * v.to(torch.float64)
 
 def ising_target(L: int, beta: float, J: float = 1.0, h: float = 0.0) -> DiscreteTarget:
@@ -177,7 +184,8 @@ def potts_target(L: int, beta: float, q: int = 3, J: float = 1.0) -> DiscreteTar
     _check_lattice(L, beta)
     if isinstance(q, bool) or not isinstance(q, int) or q < 2: raise ValueError(f"q must be an int >= 2, got {q!r}")
     def mode(x): return F.one_hot(x, q).sum(1).argmax(1)
-    return DiscreteTarget(lambda x: potts_energy(x, L, J), L * L, q, float(beta), mode, q, f"Potts q={q} L={L} beta={beta}")
+    name = f"Potts q={q} L={L} beta={beta}"
+    return DiscreteTarget(lambda x: potts_energy(x, L, J), L * L, q, float(beta), mode, q, name)
 
 def qubo_target(Q: torch.Tensor, beta: float = 1.0, name: str = "QUBO") -> DiscreteTarget:
     "QUBO target $V(x)=x^\\top Qx$ over $x\\in\\{0,1\\}^N$ (Q symmetrised)."
@@ -268,7 +276,7 @@ def sample_masked(model: nn.Module, B: int, n_sites: int, q: int, generator: tor
     return x, logq, order
 
 def path_logprob(model: nn.Module, x: torch.Tensor, order: torch.Tensor, q: int) -> torch.Tensor:
-    "Differentiable $\\sum_t\\log p_\\theta(x^{\\sigma_t}\\mid x^{\\sigma_{<t}})$ of given paths (all N steps in one pass)."
+    "Differentiable $\\sum_t\\log p_\\theta(x^{\\sigma_t}\\mid x^{\\sigma_{<t}})$ of given paths (N steps in one pass)."
     B, N = x.shape
     rank = torch.argsort(order, 1)                                   # rank[b, d] = reveal time of site d
     revealed = rank[:, None, :] < torch.arange(N)[None, :, None]     # (B, T, N): sites shown before step t
@@ -309,7 +317,7 @@ def adaptive_gamma(logw: torch.Tensor, ess_target: float = 0.3, tol: float = 1e-
 
 # %% ../nbs/25_pdns.ipynb #ed37ce19
 def iterate_logw(log_pi: torch.Tensor, log_p0: torch.Tensor | float, logq: torch.Tensor, lam: float) -> torch.Tensor:
-    "Log-weights towards the proximal iterate $P_\\lambda\\propto P_0^{1-\\lambda}P^{*\\lambda}$ from samples of $q_\\theta$."
+    "Log-weights of draws of $q_\\theta$ towards the iterate $P_\\lambda\\propto P_0^{1-\\lambda}P^{*\\lambda}$."
     if not 0 <= lam <= 1: raise ValueError(f"lam must be in [0, 1], got {lam!r}")
     # Eq. (closed-form proximal iterate): log dP_lam/dP_theta = lam log P* + (1 - lam) log P_0 - log q_theta + const
     return lam * log_pi.double() + (1 - lam) * torch.as_tensor(log_p0, dtype=torch.float64) - logq.double()
@@ -351,15 +359,17 @@ def wdce_loss(model: nn.Module, x: torch.Tensor, weights: torch.Tensor, q: int, 
     per = -(lp * mask).sum(1) / rate.squeeze(1).clamp_min(lam_min)
     return (wr * per).sum()
 
-def logvar_loss(model: nn.Module, x: torch.Tensor, order: torch.Tensor, log_target: torch.Tensor, q: int) -> torch.Tensor:
+def logvar_loss(model: nn.Module, x: torch.Tensor, order: torch.Tensor, log_target: torch.Tensor,
+                q: int) -> torch.Tensor:
     "Log-variance loss $\\mathrm{Var}_i[\\log\\tilde\\pi(x_i)-\\log P^\\theta(\\sigma_i,x_i)]$ on detached samples."
     lw = log_target.float() - path_logprob(model, x, order, q)
     return ((lw - lw.mean()) ** 2).mean()
 
-# %% ../nbs/25_pdns.ipynb #3e4b6a38
+# %% ../nbs/25_pdns.ipynb #f8b56751
 @dataclass
 class DiscreteRun:
-    "One trained discrete sampler: the model and per-iteration traces (path parameter, ESS at the target and of the weights used, loss)."
+    """One trained discrete sampler: the model and per-iteration traces (path parameter, ESS at the target and of
+    the weights used, loss)."""
     method: str
     model: nn.Module
     lams: list = field(default_factory=list)
@@ -413,7 +423,9 @@ def train_discrete(target: DiscreteTarget, method: str = "PDNS", model: nn.Modul
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), 10.0)
             opt.step()
-            run.lams.append(1.0); run.ess_used.append(run.ess1[-1]); run.losses.append(float(loss.detach()))
+            run.lams.append(1.0)
+            run.ess_used.append(run.ess1[-1])
+            run.losses.append(float(loss.detach()))
             continue
         buf = (buf + [(x, logq, log_pi)])[-(buffer + 1):]
         X, LQ, LP = (torch.cat(z) for z in zip(*buf))
@@ -436,13 +448,15 @@ def train_discrete(target: DiscreteTarget, method: str = "PDNS", model: nn.Modul
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), 10.0)
             opt.step()
-        run.lams.append(float(lam)); run.ess_used.append(ess(w)); run.losses.append(float(loss.detach()))
+        run.lams.append(float(lam))
+        run.ess_used.append(ess(w))
+        run.losses.append(float(loss.detach()))
     run.secs = time.time() - t0
     return run
 
 # %% ../nbs/25_pdns.ipynb #85ad807d
 def evaluate_discrete(model: nn.Module, target: DiscreteTarget, n: int = 4000, chunk: int = 2000) -> dict:
-    "Draw n samples; return mode masses (if the target has modes), log Z-hat, ESS at the target, mean energy and samples."
+    "Draw n samples; return mode masses (if the target has modes), log Z-hat, ESS at the target, mean energy, samples."
     xs, lws = [], []
     for s in range(0, n, chunk):
         x, logq, _ = sample_masked(model, min(chunk, n - s), target.n_sites, target.q)
@@ -496,7 +510,8 @@ def parallel_tempering(target: DiscreteTarget, n_chains: int = 16, n_temps: int 
             a = torch.clamp((ladder[t + 1] - ladder[t]) * (E[:, t + 1] - E[:, t]), max=0).exp()
             sw = torch.rand(n_chains, generator=g, dtype=torch.float64) < a
             X[sw, t], X[sw, t + 1] = X[sw, t + 1].clone(), X[sw, t].clone()
-            acc += float(sw.double().mean()); tries += 1
+            acc += float(sw.double().mean())
+            tries += 1
         x = X.reshape(n_chains * n_temps, -1)
         if s >= burn: counts += F.one_hot(target.mode_fn(x[cold]), target.n_modes).double()
     per_chain = (counts / (sweeps - burn)).numpy()
@@ -509,9 +524,11 @@ class GaussianMixture:
     def __init__(self, means: torch.Tensor, std: float, weights: torch.Tensor):
         if std <= 0: raise ValueError(f"std must be > 0, got {std}")
         w = torch.as_tensor(weights, dtype=torch.float64)
-        if (w < 0).any() or abs(float(w.sum()) - 1) > 1e-5: raise ValueError("weights must be non-negative and sum to 1")
+        if (w < 0).any() or abs(float(w.sum()) - 1) > 1e-5:
+            raise ValueError("weights must be non-negative and sum to 1")
         self.means = torch.as_tensor(means, dtype=torch.float32)
-        if self.means.dim() != 2 or len(self.means) != len(w): raise ValueError("means must have shape (K, d), K = len(weights)")
+        if self.means.dim() != 2 or len(self.means) != len(w):
+            raise ValueError("means must have shape (K, d), K = len(weights)")
         self.std, self.weights = float(std), w
         self.dim, self.n_modes, self.mode_weights, self.logZ = self.means.shape[1], len(w), w.numpy(), 0.0
     def log_prob(self, x: torch.Tensor) -> torch.Tensor:
@@ -542,11 +559,13 @@ def cross_mixture(dim: int = 6, k: int = 4, radius: float = 5.0, std: float = 0.
 
 # %% ../nbs/25_pdns.ipynb #6a178037
 class DoubleWellTarget:
-    """d-dimensional many-well target $\\tilde\\pi(x)=\\exp(-\\sum_{i<m}(x_i^4-6x_i^2+c\\,x_i)-\\tfrac12\\sum_{i\\ge m}x_i^2)$:
+    """d-dimensional many-well target
+    $\\tilde\\pi(x)=\\exp(-\\sum_{i<m}(x_i^4-6x_i^2+c\\,x_i)-\\tfrac12\\sum_{i\\ge m}x_i^2)$:
     m double-well coordinates (barrier ~9 nats, tilt c makes the left well heavier), $2^m$ modes (sign patterns).
     Exact log Z, mode weights and samples from a 1-D quadrature of the well factor."""
     def __init__(self, dim: int = 6, n_wells: int = 3, tilt: float = 0.5, grid: int = 20001):
-        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1: raise ValueError(f"dim must be an int >= 1, got {dim!r}")
+        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
+            raise ValueError(f"dim must be an int >= 1, got {dim!r}")
         if not isinstance(n_wells, int) or not 1 <= n_wells <= min(dim, 12):
             raise ValueError(f"n_wells must be an int in [1, min(dim, 12)], got {n_wells!r}")
         self.dim, self.m, self.tilt = dim, n_wells, float(tilt)
@@ -589,7 +608,8 @@ class DriftNet(nn.Module):
         return self.net(torch.cat([x, t.expand(x.shape[0], 1)], 1))
 
 def em_sample(drift: nn.Module, target, B: int, steps: int = 30, sigma: float = 2.0, grad: bool = False):
-    """Euler–Maruyama from 0 on [0, 1]. Returns (X_1, log_ratio, girs): log_ratio = log pi~(X_1) - log N(X_1; 0, sigma^2 I)
+    """Euler–Maruyama from 0 on [0, 1]. Returns (X_1, log_ratio, girs):
+    log_ratio = log pi~(X_1) - log N(X_1; 0, sigma^2 I)
     and girs = log dP_theta/dQ (Girsanov), so log w = log_ratio - girs (up to -log Z)."""
     if steps < 1: raise ValueError(f"steps must be >= 1, got {steps}")
     d = target.dim
@@ -633,7 +653,8 @@ def train_continuous(target, method: str = "PDNS", iters: int = 400, batch: int 
                      sigma: float = 2.0, lr: float = 1e-3, ess_target: float = 0.3, hidden: int = 128,
                      gamma_ramp: float = 0.5, seed: int = 0) -> ContinuousRun:
     """Train a drift for a d-dimensional `target` (with `dim` and `log_prob`): PDNS (bridge matching weighted towards
-    the closed-form iterate $P_\\lambda\\propto Q^{1-\\lambda}P^{*\\lambda}$, Q the Brownian reference, monotone ESS rule),
+    the closed-form iterate $P_\\lambda\\propto Q^{1-\\lambda}P^{*\\lambda}$, Q the Brownian reference, monotone ESS
+    rule),
     PDNS-model (softmax(gamma log w)), WDCE (gamma = 1) or PIS (reverse KL through the simulation)."""
     if method not in CONT_METHODS: raise ValueError(f"method must be one of {CONT_METHODS}, got {method!r}")
     if not hasattr(target, "dim") or not hasattr(target, "log_prob"): raise TypeError("target needs .dim and .log_prob")

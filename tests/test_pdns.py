@@ -126,7 +126,8 @@ def test_continuous_pieces():
     t = ring_mixture(4, 3.0, 0.3)
     x, lr, gi = em_sample(DriftNet(2), t, 64, 5)
     assert x.shape == (64, 2) and torch.isfinite(lr - gi).all()
-    assert mode_summary(np.bincount(t.mode_fn(t.means.repeat(10, 1)).numpy(), minlength=4) / 40, t.mode_weights)["coverage"] == 1.0
+    p_hat = np.bincount(t.mode_fn(t.means.repeat(10, 1)).numpy(), minlength=4) / 40
+    assert mode_summary(p_hat, t.mode_weights)["coverage"] == 1.0
     c = cross_mixture(5, 4, 6.0, 0.5)
     x, lr, gi = em_sample(DriftNet(5), c, 32, 4)
     assert x.shape == (32, 5)
@@ -158,7 +159,8 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="x"): ising_energy(torch.ones(2, 3, 4))
     with pytest.raises(ValueError, match="q"): DiscreteTarget(lambda x: x.sum(1), 4, q=1)
     with pytest.raises(TypeError, match="energy_fn"): DiscreteTarget(3, 4)
-    with pytest.raises(ValueError, match="energy_fn"): DiscreteTarget(lambda x: x, 4).log_unnorm(torch.zeros(2, 4).long())
+    with pytest.raises(ValueError, match="energy_fn"):
+        DiscreteTarget(lambda x: x, 4).log_unnorm(torch.zeros(2, 4).long())
     with pytest.raises(ValueError, match="W"): maxcut_target(torch.tensor([[0.0, 1.0], [0.0, 0.0]]))
     with pytest.raises(ValueError, match="k"): cross_mixture(3, 3)
     with pytest.raises(ValueError, match="dim"): DoubleWellTarget(0)
