@@ -81,12 +81,13 @@ def test_interpreting_reads_the_environment(monkeypatch, value, expected):
 
 def test_kernel_modules_share_the_helpers():
     "No kernel module defines its own interpreting() or swallows errors around its imports."
-    import iclr26.kernels.anybcq as A, iclr26.kernels.lmkan as L
-    for mod in (A, L):
-        assert mod.interpreting is KP.interpreting
-        assert mod.HAS_TRITON is (mod.triton is not None)
-    for path in [ROOT / "kernels" / "anybcq.py", ROOT / "kernels" / "lmkan.py", ROOT / "iclr26" / "anybcq.py",
-                 ROOT / "iclr26" / "lmkan.py"]:
+    for name in [k for k in KERNELS if not k.startswith("_") and k != "gpu_check"]:
+        mod = importlib.import_module(f"iclr26.kernels.{name}")
+        assert mod.interpreting is KP.interpreting, name
+        assert mod.HAS_TRITON is (mod.triton is not None), name
+    users = [p for p in (ROOT / "iclr26").glob("*.py") if "from .kernels import" in p.read_text()]
+    assert {p.stem for p in users} >= {"anybcq", "lmkan", "discrete_sb"}
+    for path in [ROOT / "kernels" / f"{k}.py" for k in KERNELS] + users:
         src = path.read_text()
         assert "except Exception" not in src, f"{path.name}: a bare `except Exception` would swallow real bugs"
         assert "def interpreting" not in src, f"{path.name}: use iclr26.kernels.interpreting"
