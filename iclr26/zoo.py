@@ -30,7 +30,7 @@ __all__ = ['ZOO_SPECIALS', 'MIX', 'RECIPES', 'NAMES', 'VOCAB_SIZE', 'FIXED_TEXT'
            'tokenizer_sample', 'Recipe', 'models_dir', 'check_name', 'path', 'load', 'load_tokenizer', 'card',
            'mix_streams', 'mixed_batches', 'component_losses', 'train', 'save', 'copy_accuracy', 'lookup_accuracy',
            'arithmetic_accuracy', 'decode_tokens_per_s', 'text_loss', 'measure', 'write_card', 'card_markdown',
-           'write_manifest', 'verify', 'main']
+           'write_manifest', 'verify', 'main', 'repeat_probe']
 
 # %% ../nbs/04_zoo.ipynb #c5460ce3
 ZOO_SPECIALS: tuple[str, ...] = (
@@ -227,7 +227,8 @@ VOCAB_SIZE = 1024
 # %% ../nbs/04_zoo.ipynb #400dbf61
 def models_dir() -> Path:
     "The folder of the committed zoo models inside the installed package (`iclr26/data/models`)."
-    return Path(__file__).resolve().parent / "data" / "models"
+    from importlib.resources import files
+    return Path(str(files("iclr26"))) / "data" / "models"
 
 
 def check_name(name: str) -> str:
@@ -536,7 +537,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for n, r in RECIPES.items(): print(f"{n:<8} {r.size:<18} {r.steps:>5} steps  {r.role}")
     elif a.cmd == "verify":
         problems = verify()
-        print("\n".join(problems) if problems else f"zoo ok: {', '.join(NAMES)} match {models_dir() / 'manifest.json'}")
+        names = ", ".join(json.loads((models_dir() / "manifest.json").read_text())) if not problems else ""
+        print("\n".join(problems) if problems else f"zoo ok: {names} match {models_dir() / 'manifest.json'}")
         return 1 if problems else 0
     elif a.cmd == "card":
         print((path(a.name) / "card.md").read_text())
@@ -548,3 +550,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         save(model, tok, out, info)
         print(f"saved {a.name} ({info['params']:,} parameters, {info['train_seconds']:.0f} s) to {out}")
     return 0
+
+# %% ../nbs/04_zoo.ipynb #9a94dcf5
+def repeat_probe(size: str = "llama-2L-64-2h", steps: int = 300, random_offsets: bool = True, seq_len: int = 128,
+                 batch_size: int = 16, lr: float = 3e-3, seed: int = 0) -> dict:
+    """Train a fresh `size` model on sequences of uniformly random tokens in which spans repeat, and return its
+    accuracy on the repeated tokens. With `random_offsets=False` every row is `span span span` with one fixed span
+    length (a fixed positional offset solves it); with `random_offsets=True` spans of random length 6-30 repeat
+    after random filler, so only content-based induction solves it. Used to locate the zoo's copy plateau."""
+    from iclr26.tinylm import make_model
+    steps = check_int("steps", steps, 1)
+    V = VOCAB_SIZE
+
+    def row(rng):
+        if not random_offsets:
+            span = [rng.randrange(40, V) for _ in range(seq_len // 3)]
+            return (span * 3)[:seq_len], ([0] * len(span) + [1] * 2 * len(span))[:seq_len]
+        out, tgt = [], []
+        while len(out) < seq_len:
+            span = [rng.randrange(40, V) for _ in range(rng.randint(6, 30))]
+            for r in range(3):
+                fill = [rng.randrange(40, V) for _ in range(rng.randint(0, 10))]
+                out += fill + span
+                tgt += [0] * len(fill) + [int(r > 0)] * len(span)
+        return out[:seq_len], tgt[:seq_len]
+
+    def batch(k):
+        rng = random.Random(f"probe:{seed}:{k}")
+        rows = [row(rng) for _ in range(batch_size)]
+        return torch.tensor([r[0] for r in rows]), torch.tensor([r[1] for r in rows])
+
+    model = make_model(size, vocab_size=V, seed=seed)
+    cfg = TrainConfig(steps=steps, batch_size=batch_size, seq_len=seq_len, lr=lr, warmup=min(20, steps // 5),
+                      schedule="constant", log_every=max(1, steps // 10))
+    res = fit(model, lambda k: {"input_ids": batch(k)[0], "labels": batch(k)[0]}, cfg, desc="repeat probe")
+    x, m = batch(10**9)
+    with torch.no_grad():
+        hit = (model(input_ids=x).logits[:, :-1].argmax(-1) == x[:, 1:]) & (m[:, 1:] == 1)
+    return {"size": size, "steps": steps, "random_offsets": random_offsets,
+            "repeat_acc": float(hit.sum() / m[:, 1:].sum()), "final_loss": res.history[-1]["loss"]}

@@ -129,3 +129,11 @@ def test_wheel_ships_the_models(tmp_path):
         for f in ("config.json", "model.safetensors", "tokenizer.json", "card.json", "card.md"):
             assert f"iclr26/data/models/{n}/{f}" in names
     assert "iclr26/data/models/manifest.json" in names
+
+
+def test_iclr26_command_delegates_zoo(capsys):
+    from iclr26.cli import main
+    assert main(["zoo", "list"]) == 0
+    assert "medium" in capsys.readouterr().out
+    assert main(["zoo", "card", "large"]) == 2
+    assert "draft, small, medium" in capsys.readouterr().err
