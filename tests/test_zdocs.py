@@ -1,32 +1,45 @@
-"""The docs site: built from the executed notebooks of the test run, then loaded in headless Chromium.
+"""The docs site: built once per session from inputs of its own, then loaded in headless Chromium.
 
-Runs last (file name) so that test_notebooks has left executed notebooks in _build/test/nbs; notebooks
-without an executed copy are rendered from their sources.
+The site fixture never reads another test's leftovers (it used to reuse test_notebooks' executed notebooks
+when they happened to exist): it executes the core notebook at smoke scale into a temporary folder, writes
+one smoke results file there, and builds the site from those and the committed full-scale results, so
+these tests give the same answer alone, first, last or in any order.
 """
-import os, shutil, subprocess, tempfile
+import base64, json, os, shutil, subprocess, tempfile
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
-from conftest import BUILD, ROOT
-from iclr26.cli import build_docs
+from conftest import ROOT
+from iclr26.cli import build_docs, notebook_info, notebooks, run_notebook
+from iclr26.core import load_results
 
+pytestmark = pytest.mark.docs
+
+SMOKE_PAGE = "19_mase"  # labelled as a smoke run of the reader's own
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("site")
-    if not (BUILD / "nbs" / "00_core.ipynb").exists():  # run alone: execute the core notebook for its figure
-        from iclr26.cli import notebook_info, run_notebook
-        assert run_notebook(notebook_info(ROOT / "nbs" / "00_core.ipynb"), "smoke", BUILD / "nbs", BUILD / "results").ok
-    if not list((BUILD / "results" / "smoke").glob("*.json")):  # run alone: one results file for the scoreboard
-        import os
-        from iclr26.core import claim, record
-        os.environ["ICLR26_RESULTS"] = str(BUILD / "results")
-        try: record("docs_probe", "smoke", {}, [claim("probe", 1, ">=", 0)])
-        finally: del os.environ["ICLR26_RESULTS"]
-    return build_docs("smoke", execute=False, executed=BUILD / "nbs", out=out, results=BUILD / "results")
+    base = tmp_path_factory.mktemp("docs")
+    executed, results = base / "nbs", base / "results"
+    assert run_notebook(notebook_info(ROOT / "nbs" / "00_core.ipynb"), "smoke", executed, results).ok
+    from iclr26.core import claim, record
+    old = os.environ.get("ICLR26_RESULTS")
+    os.environ["ICLR26_RESULTS"] = str(results)
+    try: record("docs_probe", "smoke", {}, [claim("probe holds", 1, ">=", 0, kind="check")])
+    finally:
+        if old is None: del os.environ["ICLR26_RESULTS"]
+        else: os.environ["ICLR26_RESULTS"] = old
+    # a paper notebook as a reader's smoke run leaves it (papermill records the parameters it injected)
+    nb = json.loads((ROOT / "nbs" / f"{SMOKE_PAGE}.ipynb").read_text())
+    nb["metadata"]["papermill"] = {"parameters": {"scale": "smoke"}}
+    (executed / f"{SMOKE_PAGE}.ipynb").write_text(json.dumps(nb))
+    return build_docs("smoke", execute=False, executed=executed, out=base / "site", results=results,
+                      stage=base / "stage")
 
 
 def dom(page: Path) -> str:
@@ -42,28 +55,99 @@ def dom(page: Path) -> str:
     return r.stdout
 
 
+class _Imgs(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.srcs = []
+    def handle_starttag(self, tag, attrs):
+        if tag == "img": self.srcs.append(dict(attrs).get("src") or "")
+
+
+def images(html: str) -> list[str]:
+    "The `src` of every <img> element of a page."
+    p = _Imgs()
+    p.feed(html)
+    return p.srcs
+
+
+def png_files(page: Path, html: str) -> list[Path]:
+    "The PNG files that the page's <img> elements load, when they exist on disk."
+    out = []
+    for s in images(html):
+        if s.startswith(("data:", "http:", "https:")) or not s.lower().endswith(".png"): continue
+        f = (page.parent / unquote(s.split("#")[0].split("?")[0])).resolve()
+        if f.is_file() and f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n": out.append(f)
+    return out
+
+
+def inline_pngs(html: str) -> list[bytes]:
+    "The decoded inline PNG pictures (a notebook's figure outputs) of a page."
+    return [base64.b64decode(s.split(",", 1)[1]) for s in images(html) if s.startswith("data:image/png;base64,")]
+
+
+def _paper_with_full_figures():
+    keys = {nb.key: nb for nb in notebooks().values() if nb.number >= 10}
+    for r in load_results("full", base=ROOT / "results"):
+        if r["paper"] in keys and r.get("figures") and keys[r["paper"]].path.stem != SMOKE_PAGE:
+            return keys[r["paper"]], r
+    pytest.skip("no committed full-scale result with figures")
+
+
 def test_site_files(site):
-    for f in ("index.html", "scoreboard.html", "00_core.html", "api/core.html", "site_libs/katex/katex.min.js"):
+    for f in ("index.html", "scoreboard.html", "scoreboard.png", "00_core.html", "api/core.html",
+              "site_libs/katex/katex.min.js"):
         assert (site / f).exists(), f
     assert "cdn.jsdelivr.net/npm/katex" not in (site / "00_core.html").read_text(), "KaTeX must be served from the site"
 
 
 def test_home_page_has_paper_index(site):
     html = dom(site / "index.html")
-    assert "The papers" in html and "<table" in html
+    assert "The papers" in html and "<table" in html and "headline verdict" in html
     assert "Information-efficient arena evaluation" in html
     assert "make test" in html
 
 
 def test_notebook_page_has_figure_and_rendered_math(site):
     html = dom(site / "00_core.html")
-    assert "<img" in html and "image/png" in html or ".png" in html, "no figure on the page"
+    pngs = inline_pngs(html)
+    assert pngs and all(p[:8] == b"\x89PNG\r\n\x1a\n" and len(p) > 2000 for p in pngs), "no figure output on the page"
     assert 'class="katex"' in html, "equations were not rendered by KaTeX"
 
 
-def test_scoreboard_page_has_table(site):
-    html = dom(site / "scoreboard.html")
-    assert "<table" in html and "figure" in html and "status" in html
+def test_paper_page_shows_the_committed_full_run(site):
+    nb, r = _paper_with_full_figures()
+    page = site / f"{nb.path.stem}.html"
+    html = dom(page)
+    assert "The committed reproduction (scale" in html and "full" in html
+    assert r["commit"][:7] in html, "the page must name the commit of the run it shows"
+    assert "<table" in html and "Headline verdict" in html
+    files = png_files(page, html)
+    want = {Path(f).name for f in r["figures"]}
+    shown = {f.name for f in files}
+    assert files and want <= shown, f"figures missing from {page.name}: {want - shown}"
+    assert "shown unexecuted" in html, "the page must say that its code cells are not a run (this site executed none)"
+    assert 'class="katex"' in html
+
+
+def test_a_run_page_says_which_scale_it_shows(site):
+    "A page built from the reader's own run labels its code cells with that run's scale (papermill's parameters)."
+    html = dom(site / f"{SMOKE_PAGE}.html")
+    assert "executed at scale" in html and "smoke" in html and "not the reproduction" in html
+    assert "The committed reproduction" in html
+    assert "The committed reproduction" not in dom(site / "00_core.html"), "a toolkit page has no paper run to show"
+
+
+def test_scoreboard_page_leads_with_headlines(site):
+    page = site / "scoreboard.html"
+    html = dom(page)
+    a, b = html.index('id="headline-claims"'), html.index('id="every-claim-per-paper"')  # the sections, not the TOC
+    assert a < b
+    head = html[a:b]
+    assert "<table" in head and "verdict" in head and "commit" in head
+    assert any(f.name == "scoreboard.png" for f in png_files(page, html)), "the at-a-glance figure is missing"
+    for r in load_results("full", base=ROOT / "results"):
+        assert f"{r['paper']}" in html
+    assert "docs_probe" in html and "(smoke)" in html, "this run's own (smoke) results are shown, labelled"
 
 
 def test_api_reference_page(site):
