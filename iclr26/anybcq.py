@@ -36,11 +36,15 @@ def sign_pm(x: torch.Tensor) -> torch.Tensor:
 
 def bcq_greedy(w: torch.Tensor, p: int) -> tuple[torch.Tensor, torch.Tensor]:
     "Greedy BCQ of groups `w` (..., g): planes `B` (..., p, g) in {-1,+1} and scales `alpha` (..., p), alpha_i = mean|r|."
-    _check_groups(w); p = check_int("p", p, 1)
+    _check_groups(w)
+    p = check_int("p", p, 1)
     r, Bs, As = w.clone(), [], []
     for _ in range(p):
-        b = sign_pm(r); a = r.abs().mean(-1)
-        Bs.append(b); As.append(a); r = r - a[..., None] * b
+        b = sign_pm(r)
+        a = r.abs().mean(-1)
+        Bs.append(b)
+        As.append(a)
+        r = r - a[..., None] * b
     return torch.stack(Bs, -2), torch.stack(As, -1)
 
 def bcq_fit_scales(w: torch.Tensor, B: torch.Tensor, offset: bool = True, ridge: float = 1e-10) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -78,7 +82,9 @@ def bcq_reconstruct(B: torch.Tensor, alpha: torch.Tensor, beta: torch.Tensor | N
 
 def bcq_quantize(w: torch.Tensor, p: int, iters: int = 15, offset: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
     "p-bit BCQ of groups `w` (..., g): greedy init, least-squares scales, then `iters` rounds of (nearest codes, scales)."
-    _check_groups(w); p = check_int("p", p, 1); iters = check_int("iters", iters, 0)
+    _check_groups(w)
+    p = check_int("p", p, 1)
+    iters = check_int("iters", iters, 0)
     B, _ = bcq_greedy(w, p)
     alpha, beta = bcq_fit_scales(w, B, offset)
     for _ in range(iters):
@@ -208,7 +214,8 @@ class AnyBCQLinear(nn.Module):
         pk = pack_code(code)
         if pk["qweight"].shape != self.qweight.shape or pk["alpha"].shape != self.alpha.shape:
             raise ValueError(f"code does not match this layer: qweight {tuple(pk['qweight'].shape)} vs {tuple(self.qweight.shape)}")
-        self.qweight.copy_(pk["qweight"]); self.alpha.data.copy_(pk["alpha"])
+        self.qweight.copy_(pk["qweight"])
+        self.alpha.data.copy_(pk["alpha"])
         if self.beta is not None: self.beta.data.copy_(pk["beta"])
 
     def set_precision(self, p: int) -> "AnyBCQLinear":
@@ -305,7 +312,8 @@ def save_quantized(model: nn.Module, path: str | Path) -> Path:
         if m.bias is not None: tensors[f"{n}.bias"] = m.bias.detach().contiguous()
         meta[n] = dict(in_features=m.in_features, out_features=m.out_features, p_min=m.p_min, p_max=m.p_max,
                        group_size=m.group_size, offset=m.beta is not None, bias=m.bias is not None)
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     save_file(tensors, str(path), metadata={"anybcq": json.dumps(meta)})
     return path
 
@@ -323,11 +331,13 @@ def load_quantized(model: nn.Module, path: str | Path) -> dict[str, AnyBCQLinear
             owner = model.get_submodule(parent) if parent else model
             old = getattr(owner, attr)
             lay = AnyBCQLinear(s["in_features"], s["out_features"], s["p_min"], s["p_max"], s["group_size"], s["offset"], s["bias"])
-            lay.qweight.copy_(f.get_tensor(f"{n}.qweight")); lay.alpha.data.copy_(f.get_tensor(f"{n}.alpha").float())
+            lay.qweight.copy_(f.get_tensor(f"{n}.qweight"))
+            lay.alpha.data.copy_(f.get_tensor(f"{n}.alpha").float())
             if s["offset"]: lay.beta.data.copy_(f.get_tensor(f"{n}.beta").float())
             if s["bias"]: lay.bias.data.copy_(f.get_tensor(f"{n}.bias").float())
             dev = next(iter(old.parameters()), lay.qweight).device
-            setattr(owner, attr, lay.to(dev)); out[n] = lay
+            setattr(owner, attr, lay.to(dev))
+            out[n] = lay
     return out
 
 # %% ../nbs/28_anybcq.ipynb #a51d72b9
@@ -348,7 +358,8 @@ def blockwise_reconstruct(qmodel: nn.Module, fp_model: nn.Module, calib: torch.T
     class _Stop(Exception): pass
     captured = []
     def grab(mod, args, kwargs):                # the inputs of the first block, then stop the forward
-        captured.append((args, kwargs)); raise _Stop
+        captured.append((args, kwargs))
+        raise _Stop
     hk = fb[0].register_forward_pre_hook(grab, with_kwargs=True)
     try:
         with torch.no_grad(): fp_model(input_ids=calib, use_cache=False)
@@ -376,9 +387,12 @@ def blockwise_reconstruct(qmodel: nn.Module, fp_model: nn.Module, calib: torch.T
                 loss = 0.0
                 for p in ps:
                     for m in lays: m.set_precision(p)
-                    y = q(h, **kw); y = y[0] if isinstance(y, tuple) else y
+                    y = q(h, **kw)
+                    y = y[0] if isinstance(y, tuple) else y
                     loss = loss + F.mse_loss(y.float(), target.float())
-                opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
                 if s == 0: first = loss.item()
                 last = loss.item()
             for t in params: t.requires_grad_(False)
@@ -451,7 +465,8 @@ def separate_bcq(W: torch.Tensor, bits: int, group_size: int = 128, iters: int =
     "A separately fitted `bits`-bit BCQ of `W` (N, K) (greedy + alternating refits, scales rounded to float16); returns the dequantised weight."
     w = _groups(W, group_size)
     B, a, b = bcq_quantize(w, bits, iters, offset)
-    a = a.half().float(); b = b.half().float() if b is not None else None
+    a = a.half().float()
+    b = b.half().float() if b is not None else None
     return bcq_reconstruct(B, a, b).reshape(W.shape).to(W.dtype)
 
 def fake_quantize_model(model: nn.Module, fn: Callable[[torch.Tensor, str], torch.Tensor], skip: Sequence[str] = ("lm_head",)) -> nn.Module:

@@ -96,7 +96,8 @@ class BTArena:
         pairs = list(pairs)
         bad = sorted({m for p in pairs for m in p if m not in self.index})
         if bad: raise ValueError(f"unknown model id(s) in pairs: {bad[:5]}")
-        i = np.array([self.index[a] for a, _ in pairs], dtype=np.int64); j = np.array([self.index[b] for _, b in pairs], dtype=np.int64)
+        i = np.array([self.index[a] for a, _ in pairs], dtype=np.int64)
+        j = np.array([self.index[b] for _, b in pairs], dtype=np.int64)
         return battle_table(self.models, i, j, self.outcomes(i, j) if len(pairs) else np.zeros(0))
 
 def traffic_pair_probs(battles_per_model) -> np.ndarray:
@@ -139,7 +140,8 @@ class ReplayArena:
         "The win matrix of the whole log."
         W = np.zeros((self.n, self.n))
         s = np.bincount(np.repeat(np.arange(self.pi.size), self.sizes), weights=self.pool, minlength=self.pi.size)
-        W[self.pi, self.pj] = s; W[self.pj, self.pi] = self.sizes - s
+        W[self.pi, self.pj] = s
+        W[self.pj, self.pi] = self.sizes - s
         return W
 
     def remaining(self) -> np.ndarray:
@@ -154,8 +156,12 @@ class ReplayArena:
         y = np.empty(i.shape)
         for t, (a, b) in enumerate(zip(i.tolist(), j.tolist())):
             m = self.pair_id[a, b]
-            if self.used[m] < self.sizes[m]: v = self.pool[self.offsets[m] + self.used[m]]; self.used[m] += 1
-            else: v = float(self.base.outcomes(min(a, b), max(a, b))[0]); self.fresh += 1
+            if self.used[m] < self.sizes[m]:
+                v = self.pool[self.offsets[m] + self.used[m]]
+                self.used[m] += 1
+            else:
+                v = float(self.base.outcomes(min(a, b), max(a, b))[0])
+                self.fresh += 1
             y[t] = v if a < b else 1.0 - v
         return y
 
@@ -170,7 +176,8 @@ def _winner_from_flags(df: pd.DataFrame) -> pd.DataFrame:
     F = df[list(_HF55K)].to_numpy()
     if not np.isin(F, [0, 1]).all() or not (F.sum(1) == 1).all():
         raise ValueError(f"{', '.join(_HF55K)} must be 0/1 flags with exactly one 1 per row")
-    df = df.copy(); df["winner"] = np.array(["model_a", "model_b", "tie"])[F.argmax(1)]
+    df = df.copy()
+    df["winner"] = np.array(["model_a", "model_b", "tie"])[F.argmax(1)]
     return df
 
 def load_battles(source) -> pd.DataFrame:
@@ -200,7 +207,8 @@ def battle_arrays(battles, models: Sequence[str]) -> tuple[np.ndarray, np.ndarra
     index = {str(m): k for k, m in enumerate(models)}
     unknown = sorted((set(df["model_a"]) | set(df["model_b"])) - set(index))
     if unknown: raise ValueError(f"unknown model id(s) in battles: {unknown[:5]}{' ...' if len(unknown) > 5 else ''}")
-    i = df["model_a"].map(index).to_numpy(np.int64); j = df["model_b"].map(index).to_numpy(np.int64)
+    i = df["model_a"].map(index).to_numpy(np.int64)
+    j = df["model_b"].map(index).to_numpy(np.int64)
     if np.any(i == j): raise ValueError("battles contain a model playing itself (model_a == model_b)")
     return i, j, df["winner"].map(WINNER_CODES).to_numpy(float)
 
@@ -219,7 +227,8 @@ def win_matrix(i, j, y, n_models: int) -> np.ndarray:
     if not (i.shape == j.shape == y.shape): raise ValueError("i, j and y must have the same shape")
     if i.size and (min(i.min(), j.min()) < 0 or max(i.max(), j.max()) >= n_models): raise ValueError(f"model indices must lie in [0, {n_models})")
     W = np.zeros((n_models, n_models))
-    np.add.at(W, (i, j), y); np.add.at(W, (j, i), 1.0 - y)
+    np.add.at(W, (i, j), y)
+    np.add.at(W, (j, i), 1.0 - y)
     return W
 
 # %% ../nbs/23_arena.ipynb #1ac16e24
@@ -235,9 +244,13 @@ def _prior_precision(N: int, C: float, ridge: float) -> np.ndarray:
 
 def _newton(W, r, anchor, C, ridge, tol, max_iter):
     "Newton ascent of the m-ELO log-likelihood from `r` (modified copy returned, with the iteration count)."
-    N = W.shape[0]; n = W + W.T; r = r.copy()
-    free = np.ones(N, bool); free[anchor] = False
-    ll = _loglik(r, W, C, ridge); prior = _prior_precision(N, C, ridge)
+    N = W.shape[0]
+    n = W + W.T
+    r = r.copy()
+    free = np.ones(N, bool)
+    free[anchor] = False
+    ll = _loglik(r, W, C, ridge)
+    prior = _prior_precision(N, C, ridge)
     for it in range(1, max_iter + 1):
         P = expit(C * (r[:, None] - r[None, :]))
         g = C * (W - n * P).sum(1) - ridge * C * C * (r - r.mean())
@@ -247,7 +260,8 @@ def _newton(W, r, anchor, C, ridge, tol, max_iter):
             raise ValueError("the m-ELO Hessian is singular: the comparison graph is not connected and ridge=0; use ridge > 0") from None
         t = 1.0
         while True:
-            rn = r.copy(); rn[free] += t * step
+            rn = r.copy()
+            rn[free] += t * step
             lln = _loglik(rn, W, C, ridge)
             if lln >= ll - 1e-12 * (1 + abs(ll)) or t < 1e-6: break
             t *= 0.5
@@ -270,7 +284,8 @@ def fit_mle(wins: np.ndarray, anchor: int = 0, anchor_rating: float = 1000.0, C:
     anchor = _check_int("anchor", anchor, 0)
     if anchor >= N: raise ValueError(f"anchor must be < {N}, got {anchor}")
     C, ridge = _check_pos("C", C), _check_pos("ridge", ridge, allow_zero=True)
-    W = W.copy(); np.fill_diagonal(W, 0.0)
+    W = W.copy()
+    np.fill_diagonal(W, 0.0)
     k = n_components(W + W.T)
     if k > 1:
         if ridge == 0: raise ValueError(f"ridge: the comparison graph has {k} connected components; with ridge=0 the m-ELO fit is not identified")
@@ -290,12 +305,19 @@ def online_elo(i, j, y, n_models: int, K: float = 4.0, init: float = 1000.0, C: 
     if not (i.shape == j.shape == y.shape): raise ValueError("i, j and y must have the same shape")
     snaps = sorted(set(int(t) for t in snapshots)) if snapshots is not None else [i.size]
     if snaps and (snaps[0] < 0 or snaps[-1] > i.size): raise ValueError(f"snapshots must lie in [0, {i.size}]")
-    r = [float(init)] * n_models; out, want = [], iter(snaps); nxt = next(want, None)
+    r = [float(init)] * n_models
+    out, want = [], iter(snaps)
+    nxt = next(want, None)
     for t, (a, b, o) in enumerate(zip(i.tolist(), j.tolist(), y.tolist())):
-        while nxt == t: out.append(list(r)); nxt = next(want, None)
+        while nxt == t:
+            out.append(list(r))
+            nxt = next(want, None)
         d = K * (o - 1.0 / (1.0 + math.exp(-C * (r[a] - r[b]))))
-        r[a] += d; r[b] -= d
-    while nxt is not None: out.append(list(r)); nxt = next(want, None)
+        r[a] += d
+        r[b] -= d
+    while nxt is not None:
+        out.append(list(r))
+        nxt = next(want, None)
     out = np.asarray(out)
     return out if snapshots is not None else out[0]
 
@@ -315,14 +337,16 @@ def pair_counts(i, j, n_models: int) -> np.ndarray:
 
 def fisher_information(ratings, counts, C: float = C_ELO) -> np.ndarray:
     "The N×N Fisher information $I_S(r) = C^2\\mathcal L(n_{ij}P_{ij}P_{ji})$ (singular: drop the anchor with `drop_anchor`)."
-    r = _check_ratings(ratings); n = np.asarray(counts, float)
+    r = _check_ratings(ratings)
+    n = np.asarray(counts, float)
     if n.shape != (r.size, r.size): raise ValueError(f"counts must be {r.size}×{r.size}, got {n.shape}")
     if not np.allclose(n, n.T): raise ValueError("counts must be symmetric (n_ij = n_ji)")
     return _laplacian(n * bt_weights(r, C))
 
 def drop_anchor(M: np.ndarray, anchor: int = 0) -> np.ndarray:
     "`M` without the anchor's row and column (the identified block of a Fisher matrix)."
-    M = np.asarray(M); anchor = _check_int("anchor", anchor, 0)
+    M = np.asarray(M)
+    anchor = _check_int("anchor", anchor, 0)
     if anchor >= M.shape[0]: raise ValueError(f"anchor must be < {M.shape[0]}, got {anchor}")
     keep = np.arange(M.shape[0]) != anchor
     return M[np.ix_(keep, keep)]
@@ -371,7 +395,8 @@ class FisherState:
 
     def set_inverse(self, w: np.ndarray, inv_reduced: np.ndarray) -> "FisherState":
         "Install weights `w` and an already computed inverse of the anchor-dropped Fisher matrix (used by the scheduler's Newton step)."
-        S = np.zeros((self.n, self.n)); S[np.ix_(self.keep, self.keep)] = inv_reduced
+        S = np.zeros((self.n, self.n))
+        S[np.ix_(self.keep, self.keep)] = inv_reduced
         self.w, self.Sigma = w, S
         self.Sigma2 = S @ S if self.track_square else None
         return self
@@ -391,20 +416,23 @@ class FisherState:
 
     def d_gain(self, i, j) -> np.ndarray:
         "D-criterion gain $w_{ij}(\\Sigma_{ii}+\\Sigma_{jj}-2\\Sigma_{ij})$ of pairs (`i`, `j`): $\\log\\det$ rises by $\\log(1+\\text{gain})$."
-        S = self.Sigma; d = np.diag(S)
+        S = self.Sigma
+        d = np.diag(S)
         return self.w[i, j] * (d[i] + d[j] - 2.0 * S[i, j])
 
     def a_gain(self, i, j) -> np.ndarray:
         "A-criterion gain: the drop of $\\operatorname{tr}\\Sigma$ if one battle on (`i`, `j`) were added (Sherman–Morrison)."
         if not self.track_square: raise ValueError("track_square: A-gains need FisherState(..., track_square=True)")
-        S, S2 = self.Sigma, self.Sigma2; d, d2 = np.diag(S), np.diag(S2)
+        S, S2 = self.Sigma, self.Sigma2
+        d, d2 = np.diag(S), np.diag(S2)
         w = self.w[i, j]
         return w * (d2[i] + d2[j] - 2.0 * S2[i, j]) / (1.0 + w * (d[i] + d[j] - 2.0 * S[i, j]))
 
 def brute_force_gains(I: np.ndarray, w: np.ndarray, anchor: int = 0, criterion: str = "both"):
     "Naive reference: for every pair i<j, $\\log\\det(I + w_{ij}uu^\\top) - \\log\\det I$ (`'d'`) and/or $\\operatorname{tr}I^{-1} - \\operatorname{tr}(I + w_{ij}uu^\\top)^{-1}$ (`'a'`), anchor dropped: one determinant / inverse per candidate."
     if criterion not in ("d", "a", "both"): raise ValueError(f"criterion must be 'd', 'a' or 'both', got {criterion!r}")
-    I = np.asarray(I, float); N = I.shape[0]
+    I = np.asarray(I, float)
+    N = I.shape[0]
     if I.ndim != 2 or I.shape != (N, N) or N < 2: raise ValueError(f"I must be a square N×N matrix with N >= 2, got {I.shape}")
     anchor = _check_int("anchor", anchor, 0)
     if anchor >= N: raise ValueError(f"anchor must be < {N}, got {anchor}")
@@ -415,7 +443,9 @@ def brute_force_gains(I: np.ndarray, w: np.ndarray, anchor: int = 0, criterion: 
     ii, jj = np.triu_indices(N, 1)
     dg, ag = np.full(len(ii), np.nan), np.full(len(ii), np.nan)
     for m, (i, j) in enumerate(zip(ii, jj)):
-        u = np.zeros(N); u[i], u[j] = 1.0, -1.0; u = u[keep]
+        u = np.zeros(N)
+        u[i], u[j] = 1.0, -1.0
+        u = u[keep]
         J = Ir + w[i, j] * np.outer(u, u)
         if criterion != "a": dg[m] = np.linalg.slogdet(J)[1] - ld0
         if criterion != "d": ag[m] = tr0 - np.trace(np.linalg.inv(J))
@@ -456,7 +486,8 @@ class ArenaScheduler:
             if q.shape != self.pi.shape or np.any(q < 0) or not np.isfinite(q).all() or q.sum() <= 0:
                 raise ValueError(f"pair_probs must be {self.pi.size} non-negative weights (pairs i<j in row-major order) or an N×N matrix")
             self.pair_probs = q / q.sum()
-        self.counts = np.zeros((self.N, self.N)); self.wins = np.zeros((self.N, self.N))
+        self.counts = np.zeros((self.N, self.N))
+        self.wins = np.zeros((self.N, self.N))
         self.r = np.full(self.N, self.init_rating)
         self.fisher = FisherState(self.N, self.anchor, self.C, self.ridge, track_square=(method == "a-opt")) if method in ("a-opt", "d-opt") else None
         self.n_battles, self._stale = 0, 0
@@ -464,7 +495,8 @@ class ArenaScheduler:
         self._log: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
     def _set_index_helpers(self):
-        self._keep = np.arange(self.N) != self.anchor; self._ix = np.ix_(self._keep, self._keep)
+        self._keep = np.arange(self.N) != self.anchor
+        self._ix = np.ix_(self._keep, self._keep)
         self._prior = _prior_precision(self.N, self.C, self.ridge)
 
     def __repr__(self): return f"ArenaScheduler({self.N} models, method={self.method!r}, {self.n_battles} battles)"
@@ -521,7 +553,8 @@ class ArenaScheduler:
             d = np.abs(self.r[:, None] - self.r[None, :]) + 1e-9 * self.rng.random((self.N, self.N))
             np.fill_diagonal(d, np.inf)
             if ok is not None:
-                A = np.zeros((self.N, self.N), bool); A[self.pi, self.pj] = A[self.pj, self.pi] = ok
+                A = np.zeros((self.N, self.N), bool)
+                A[self.pi, self.pj] = A[self.pj, self.pi] = ok
                 d[~A] = np.inf
                 a = self.rng.choice(np.flatnonzero(A.any(1)), size=k)
             else: a = self.rng.integers(self.N, size=k)
@@ -532,7 +565,8 @@ class ArenaScheduler:
             n = self.counts[self.pi, self.pj]
             score = np.sqrt(v / (n + 1)) - np.sqrt(v / (n + 2))
             if ok is not None: score = score * ok
-            m = self.rng.choice(M, size=k, replace=False, p=score / score.sum()); return self.pi[m], self.pj[m]
+            m = self.rng.choice(M, size=k, replace=False, p=score / score.sum())
+            return self.pi[m], self.pj[m]
         gains = self.fisher.d_gain(self.pi, self.pj) if self.method == "d-opt" else self.fisher.a_gain(self.pi, self.pj)
         if ok is not None: gains = np.where(ok, gains, -np.inf)
         m = self._top(gains, k)
@@ -545,11 +579,14 @@ class ArenaScheduler:
         if i.size and (min(i.min(), j.min()) < 0 or max(i.max(), j.max()) >= self.N): raise ValueError(f"model indices must lie in [0, {self.N})")
         if np.any(i == j): raise ValueError("a model cannot battle itself (i == j)")
         if not ((y == 0.0) | (y == 0.5) | (y == 1.0)).all(): raise ValueError("y must hold 0, 0.5 or 1")
-        np.add.at(self.wins, (i, j), y); np.add.at(self.wins, (j, i), 1.0 - y)
-        np.add.at(self.counts, (i, j), 1.0); np.add.at(self.counts, (j, i), 1.0)
+        np.add.at(self.wins, (i, j), y)
+        np.add.at(self.wins, (j, i), 1.0 - y)
+        np.add.at(self.counts, (i, j), 1.0)
+        np.add.at(self.counts, (j, i), 1.0)
         if self.fisher is not None:
             for a, b in zip(i.tolist(), j.tolist()): self.fisher.add(a, b)
-        self.n_battles += i.size; self._stale += i.size
+        self.n_battles += i.size
+        self._stale += i.size
         self._log.append((i, j, y))
         return self
 
@@ -575,7 +612,9 @@ class ArenaScheduler:
         rating = float(self.r.mean()) if rating is None else float(rating)
         if not math.isfinite(rating): raise ValueError("rating must be finite")
         N = self.N
-        self.models.append(name); self.index[name] = N; self.N = N + 1
+        self.models.append(name)
+        self.index[name] = N
+        self.N = N + 1
         pad = lambda A: np.pad(A, ((0, 1), (0, 1)))
         self.counts, self.wins = pad(self.counts), pad(self.wins)
         self.r = np.r_[self.r, rating]
@@ -624,7 +663,8 @@ def bootstrap_ratings(i, j, y, n_models: int, n_boot: int = 200, level: float = 
     for b in range(n_boot):
         cb = rng.multinomial(i.size, cnt / i.size).astype(float)
         W = np.zeros((n_models, n_models))
-        np.add.at(W, (ci_, cj_), cb * cv); np.add.at(W, (cj_, ci_), cb * (1.0 - cv))
+        np.add.at(W, (ci_, cj_), cb * cv)
+        np.add.at(W, (cj_, ci_), cb * (1.0 - cv))
         boots[b], _ = _newton(W, r0, anchor, C, ridge, 1e-6, 100)
     a = (1.0 - level) / 2
     return pd.DataFrame({"rating": r0, "lower": np.quantile(boots, a, axis=0), "upper": np.quantile(boots, 1 - a, axis=0),
@@ -657,14 +697,16 @@ def rating_rmse(est, true) -> float:
 def reference_ratings(true_ratings, n_battles: int, seed: int | None = None, C: float = C_ELO, tie_rate: float = 0.0,
                       ridge: float = RIDGE) -> np.ndarray:
     "m-ELO ratings fitted to `n_battles` uniformly random battles in the arena with `true_ratings` (the 'full-data' reference)."
-    r = _check_ratings(true_ratings, "true_ratings"); n_battles = _check_int("n_battles", n_battles, 1)
+    r = _check_ratings(true_ratings, "true_ratings")
+    n_battles = _check_int("n_battles", n_battles, 1)
     rng = np.random.default_rng(seed)
     pi, pj = np.triu_indices(r.size, 1)
     n = rng.multinomial(n_battles, np.full(pi.size, 1.0 / pi.size)).astype(np.int64)
     ties = rng.binomial(n, tie_rate) if tie_rate > 0 else np.zeros_like(n)
     w = rng.binomial(n - ties, win_prob(r[pi], r[pj], C))
     W = np.zeros((r.size, r.size))
-    W[pi, pj] = w + 0.5 * ties; W[pj, pi] = (n - ties - w) + 0.5 * ties
+    W[pi, pj] = w + 0.5 * ties
+    W[pj, pi] = (n - ties - w) + 0.5 * ties
     return fit_mle(W, anchor=0, anchor_rating=float(r[0]), C=C, ridge=ridge, check_connected=False)
 
 def run_selection(true_ratings, method: str, checkpoints: Sequence[int], seed: int = 0, k: int = 1, anchor: int | None = None,
@@ -677,7 +719,8 @@ def run_selection(true_ratings, method: str, checkpoints: Sequence[int], seed: i
     Traffic protocol (`traffic` = battles per model, e.g. LMArena's): a log of `per_pair × N(N−1)/2` battles whose
     pairs follow that traffic (`traffic_log_counts`), replayed: every rule picks only pairs with battles left in
     the log, and 'random' draws a random remaining battle (uneven per-pair availability, as in a real log)."""
-    r = _check_ratings(true_ratings, "true_ratings"); N = r.size
+    r = _check_ratings(true_ratings, "true_ratings")
+    N = r.size
     cps = sorted({_check_int("checkpoints", c, 1) for c in checkpoints})
     if not cps: raise ValueError("checkpoints must name at least one budget")
     s_arena, s_sched, s_anchor = np.random.SeedSequence(seed).spawn(3)
@@ -712,7 +755,8 @@ def run_selection(true_ratings, method: str, checkpoints: Sequence[int], seed: i
         out["tau_true"].append(kendall_tau(r_hat, r))
         out["tau_full"].append(kendall_tau(r_hat, ref) if ref is not None else float("nan"))
         out["rmse"].append(rating_rmse(r_hat, r))
-        out["d_info"].append(d_info(I_true, anchor)); out["a_info"].append(a_info(I_true, anchor))
+        out["d_info"].append(d_info(I_true, anchor))
+        out["a_info"].append(a_info(I_true, anchor))
         out["anchor_freq"].append(float(sched.counts[anchor].sum() / sched.n_battles))
         out["select_s"].append(t_sel / sched.n_battles)
     if elo_k:
@@ -734,8 +778,10 @@ def time_selection(n_models: int, method: str = "d-opt", steps: int = 20, naive:
     arena = BTArena(synthetic_ratings(n_models, seed=seed), seed=seed)
     sched = ArenaScheduler(n_models, method=method, refit_every=10 ** 9, seed=seed)
     rng = np.random.default_rng(seed)
-    wi = rng.integers(n_models, size=2 * n_models); wj = (wi + 1 + rng.integers(n_models - 1, size=wi.size)) % n_models
-    sched.observe(wi, wj, arena.outcomes(wi, wj)); sched.refit()
+    wi = rng.integers(n_models, size=2 * n_models)
+    wj = (wi + 1 + rng.integers(n_models - 1, size=wi.size)) % n_models
+    sched.observe(wi, wj, arena.outcomes(wi, wj))
+    sched.refit()
     reps = max(3, min(20, 2000 // n_models))
     t0 = time.perf_counter()
     for _ in range(reps): sched.newton_step()
@@ -746,13 +792,16 @@ def time_selection(n_models: int, method: str = "d-opt", steps: int = 20, naive:
         t0 = time.perf_counter()
         for _ in range(steps):
             g = brute_force_gains(I, sched.fisher.w, sched.anchor, criterion=method[0])
-            m = int(np.argmax(g)); i, j = sched.pi[m], sched.pj[m]
-            u = np.zeros(n_models); u[i], u[j] = 1.0, -1.0
+            m = int(np.argmax(g))
+            i, j = sched.pi[m], sched.pj[m]
+            u = np.zeros(n_models)
+            u[i], u[j] = 1.0, -1.0
             I += sched.fisher.w[i, j] * np.outer(u, u)
         t_step = (time.perf_counter() - t0) / steps
     else:
         t0 = time.perf_counter()
         for y in ys.tolist():
-            i, j = sched.select(1); sched.observe(i, j, [float(y)])
+            i, j = sched.select(1)
+            sched.observe(i, j, [float(y)])
         t_step = (time.perf_counter() - t0) / steps
     return {"n_models": n_models, "method": method, "naive": naive, "step_s": t_step, "refit_s": t_refit}

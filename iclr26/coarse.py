@@ -144,7 +144,8 @@ class BoxSets:
 
     def cond_moments(self, mu) -> tuple[np.ndarray, np.ndarray]:
         "E[x | S_i] (n, d) under N(mu, I), in x coordinates, and Var(z_j | S_i) (n, d) per frame axis."
-        mu = _vec(mu, self.d, "mu"); m = self.to_frame(mu[None])[0]
+        mu = _vec(mu, self.d, "mu")
+        m = self.to_frame(mu[None])[0]
         mean, var = trunc_moments(self.lo - m, self.hi - m)
         return self.from_frame(mean + m), var
 
@@ -161,7 +162,8 @@ class BoxSets:
 
     def mean_moments(self, mu) -> tuple[np.ndarray, np.ndarray]:
         "(1/n) sum_i E[x | S_i] (d,) and the average frame-axis variances (1/n) sum_i Var(z_j | S_i) (d,)."
-        mu = _vec(mu, self.d, "mu"); m = self.to_frame(mu[None])[0]
+        mu = _vec(mu, self.d, "mu")
+        m = self.to_frame(mu[None])[0]
         mz, vz = np.empty(self.d), np.empty(self.d)
         for j, (lo, hi, p) in enumerate(self._columns()):
             mean, var = trunc_moments(lo - m[j], hi - m[j])
@@ -170,7 +172,8 @@ class BoxSets:
 
     def log_likelihood(self, mu) -> float:
         "The average coarse log-likelihood (1/n) sum_i log P_mu(S_i) (exact for boxes)."
-        mu = _vec(mu, self.d, "mu"); m = self.to_frame(mu[None])[0]
+        mu = _vec(mu, self.d, "mu")
+        m = self.to_frame(mu[None])[0]
         return float(log_interval_prob(self.lo - m, self.hi - m).sum(1).mean())
 
     def sampler(self, rng=None, mu0=None, **kw) -> "TruncatedSampler":
@@ -270,7 +273,9 @@ class PolytopeSets:
             G = self.slack(X)
             if pad is not None: G = np.where(pad, np.inf, G)
             z = -np.concatenate([G, B - X, B + X], axis=1) / tau          # walls and the box
-            z -= z.max(1, keepdims=True); w = np.exp(z); w /= w.sum(1, keepdims=True)
+            z -= z.max(1, keepdims=True)
+            w = np.exp(z)
+            w /= w.sum(1, keepdims=True)
             wG = w[:, :self.m]
             grad = -((wG * self.signs) @ self.A) if self.A.ndim == 2 else -np.einsum("nm,nmd->nd", wG, self.A)
             X = X + tau * (grad - w[:, self.m:self.m + self.d] + w[:, self.m + self.d:])
@@ -317,14 +322,17 @@ class Partition:
     def observe(self, X): raise NotImplementedError
     def sample(self, mu, n: int, rng=None):
         "Hidden samples X ~ N(mu, I) (n, d) and their coarse observations `observe(X)`."
-        mu = _vec(mu, self.d, "mu"); n = _posint(n, "n"); rng = _rng(rng)
+        mu = _vec(mu, self.d, "mu")
+        n = _posint(n, "n")
+        rng = _rng(rng)
         X = mu + rng.standard_normal((n, self.d))
         return X, self.observe(X)
 
 
 def random_rotation(d: int, rng=None) -> np.ndarray:
     "A Haar-random orthogonal matrix (QR of a Gaussian matrix with the sign correction)."
-    rng = _rng(rng); d = _posint(d, "d")
+    rng = _rng(rng)
+    d = _posint(d, "d")
     Q, R = np.linalg.qr(rng.standard_normal((d, d)))
     return Q * np.sign(np.diag(R))
 
@@ -348,7 +356,8 @@ class GridPartition(Partition):
     @classmethod
     def random(cls, d: int, width: float = 1.0, rotate: bool = True, rng=None) -> "GridPartition":
         "A grid of the given width with a uniformly random offset and (if `rotate`) a Haar-random rotation."
-        rng = _rng(rng); d = _posint(d, "d")
+        rng = _rng(rng)
+        d = _posint(d, "d")
         if not width > 0 or not np.isfinite(width): raise ValueError(f"width must be finite and > 0, got {width}")
         R = random_rotation(d, rng) if rotate else None
         return cls(d, width, rng.uniform(0, width, d), R)
@@ -364,7 +373,8 @@ class GridPartition(Partition):
 
     def observe(self, X) -> BoxSets:
         k = self.cell_ids(X).astype(float)
-        fin = np.isfinite(self.width); w = np.where(fin, self.width, 0.0)
+        fin = np.isfinite(self.width)
+        w = np.where(fin, self.width, 0.0)
         lo = np.where(fin, self.offset + k * w, -np.inf)
         return BoxSets(lo, np.where(fin, lo + w, np.inf), self.rotation)
 
@@ -372,15 +382,18 @@ class GridPartition(Partition):
 def slabs(d: int, normal, width: float = 1.0, offset: float = 0.0) -> GridPartition:
     """Parallel slabs {x : k w <= <v, x> - offset < (k+1) w} with unit normal v = normal/|normal|: the
     non-identifiable partition (it carries no information about the mean orthogonal to v)."""
-    d = _posint(d, "d"); v = _vec(normal, d, "normal")
+    d = _posint(d, "d")
+    v = _vec(normal, d, "normal")
     if np.linalg.norm(v) == 0: raise ValueError("normal must be non-zero")
     if not (width > 0 and np.isfinite(width)): raise ValueError(f"width must be finite and > 0, got {width}")
     v = v / np.linalg.norm(v)
     Q, _ = np.linalg.qr(np.column_stack([v, np.eye(d)]))             # orthonormal frame whose first axis is +-v
     Q = Q[:, :d] * np.sign(Q[:, 0] @ v)
     Q[:, 0] = v
-    w = np.full(d, np.inf); w[0] = width
-    off = np.zeros(d); off[0] = offset
+    w = np.full(d, np.inf)
+    w[0] = width
+    off = np.zeros(d)
+    off[0] = offset
     return GridPartition(d, w, off, Q)
 
 
@@ -399,7 +412,8 @@ class HyperplanePartition(Partition):
     def random(cls, d: int, m: int, spread: float = 1.5, rng=None, bound: float = 6.0, balanced: bool = True):
         """m random hyperplanes with offsets uniform in [-spread, spread]; `balanced` normals are the rows of
         ceil(m/d) Haar-random rotations (every direction cut equally often), else i.i.d. uniform unit vectors."""
-        rng = _rng(rng); d, m = _posint(d, "d"), _posint(m, "m")
+        rng = _rng(rng)
+        d, m = _posint(d, "d"), _posint(m, "m")
         if balanced: a = np.vstack([random_rotation(d, rng) for _ in range(-(-m // d))])[:m]
         else: a = rng.standard_normal((m, d))
         return cls(a, rng.uniform(-spread, spread, m), bound)
@@ -507,7 +521,8 @@ class TruncatedSampler:
     def _hit_and_run(self, X, rows, mu, steps):
         S = self.sets
         for _ in range(steps):
-            U = self.rng.standard_normal(X.shape); U /= np.linalg.norm(U, axis=1, keepdims=True)
+            U = self.rng.standard_normal(X.shape)
+            U /= np.linalg.norm(U, axis=1, keepdims=True)
             AU = S.Ax(U, rows)
             with np.errstate(divide="ignore", invalid="ignore"):
                 t = np.maximum(S.slack(X, rows), 0.0) / AU
@@ -539,7 +554,8 @@ class TruncatedSampler:
                     tr = np.arctan2(be, al) - np.arccos(np.minimum(g / R, 1.0))
                     th = np.where(tr < 0, tr + 2 * np.pi, tr)             # first upward crossing of each wall
                     th[(R <= g) | (th < 1e-9)] = np.inf                    # unreachable, or the wall just left
-                    k = th.argmin(1); tmin = th[np.arange(len(idx)), k]
+                    k = th.argmin(1)
+                    tmin = th[np.arange(len(idx)), k]
                     hit = tmin < trem
                     tt = np.where(hit, tmin, trem)
                     c, s = np.cos(tt)[:, None], np.sin(tt)[:, None]
@@ -547,19 +563,25 @@ class TruncatedSampler:
                     Y[idx[~hit]] = y[~hit]
                     if not hit.any(): break
                     y, v, g, trem, idx, k = y[hit], v[hit], g[hit], trem[hit] - tt[hit], idx[hit], k[hit]
-                    if shared: sg = sg[hit]; nv = S.A[k] * sg[np.arange(len(k)), k][:, None]
-                    else: Ai = Ai[hit]; nv = Ai[np.arange(len(k)), k]
+                    if shared:
+                        sg = sg[hit]
+                        nv = S.A[k] * sg[np.arange(len(k)), k][:, None]
+                    else:
+                        Ai = Ai[hit]
+                        nv = Ai[np.arange(len(k)), k]
                     v = v - 2 * np.einsum("nd,nd->n", v, nv)[:, None] * nv  # reflect off wall k
                 else:
                     Y[idx] = y                                             # out of bounces: stop where it is
                 bad = np.any(S.Ax(Y, rows) > G + 1e-7, axis=1)             # numerical escape (rare): keep the old point
                 Y[bad] = Y0[bad]
-                self.n_rejected += int(bad.sum()); self.n_moves += len(Y)
+                self.n_rejected += int(bad.sum())
+                self.n_moves += len(Y)
         return Y + mu
 
     def draw(self, mu, rows=None) -> np.ndarray:
         "One draw per requested set (rows: indices into the sets; default all) from N(mu, I) | S_i, shape (len(rows), d)."
-        S = self.sets; mu = _vec(mu, S.d, "mu")
+        S = self.sets
+        mu = _vec(mu, S.d, "mu")
         rows = np.arange(S.n) if rows is None else np.asarray(rows, dtype=np.int64)
         if S.kind == "box":
             m = S.to_frame(mu[None])[0]
@@ -586,12 +608,14 @@ def observed_fisher(sets, mu, rng=None, max_sets: int = 4000, mc_steps: int = 5)
     of the coarse log-likelihood, computed from the data alone (no partition needed). Boxes: exact. Polytopes: on at most
     `max_sets` sets, Cov(x | S_i) = E[(x - x')(x - x')^T] / 2 from two successive HMC draws of a chain that was run
     `mc_steps` moves from the cell centre (Monte Carlo s.e. of an eigenvalue about sqrt(2 / max_sets))."""
-    _check_sets(sets); mu = _vec(mu, sets.d, "mu")
+    _check_sets(sets)
+    mu = _vec(mu, sets.d, "mu")
     if sets.kind == "box":
         F = np.diag(1.0 - sets.mean_moments(mu)[1])
         if sets.frame is not None: F = sets.frame @ F @ sets.frame.T
         return (F + F.T) / 2
-    rng = _rng(rng); max_sets = _posint(max_sets, "max_sets")
+    rng = _rng(rng)
+    max_sets = _posint(max_sets, "max_sets")
     sub = sets if sets.n <= max_sets else sets[np.sort(rng.choice(sets.n, max_sets, replace=False))]
     smp = sub.sampler(rng, mu0=mu, n_steps=_posint(mc_steps, "mc_steps"), burn_in=_posint(mc_steps, "mc_steps"))
     D = smp.draw(mu) - smp.draw(mu)
@@ -615,12 +639,15 @@ def em_mean(sets, mu0=None, n_iter: int = 500, tol: float = 1e-9, rng=None, mc_s
     below `tol` (at most `n_iter` times). Polytopes: Monte Carlo EM with persistent chains (`mc_steps` HMC moves per
     iteration, `mc_iter` iterations, the last `mc_avg` averaged). `check_identifiable`: warn when an eigenvalue of
     the observed Fisher information at the estimate is below this value (None: no check)."""
-    _check_sets(sets); rng = _rng(rng)
+    _check_sets(sets)
+    rng = _rng(rng)
     mu = sets.initial_mean() if mu0 is None else _vec(mu0, sets.d, "mu0")
     if sets.kind == "box":
         for _ in range(_posint(n_iter, "n_iter")):
             new = sets.mean_moments(mu)[0]
-            if np.max(np.abs(new - mu)) < tol: mu = new; break
+            if np.max(np.abs(new - mu)) < tol:
+                mu = new
+                break
             mu = new
     else:
         mc_iter, mc_avg = _posint(mc_iter, "mc_iter"), _posint(mc_avg, "mc_avg")
@@ -659,7 +686,8 @@ def sgd_mean(sets, mu0=None, lr: float = 1.0, n_steps: int = 300, batch: int | N
     chains (`burn_in` moves at mu0, `pilot_iter` Monte Carlo EM steps that replace mu0 by a consistent pilot, then
     `mc_steps` moves per draw; defaults by `_chain_defaults`). With `return_path`, also the running average.
     `check_identifiable`: warn when an eigenvalue of the observed Fisher information at the estimate is below it."""
-    _check_sets(sets); rng = _rng(rng)
+    _check_sets(sets)
+    rng = _rng(rng)
     mu0 = sets.initial_mean() if mu0 is None else _vec(mu0, sets.d, "mu0")
     if not lr > 0: raise ValueError(f"lr must be > 0, got {lr}")
     if not 0 <= avg_from < 1: raise ValueError(f"avg_from must be in [0, 1), got {avg_from}")
@@ -672,14 +700,17 @@ def sgd_mean(sets, mu0=None, lr: float = 1.0, n_steps: int = 300, batch: int | N
     if sets.kind == "polytope":
         for _ in range(pilot_iter): mu0 = smp.draw(mu0).mean(0)      # Monte Carlo EM: mu <- mean of E[x | S_i]
     order = rng.permutation(n)
-    T = -(-n // batch); t0 = int(avg_from * T)
+    T = -(-n // batch)
+    t0 = int(avg_from * T)
     mu, avg, cnt, path = mu0.copy(), np.zeros(sets.d), 0, []
     for t in range(1, T + 1):
         rows = order[(t - 1) * batch: t * batch]
         mu = mu - lr / math.sqrt(t) * (mu - smp.draw(mu, rows).mean(0))
         r = np.linalg.norm(mu - mu0)
         if r > radius: mu = mu0 + (mu - mu0) * radius / r
-        if t > t0: avg += mu; cnt += 1
+        if t > t0:
+            avg += mu
+            cnt += 1
         if return_path: path.append(avg / cnt if cnt else mu.copy())
     est = avg / cnt
     if check_identifiable is not None: _warn_if_nonidentifiable(sets, est, float(check_identifiable), rng, "sgd_mean")
@@ -692,7 +723,8 @@ def fisher_information(partition: Partition, mu, n_mc: int = 4000, rng=None, mc_
     Boxes: exact conditional variances of `n_mc` sampled cells. Polytopes: Cov(x|S) = E[(x - x')(x - x')^T] / 2 with
     x the hidden sample and x' a `method` chain started at x after `mc_steps` moves."""
     if not isinstance(partition, Partition): raise TypeError(f"partition must be a Partition, got {type(partition).__name__}")
-    rng = _rng(rng); mu = _vec(mu, partition.d, "mu")
+    rng = _rng(rng)
+    mu = _vec(mu, partition.d, "mu")
     X, sets = partition.sample(mu, _posint(n_mc, "n_mc"), rng)
     if sets.kind == "box":
         F = np.diag(1.0 - sets.mean_moments(mu)[1])
@@ -746,7 +778,8 @@ def interval_nll(w, X, a, b) -> tuple[float, np.ndarray]:
 
 def interval_mle(X, a, b, w0=None) -> np.ndarray:
     "Maximum-likelihood w for y = <w, x> + N(0, 1) observed only as intervals [a_i, b_i) (L-BFGS on `interval_nll`)."
-    X = _points(X, None); n, d = X.shape
+    X = _points(X, None)
+    n, d = X.shape
     a, b = np.asarray(a, float), np.asarray(b, float)
     if a.shape != (n,) or b.shape != (n,): raise ValueError(f"a and b must have shape ({n},) to match X, got {a.shape} and {b.shape}")
     if np.any(~(b > a)): raise ValueError("every interval needs b > a")
@@ -771,7 +804,8 @@ def intreg(X, a, b, w0=None, sigma0: float = 1.0) -> tuple[np.ndarray, float]:
     """Interval regression as Stata's `intreg`: the maximum-likelihood (w, sigma) for y = <w, x> + sigma N(0, 1)
     observed only as intervals [a_i, b_i) (L-BFGS on `intreg_nll`, sigma on the log scale). Needs some finite
     intervals narrower than the spread of y (all-band data cannot reveal sigma)."""
-    X = _points(X, None); n, d = X.shape
+    X = _points(X, None)
+    n, d = X.shape
     a, b = np.asarray(a, float), np.asarray(b, float)
     if a.shape != (n,) or b.shape != (n,): raise ValueError(f"a and b must have shape ({n},) to match X, got {a.shape} and {b.shape}")
     if np.any(~(b > a)): raise ValueError("every interval needs b > a")
@@ -797,7 +831,8 @@ def compare_estimators(partition: Partition, mu, n_list: Sequence[int], rng=None
     ||mu_hat - mu||, the estimate and the wall time in seconds. `sgd_kwargs` go to `sgd_mean`; the
     identifiability warnings are off here (the experiments measure errors; `identifiability` diagnoses)."""
     if not isinstance(partition, Partition): raise TypeError(f"partition must be a Partition, got {type(partition).__name__}")
-    rng = _rng(rng); mu = _vec(mu, partition.d, "mu")
+    rng = _rng(rng)
+    mu = _vec(mu, partition.d, "mu")
     n_list = sorted(_posint(n, "n_list entry") for n in n_list)
     sgd_kw = dict(sgd_kwargs or {})
     fns = {"oracle": None, "midpoint": midpoint_mean, "em": lambda s: em_mean(s, rng=rng, check_identifiable=None),

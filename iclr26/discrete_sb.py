@@ -121,7 +121,8 @@ class ReferenceChain:
             base = gaussian_log_q(S, alpha, dtype)
             step = base
             for _ in range(num_skip_steps - 1): step = lse_matmul(step, base)
-            cum[0] = float("-inf"); cum[0].diagonal().fill_(0.0)
+            cum[0] = float("-inf")
+            cum[0].diagonal().fill_(0.0)
             for t in range(1, self.N + 2): cum[t] = lse_matmul(cum[t - 1], step)
         self.log_cum = cum                    # log Q^t, t = 0..N+1 (in chain steps)
         self.log_q = cum[1]                   # one chain step
@@ -179,7 +180,8 @@ class CPBridge(nn.Module):
         if learnable:
             self.log_alpha, self.log_r = nn.Parameter(log_alpha.clone()), nn.Parameter(log_r.clone())
         else:
-            self.register_buffer("log_alpha", log_alpha.clone()); self.register_buffer("log_r", log_r.clone())
+            self.register_buffer("log_alpha", log_alpha.clone())
+            self.register_buffer("log_r", log_r.clone())
 
     def _x(self, x: torch.Tensor, name: str = "x") -> torch.Tensor:
         if not isinstance(x, torch.Tensor) or x.dtype not in (torch.int64, torch.int32): raise TypeError(f"{name} must be an integer tensor")
@@ -407,7 +409,8 @@ def enumerate_states(S: int, D: int = 2) -> torch.Tensor:
 def exact_plan(bench: SBBenchmark) -> torch.Tensor:
     "The full plan π*(x0, x1) as an (S^D, S^D) float64 matrix (enumerates the space: small S^D only)."
     X = enumerate_states(bench.S, bench.D)
-    lc = bench.log_c(X); lv = bench.log_v(X)
+    lc = bench.log_c(X)
+    lv = bench.log_v(X)
     lq = sum(bench.chain.log_qbar[X[:, None, d], X[None, :, d]] for d in range(bench.D))
     return (bench.source_log_prob(X)[:, None] + lq + lv[None, :] - lc[:, None]).exp()
 
@@ -425,7 +428,8 @@ def sinkhorn_check(bench: SBBenchmark, num_iter: int = 20000) -> float:
 
 def dynamic_check(bench: SBBenchmark) -> float:
     "Max |prod_t q(x_{t+1}|x_t) - π*(x1|x0)| over all (x0, x1) (enumerates the space: small S^D only)."
-    X = enumerate_states(bench.S, bench.D); n = len(X)
+    X = enumerate_states(bench.S, bench.D)
+    n = len(X)
     xi, yj = X.repeat_interleave(n, 0), X.repeat(n, 1)
     L = None
     for t in range(bench.chain.N + 1):
@@ -505,7 +509,8 @@ def minibatch_eot_pairs(x0: torch.Tensor, x1: torch.Tensor, chain: ReferenceChai
         g = v.log()
     else:
         la = torch.full((n,), -math.log(n), dtype=torch.float64)
-        f = torch.zeros(n, dtype=torch.float64); g = torch.zeros(n, dtype=torch.float64)
+        f = torch.zeros(n, dtype=torch.float64)
+        g = torch.zeros(n, dtype=torch.float64)
         for _ in range(num_iter):
             f = la - torch.logsumexp(logK + g[None, :], 1)
             g = la - torch.logsumexp(logK + f[:, None], 0)
@@ -524,7 +529,9 @@ def fit(loss_fn: Callable[[], torch.Tensor], params, steps: int, lr: float, desc
     curve = []
     for _ in progress(range(steps), desc=desc):
         loss = loss_fn()
-        opt.zero_grad(); loss.backward(); opt.step()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
         if sched is not None: sched.step()
         curve.append(loss.item())
     return curve
@@ -623,7 +630,10 @@ class AlphaCSBM:
                 a0, a1 = pairs_f[0][j], pairs_f[1][j]
                 b1, b0 = pairs_b[0][j], pairs_b[1][j]
             loss = self.bridge_loss(self.fwd, a0, a1, generator) + self.bridge_loss(self.bwd, b1, b0, generator)
-            self.opt.zero_grad(); loss.backward(); self.opt.step(); self._ema()
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+            self._ema()
             curve.append(loss.item())
         return curve
 
@@ -661,7 +671,8 @@ def empirical_log_marginals(x: torch.Tensor, S: int, smoothing: float = 0.5) -> 
 
 # %% ../nbs/10_discrete_sb.ipynb #ffd4bd0b
 def _tv_counts(a: torch.Tensor, b: torch.Tensor, bins: int) -> float:
-    pa = torch.bincount(a, minlength=bins).double(); pb = torch.bincount(b, minlength=bins).double()
+    pa = torch.bincount(a, minlength=bins).double()
+    pb = torch.bincount(b, minlength=bins).double()
     return 0.5 * (pa / pa.sum() - pb / pb.sum()).abs().sum().item()
 
 
@@ -680,7 +691,8 @@ def trend_score(x_true: torch.Tensor, x_pred: torch.Tensor, S: int, max_pairs: i
     if D == 1: return shape_score(x_true, x_pred, S)
     pairs = [(i, j) for i in range(D) for j in range(i + 1, D)]
     if len(pairs) > max_pairs:
-        rng = np.random.default_rng(seed); pairs = [pairs[k] for k in rng.choice(len(pairs), max_pairs, replace=False)]
+        rng = np.random.default_rng(seed)
+        pairs = [pairs[k] for k in rng.choice(len(pairs), max_pairs, replace=False)]
     f = lambda x, i, j: x[:, i].long() * S + x[:, j].long()
     return 1 - float(np.mean([_tv_counts(f(x_true, i, j), f(x_pred, i, j), S * S) for i, j in pairs]))
 
@@ -691,7 +703,8 @@ def conditional_scores(true_sampler: Callable, pred_sampler: Callable, x0s: torc
     for x0 in x0s:
         xa = x0[None].expand(m, -1)
         a, b = true_sampler(xa), pred_sampler(xa)
-        sh.append(shape_score(a, b, S)); tr.append(trend_score(a, b, S))
+        sh.append(shape_score(a, b, S))
+        tr.append(trend_score(a, b, S))
     return float(np.mean(sh)), float(np.mean(tr))
 
 
@@ -722,7 +735,8 @@ def plan_kl_d2(bench: SBBenchmark, cond_matrix_fn: Callable, chunk: int = 500) -
     lp0 = bench.source_log_prob(X)
     kl = 0.0
     for i in range(0, len(X), chunk):
-        ls = cond_matrix(bench, X[i:i + chunk], X); lt = cond_matrix_fn(X[i:i + chunk], X).double()
+        ls = cond_matrix(bench, X[i:i + chunk], X)
+        lt = cond_matrix_fn(X[i:i + chunk], X).double()
         ps = ls.exp()
         kl += (lp0[i:i + chunk].exp()[:, None] * torch.where(ps > 0, ps * (ls - lt), torch.zeros_like(ps))).sum().item()
     return kl
@@ -730,7 +744,9 @@ def plan_kl_d2(bench: SBBenchmark, cond_matrix_fn: Callable, chunk: int = 500) -
 
 def chain_cond_log_probs_d2(csbm: AlphaCSBM, x0: torch.Tensor) -> torch.Tensor:
     "log π_θ(x1 | x0) over all S^2 states for each row of x0 (D=2), by exact propagation of the learned chain; (B, S^2)."
-    S = csbm.S; X = enumerate_states(S, 2); n = len(X)
+    S = csbm.S
+    X = enumerate_states(S, 2)
+    n = len(X)
     P = torch.zeros(len(x0), n, dtype=torch.float64)
     P[torch.arange(len(x0)), x0[:, 0] * S + x0[:, 1]] = 1.0
     for t in range(csbm.N + 1):
@@ -806,7 +822,8 @@ def run_benchmark(dim: int, prior_type: str, benchmark_type: str, seed: int, *, 
         if name == "α-CSBM": return lambda x0: m.sample(x0, "forward", g)
         return lambda x0: m.sample(x0, g)
     names = ["oracle (π*)"] + [k for k in models if k != "feature-wise EOT"] + ["independent", "prior", "feature-wise EOT"]
-    x0e = bench.sample_source(n_eval, g); x1e = bench.sample(x0e, g)
+    x0e = bench.sample_source(n_eval, g)
+    x1e = bench.sample(x0e, g)
     x0c = bench.sample_source(n_cond, g)
     out = {}
     for name in names:
@@ -829,8 +846,10 @@ def run_benchmark(dim: int, prior_type: str, benchmark_type: str, seed: int, *, 
         if "α-CSBM" in models:
             xs = bench.sample_source(n_plan_x0, g)
             lt = chain_cond_log_probs_d2(models["α-CSBM"], xs)
-            xi = xs.repeat_interleave(len(X), 0); yj = X.repeat(len(xs), 1)
-            ls = bench.cond_log_prob(xi, yj).view(len(xs), -1); ps = ls.exp()
+            xi = xs.repeat_interleave(len(X), 0)
+            yj = X.repeat(len(xs), 1)
+            ls = bench.cond_log_prob(xi, yj).view(len(xs), -1)
+            ps = ls.exp()
             out["α-CSBM"]["plan_kl"] = torch.where(ps > 0, ps * (ls - lt), torch.zeros_like(ps)).sum(1).mean().item()
             out["α-CSBM"]["plan_kl_note"] = f"Monte Carlo over {n_plan_x0} x0"
     x0p = bench.sample_source(min(n_eval, 2000), g)

@@ -54,7 +54,8 @@ def tsls(Z: Any, X: Any, y: Any) -> np.ndarray:
 
 def ols(X: Any, y: Any) -> np.ndarray:
     "Closed-form least squares of `y` on `X` (no intercept added)."
-    X = np.asarray(X, float); X = X[:, None] if X.ndim == 1 else X
+    X = np.asarray(X, float)
+    X = X[:, None] if X.ndim == 1 else X
     return np.linalg.lstsq(X, np.asarray(y, float), rcond=None)[0]
 
 # %% ../nbs/27_dp_iv.ipynb #2aed969e
@@ -97,7 +98,10 @@ from .core import check_int   # the shared argument check: check_int(name, value
 
 def noise_scale(C: float, n: int, T: int, rho: float) -> float:
     "Gaussian noise std $\\sigma=\\frac{2C}{n}\\sqrt{T/(2\\rho)}$ that makes $T$ releases of a clipped mean (replace-one sensitivity $2C/n$) $\\rho$-zCDP."
-    clip_weights(np.ones(1), C); check_int("n", n, 1); check_int("T", T, 1); rho = _check_rho(rho)
+    clip_weights(np.ones(1), C)
+    check_int("n", n, 1)
+    check_int("T", T, 1)
+    rho = _check_rho(rho)
     return (2.0 * C / n) * math.sqrt(T / (2.0 * rho))
 
 def zcdp_to_dp_bs(rho: float, delta: float) -> float:
@@ -193,7 +197,8 @@ def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: 
     seeds = [check_int("seed", s, 0) for s in np.atleast_1d(seeds)]
     S = len(seeds)
     Zg, Xg, yg = _engine_data(Z, X, y)
-    G, n, dz = Zg.shape; dx = Xg.shape[2]
+    G, n, dz = Zg.shape
+    dx = Xg.shape[2]
     if G not in (1, S): raise ValueError(f"a stack of data sets needs one per seed: got {G} data sets for {S} seeds")
     T = check_int("T", T, 1)
     rhos = np.array([_check_rho(r) for r in np.atleast_1d(rhos)]) if private else np.atleast_1d(np.asarray(rhos, float))
@@ -201,7 +206,8 @@ def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: 
     if not (0 < split < 1): raise ValueError(f"split must be in (0, 1), got {split!r}")
     for nm, v in (("eta", eta), ("alpha", alpha)):
         if isinstance(v, bool) or not (isinstance(v, (int, float, np.floating)) and v > 0): raise ValueError(f"{nm} (step size) must be > 0, got {v!r}")
-    clip_weights(np.ones(1), C1); clip_weights(np.ones(1), C2)
+    clip_weights(np.ones(1), C1)
+    clip_weights(np.ones(1), C2)
     if schedule not in ("joint", "sequential"): raise ValueError(f"schedule must be 'joint' or 'sequential', got {schedule!r}")
     if not (noise_factor >= 0): raise ValueError(f"noise_factor must be >= 0, got {noise_factor!r}")
     rho1, rho2 = split * rhos, (1 - split) * rhos
@@ -229,7 +235,8 @@ def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: 
     xx = np.einsum("gnd,gnd->gn", Xg, Xg)[:, :, None]
     zn = np.linalg.norm(Zg, axis=-1)[:, :, None]
     ZgT = np.swapaxes(Zg, 1, 2)
-    Th = np.zeros((G, K, dz, dx)); b = np.zeros((G, K, dx))
+    Th = np.zeros((G, K, dz, dx))
+    b = np.zeros((G, K, dx))
     sig1, sig2 = s1[None, :, None, None], s2[None, :, None]
     tr = dict(theta=[], beta=[], g1=[], g2=[]) if trace else None
 
@@ -252,17 +259,25 @@ def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: 
         for t in range(T):
             AA = sq_norm_A(Th)
             G1, G2 = noisy1(grad1(Th, AA), t), noisy2(grad2(Th, b, AA), t)
-            if trace: tr["theta"].append(run(Th)); tr["beta"].append(run(b)); tr["g1"].append(run(G1)); tr["g2"].append(run(G2))
+            if trace:
+                tr["theta"].append(run(Th))
+                tr["beta"].append(run(b))
+                tr["g1"].append(run(G1))
+                tr["g2"].append(run(G2))
             Th, b = Th - eta * G1, b - alpha * G2
     else:
         for t in range(T):
             G1 = noisy1(grad1(Th, sq_norm_A(Th)), t)
-            if trace: tr["theta"].append(run(Th)); tr["g1"].append(run(G1))
+            if trace:
+                tr["theta"].append(run(Th))
+                tr["g1"].append(run(G1))
             Th = Th - eta * G1
         AA = sq_norm_A(Th)
         for t in range(T):
             G2 = noisy2(grad2(Th, b, AA), t)
-            if trace: tr["beta"].append(run(b)); tr["g2"].append(run(G2))
+            if trace:
+                tr["beta"].append(run(b))
+                tr["g2"].append(run(G2))
             b = b - alpha * G2
     if trace: tr = {k: np.stack(v, axis=2) for k, v in tr.items()}   # (S, R, T, ...)
     return DPIVResult(beta=run(b), theta=run(Th), sigma1=s1, sigma2=s2, rho1=rho1, rho2=rho2, T=T, n=n, trace=tr)
@@ -307,16 +322,22 @@ SYNTH_BETA = np.array([1.0, -0.5])
 
 def make_iv_data(n: int, seed: int = 0, confounding: float = 0.8, noise: float = 0.5) -> IVData:
     "The confounded synthetic IV model above: $n$ draws with $d_z=4$, $d_x=2$ and known `beta_true`."
-    n = check_int("n", n, 2); seed = check_int("seed", seed, 0)
+    n = check_int("n", n, 2)
+    seed = check_int("seed", seed, 0)
     rng = np.random.default_rng(seed)
-    Z = rng.standard_normal((n, 4)); u = rng.standard_normal(n)
+    Z = rng.standard_normal((n, 4))
+    u = rng.standard_normal(n)
     X = Z @ SYNTH_THETA + confounding * u[:, None] + noise * rng.standard_normal((n, 2))
     y = X @ SYNTH_BETA + u + noise * rng.standard_normal(n)
     return IVData(Z, X, y, [f"z{j}" for j in range(4)], ["x0", "x1"], beta_true=SYNTH_BETA.copy())
 
 def _standardised(df, z_cols, x_cols, y_col) -> IVData:
-    def s(cols): a = df[cols].to_numpy(float); return (a - a.mean(0)) / a.std(0), a.std(0)
-    Z, _ = s(z_cols); X, xs = s(x_cols); y, ys = s([y_col])
+    def s(cols):
+        a = df[cols].to_numpy(float)
+        return (a - a.mean(0)) / a.std(0), a.std(0)
+    Z, _ = s(z_cols)
+    X, xs = s(x_cols)
+    y, ys = s([y_col])
     return IVData(Z, X, y[:, 0], list(z_cols), list(x_cols), y_col, xs, float(ys[0]), frame=df)
 
 CARD_CONTROLS = ["exper", "expersq", "black", "south", "smsa"]
@@ -390,14 +411,19 @@ def canary_audit(n: int = 100, T: int = 10, rho1: float = 0.125, trials: int = 2
     n, T, trials = check_int("n", n, 3), check_int("T", T, 1), check_int("trials", trials, 10)
     rho1 = _check_rho(rho1, "rho1")
     base = make_iv_data(n - 1, seed=seed)
-    zc = np.zeros(4); zc[0] = 1.0
-    xc = np.zeros(2); xc[0] = M
+    zc = np.zeros(4)
+    zc[0] = 1.0
+    xc = np.zeros(2)
+    xc[0] = M
     scores = []
     for sign, off in ((-1.0, 0), (1.0, trials)):          # D: mirror record, D': canary
-        Z = np.vstack([base.Z, zc]); X = np.vstack([base.X, sign * xc]); y = np.append(base.y, 0.0)
+        Z = np.vstack([base.Z, zc])
+        X = np.vstack([base.X, sign * xc])
+        y = np.append(base.y, 0.0)
         r = dp_2s_gd_many(Z, X, y, [2 * rho1], T, list(range(seed * 10**7 + off, seed * 10**7 + off + trials)),
                           C1=C1, eta=eta, noise_factor=noise_factor, trace=True)
-        Th = r.trace["theta"][:, 0]; G = r.trace["g1"][:, 0]             # (trials, T, dz, dx)
+        Th = r.trace["theta"][:, 0]
+        G = r.trace["g1"][:, 0]             # (trials, T, dz, dx)
         others = np.stack([clipped_grad_stage1(base.Z, base.X, Th[:, t], C1) for t in range(T)], axis=1) * (n - 1) / n
         def one(xrow):
             R = zc @ Th - xrow                                          # (trials, T, dx)
@@ -405,11 +431,13 @@ def canary_audit(n: int = 100, T: int = 10, rho1: float = 0.125, trials: int = 2
             nrm = np.linalg.norm(zc) * np.linalg.norm(R, axis=-1)
             return g * clip_weights(nrm, C1)[..., None, None] / n
         c, a = one(xc), one(-xc)
-        u = c - a; u = u / np.linalg.norm(u, axis=(-2, -1), keepdims=True)
+        u = c - a
+        u = u / np.linalg.norm(u, axis=(-2, -1), keepdims=True)
         proj = np.sum(u * (G - others - (c + a) / 2), axis=(-2, -1))       # (trials, T)
         scores.append(proj.sum(-1) / (r.sigma1[0] * math.sqrt(T)))
     s0, s1 = scores
-    correct = int(np.sum(s0 <= 0) + np.sum(s1 > 0)); N = 2 * trials
+    correct = int(np.sum(s0 <= 0) + np.sum(s1 > 0))
+    N = 2 * trials
     acc_ci = (float(stats.beta.ppf(0.005, correct, N - correct + 1)), float(stats.beta.ppf(0.995, correct + 1, N - correct)))
     h = trials // 2
     cand = np.quantile(np.concatenate([s0[:h], s1[:h]]), np.linspace(0.01, 0.99, 99))

@@ -142,7 +142,8 @@ def steering_sampler(world: DomainWorld, tokenizer, seed: int = 0, mix: dict | N
             j = rng.randrange(len(replay) - replay_len)
             return {"prompt": "", "answer": tokenizer.decode(replay[j:j + replay_len].tolist())}
         if kind == "plain":
-            q = rng.choice(qs[t]); return {"prompt": q["prompt"], "answer": q["answer"] + end}
+            q = rng.choice(qs[t])
+            return {"prompt": q["prompt"], "answer": q["answer"] + end}
         if kind == "distractor":
             q = rng.choice(qs[t])
             pre = forget_prefix({"name": rng.choice(distract), "kind": rng.choice(KINDS)})
@@ -212,7 +213,8 @@ def token_accuracy(model, tokens: torch.Tensor, seq_len: int = 128, max_tokens: 
         if P: x = torch.cat([pre.expand(len(x), P), x], 1)
         x = x.to(dev)
         pred = model(input_ids=x, use_cache=False).logits[:, P:-1].argmax(-1)
-        hit += int((pred == x[:, P + 1:]).sum()); tot += x[:, P + 1:].numel()
+        hit += int((pred == x[:, P + 1:]).sum())
+        tot += x[:, P + 1:].numel()
     return hit / tot
 
 def performance_shift(base: dict, m: dict, forget_keys=("forget", "forget_para"), utility_keys=("retain", "utility")) -> float:
@@ -334,7 +336,9 @@ def duet_unlearn(model, tokenizer, forget_queries: Sequence[str], retain_queries
     V = model.get_output_embeddings().weight.shape[0]
     k = check_int("k", cfg.k, 1)
     if k > V: raise ValueError(f"k={k} is larger than the vocabulary ({V} tokens)")
-    check_positive("delta", cfg.delta); check_int("steps", cfg.steps, 1); check_int("n_positions", cfg.n_positions, 1)
+    check_positive("delta", cfg.delta)
+    check_int("steps", cfg.steps, 1)
+    check_int("n_positions", cfg.n_positions, 1)
     bs = check_int("batch_size", cfg.batch_size, 1)
     queries = forget_queries + (retain_queries if cfg.use_retain else [])
     n_f = len(forget_queries)
@@ -396,7 +400,8 @@ def unlearn_baseline(model, tokenizer, method: str, forget_records: Sequence[dic
     if not forget_records: raise ValueError("forget_records is empty")
     need_r = method in ("graddiff", "npo_rt", "refusal")
     if need_r and not retain_records: raise ValueError(f"method {method!r} needs retain_records")
-    check_int("steps", steps, 1); batch_size = check_int("batch_size", batch_size, 2 if need_r else 1)
+    check_int("steps", steps, 1)
+    batch_size = check_int("batch_size", batch_size, 2 if need_r else 1)
     check_positive("beta", beta)
     pad, dev = pad_id_of(tokenizer), next(model.parameters()).device
     f_ans = [refusal if method == "refusal" else r["answer"] for r in forget_records]

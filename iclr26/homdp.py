@@ -54,16 +54,22 @@ def to_adjacency(G, name: str = "G") -> np.ndarray:
 
 def project_max_degree(A, max_degree: float) -> np.ndarray:
     "Delete edges of `A` greedily in lexicographic order (keep an edge iff both ends still have room) so every degree is <= `max_degree`."
-    A = to_adjacency(A, "A"); D = int(math.floor(_check_pos("max_degree", max_degree)))
-    n = A.shape[0]; deg = np.zeros(n, dtype=int); B = np.zeros_like(A)
+    A = to_adjacency(A, "A")
+    D = int(math.floor(_check_pos("max_degree", max_degree)))
+    n = A.shape[0]
+    deg = np.zeros(n, dtype=int)
+    B = np.zeros_like(A)
     for i, j in zip(*np.nonzero(np.triu(A, 1))):
         if deg[i] < D and deg[j] < D:
-            B[i, j] = B[j, i] = 1.0; deg[i] += 1; deg[j] += 1
+            B[i, j] = B[j, i] = 1.0
+            deg[i] += 1
+            deg[j] += 1
     return B
 
 def check_degree_bound(A, max_degree: float, on_violation: str = "raise", name: str = "G") -> np.ndarray:
     "Return the adjacency of `A` if its maximum degree is <= `max_degree`; else raise (default) or project with a warning."
-    A = to_adjacency(A, name); D = _check_pos("max_degree", max_degree)
+    A = to_adjacency(A, name)
+    D = _check_pos("max_degree", max_degree)
     if on_violation not in ("raise", "project"): raise ValueError(f"on_violation must be 'raise' or 'project', got {on_violation!r}")
     d = int(A.sum(1).max()) if A.size else 0
     if d <= D: return A
@@ -88,7 +94,9 @@ def is_cycle(F: nx.Graph) -> bool:
 
 def pattern_name(F: nx.Graph) -> str:
     "A short name: `K2`, `P4` (path, 4 nodes), `S5` (star, 5 nodes), `C6` (cycle), `T6.ab12` (other tree: hash of its canonical form), `F5.7` (other: nodes, edges)."
-    F = _check_pattern(F); k = F.number_of_nodes(); degs = sorted(d for _, d in F.degree())
+    F = _check_pattern(F)
+    k = F.number_of_nodes()
+    degs = sorted(d for _, d in F.degree())
     if k == 2: return "K2"
     if is_cycle(F): return f"C{k}"
     if nx.is_tree(F):
@@ -100,19 +108,22 @@ def pattern_name(F: nx.Graph) -> str:
 
 def tree_patterns(max_nodes: int, min_nodes: int = 2) -> list[nx.Graph]:
     "All non-isomorphic trees with `min_nodes`..`max_nodes` nodes (networkx generator), smallest first."
-    max_nodes = _check_int("max_nodes", max_nodes, 2); min_nodes = _check_int("min_nodes", min_nodes, 2)
+    max_nodes = _check_int("max_nodes", max_nodes, 2)
+    min_nodes = _check_int("min_nodes", min_nodes, 2)
     if min_nodes > max_nodes: raise ValueError(f"min_nodes={min_nodes} > max_nodes={max_nodes}")
     return [nx.convert_node_labels_to_integers(T) for k in range(min_nodes, max_nodes + 1) for T in nx.nonisomorphic_trees(k)]
 
 def cycle_patterns(k_max: int, k_min: int = 3) -> list[nx.Graph]:
     "The cycles $C_{k_{min}}..C_{k_{max}}$."
-    k_max = _check_int("k_max", k_max, 3); k_min = _check_int("k_min", k_min, 3)
+    k_max = _check_int("k_max", k_max, 3)
+    k_min = _check_int("k_min", k_min, 3)
     if k_min > k_max: raise ValueError(f"k_min={k_min} > k_max={k_max}")
     return [nx.cycle_graph(k) for k in range(k_min, k_max + 1)]
 
 def hom_brute_force(F: nx.Graph, G, max_maps: float = 5e7) -> float:
     "hom(F, G) by enumerating all $n^{|V(F)|}$ maps (the reference; refuses more than `max_maps` maps)."
-    F = _check_pattern(F); A = to_adjacency(G)
+    F = _check_pattern(F)
+    A = to_adjacency(G)
     n, k = A.shape[0], F.number_of_nodes()
     if float(n) ** k > max_maps: raise ValueError(f"brute force needs n^|V(F)| = {n}^{k} maps > max_maps={max_maps:g}")
     edges = np.array(F.edges(), dtype=np.intp)
@@ -130,9 +141,13 @@ def _tree_plan(T: nx.Graph):
     order, children, parent = [], {u: [] for u in T.nodes}, {0: None}
     stack = [0]
     while stack:
-        u = stack.pop(); order.append(u)
+        u = stack.pop()
+        order.append(u)
         for v in T.neighbors(u):
-            if v not in parent: parent[v] = u; children[u].append(v); stack.append(v)
+            if v not in parent:
+                parent[v] = u
+                children[u].append(v)
+                stack.append(v)
     return order, children
 
 def _hom_tree_A(T: nx.Graph, A: np.ndarray) -> float:
@@ -161,13 +176,16 @@ def _cycle_homs_A(A: np.ndarray, k_max: int, k_min: int = 3) -> np.ndarray:
 
 def cycle_homs(G, k_max: int, k_min: int = 3) -> np.ndarray:
     "hom(C_k, G) = tr(A^k) for k = k_min..k_max, from powers up to ceil(k_max/2)."
-    k_max = _check_int("k_max", k_max, 3); k_min = _check_int("k_min", k_min, 3)
+    k_max = _check_int("k_max", k_max, 3)
+    k_min = _check_int("k_min", k_min, 3)
     if k_min > k_max: raise ValueError(f"k_min={k_min} > k_max={k_max}")
     return _cycle_homs_A(to_adjacency(G), k_max, k_min)
 
 def _hom_count_A(F: nx.Graph, A: np.ndarray, max_maps: float = 5e7) -> float:
     if nx.is_tree(F): return _hom_tree_A(F, A)
-    if is_cycle(F): k = F.number_of_nodes(); return float(_cycle_homs_A(A, k, k)[0])
+    if is_cycle(F):
+        k = F.number_of_nodes()
+        return float(_cycle_homs_A(A, k, k)[0])
     return hom_brute_force(F, A, max_maps=max_maps)
 
 def hom_count(F: nx.Graph, G, max_maps: float = 5e7) -> float:
@@ -205,7 +223,9 @@ def hom_densities(graphs: Sequence, patterns: Sequence[nx.Graph]) -> np.ndarray:
 # %% ../nbs/20_private_homdensity.ipynb #f719377b
 def density_sensitivity(F: nx.Graph, n: int, max_degree: float) -> float:
     "Edge-level sensitivity bound of t(F, ·) on n-node graphs of maximum degree <= max_degree: $2|E(F)|/n^2\\,(\\Delta/n)^{|V(F)|-2}$."
-    F = _check_pattern(F); n = _check_int("n", n, 2); D = min(_check_pos("max_degree", max_degree), n - 1)
+    F = _check_pattern(F)
+    n = _check_int("n", n, 2)
+    D = min(_check_pos("max_degree", max_degree), n - 1)
     return 2.0 * F.number_of_edges() / n ** 2 * (D / n) ** (F.number_of_nodes() - 2)
 
 def sensitivity_vector(patterns: Sequence[nx.Graph], n: int, max_degree: float) -> np.ndarray:
@@ -215,26 +235,34 @@ def sensitivity_vector(patterns: Sequence[nx.Graph], n: int, max_degree: float) 
 
 def edge_flips(G, max_degree: float):
     "Yield (u, v, A') for every single-edge flip of `G` (add or remove uv) where both graphs have maximum degree <= max_degree."
-    A = check_degree_bound(G, max_degree); D = _check_pos("max_degree", max_degree); deg = A.sum(1)
+    A = check_degree_bound(G, max_degree)
+    D = _check_pos("max_degree", max_degree)
+    deg = A.sum(1)
     for u, v in combinations(range(A.shape[0]), 2):
         if A[u, v] == 0 and (deg[u] + 1 > D or deg[v] + 1 > D): continue
-        B = A.copy(); B[u, v] = B[v, u] = 1 - A[u, v]
+        B = A.copy()
+        B[u, v] = B[v, u] = 1 - A[u, v]
         yield u, v, B
 
 def audit_sensitivity(graphs: Sequence, patterns: Sequence[nx.Graph], max_degree: float) -> dict:
     "Enumerate every admissible single-edge flip of every graph; return the ratios |Δt_F| / s_F (per flip and pattern) and ‖Δt‖₂ / ‖s‖₂."
     pats = [_check_pattern(F, f"patterns[{j}]") for j, F in enumerate(patterns)]
     if not pats: raise ValueError("patterns must not be empty")
-    E = np.array([F.number_of_edges() for F in pats], float); V = np.array([F.number_of_nodes() for F in pats], float)
+    E = np.array([F.number_of_edges() for F in pats], float)
+    V = np.array([F.number_of_nodes() for F in pats], float)
     ratios, l2, pairs = [], [], []
     for gi, G in enumerate(graphs):
-        A = check_degree_bound(G, max_degree, name=f"graphs[{gi}]"); n = A.shape[0]
+        A = check_degree_bound(G, max_degree, name=f"graphs[{gi}]")
+        n = A.shape[0]
         D = min(float(max_degree), n - 1)
         bound = 2 * E * D ** (V - 2)                  # count-level bound: exact integers for integer Δ
-        c0 = hom_counts([A], pats)[0]; s = sensitivity_vector(pats, n, max_degree)
+        c0 = hom_counts([A], pats)[0]
+        s = sensitivity_vector(pats, n, max_degree)
         for u, v, B in edge_flips(A, max_degree):
             dc = np.abs(hom_counts([B], pats)[0] - c0)
-            ratios.append(dc / bound); l2.append(np.linalg.norm(dc / float(n) ** V) / np.linalg.norm(s)); pairs.append((gi, u, v))
+            ratios.append(dc / bound)
+            l2.append(np.linalg.norm(dc / float(n) ** V) / np.linalg.norm(s))
+            pairs.append((gi, u, v))
     if not pairs: raise ValueError("no admissible edge flip in graphs (every flip breaks the degree bound)")
     return dict(ratios=np.array(ratios), l2_ratio=np.array(l2), pairs=pairs)
 
@@ -267,7 +295,8 @@ def _check_delta(delta) -> float:
 
 def zcdp_epsilon(rho: float, delta: float = 1e-6, method: str = "cks") -> float:
     "ε of a ρ-zCDP mechanism at δ: 'bun-steinke' (ρ+2√(ρ log 1/δ)), 'cks' (Canonne–Kamath–Steinke, as OpenDP) or 'gaussian' (exact for one Gaussian release)."
-    rho = _check_pos("rho", rho, allow_inf=True); delta = _check_delta(delta)
+    rho = _check_pos("rho", rho, allow_inf=True)
+    delta = _check_delta(delta)
     if math.isinf(rho): return math.inf
     L = math.log(1 / delta)
     simple = rho + 2 * math.sqrt(rho * L)
@@ -286,15 +315,21 @@ def zcdp_epsilon(rho: float, delta: float = 1e-6, method: str = "cks") -> float:
 def opendp_zcdp_epsilon(rho: float, delta: float = 1e-6) -> float:
     "ε at δ of a ρ-zCDP Gaussian release, computed by OpenDP (a Gaussian measurement cast with make_zCDP_to_approxDP)."
     import opendp.prelude as dp
-    rho = _check_pos("rho", rho); delta = _check_delta(delta)
+    rho = _check_pos("rho", rho)
+    delta = _check_delta(delta)
     dp.enable_features("contrib")
     meas = dp.m.make_gaussian(dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l2_distance(T=float), scale=1.0)
     return float(dp.c.make_zCDP_to_approxDP(meas).map(math.sqrt(2 * rho)).epsilon(delta))
 
 def tcdp_epsilon_authors(rho: float, n_patterns: int, delta: float = 1e-6) -> float:
     "The (ε, δ) the authors' code reports: tCDP with ρ' = 2ρ + 4mβ², ω = 1/(4β), β = ρ/5, converted with Bun et al.'s tCDP→DP bound."
-    rho = _check_pos("rho", rho); m = _check_int("n_patterns", n_patterns, 1); delta = _check_delta(delta)
-    beta = rho / 5; rp = 2 * rho + 4 * m * beta ** 2; omega = 1 / (4 * beta); L = math.log(1 / delta)
+    rho = _check_pos("rho", rho)
+    m = _check_int("n_patterns", n_patterns, 1)
+    delta = _check_delta(delta)
+    beta = rho / 5
+    rp = 2 * rho + 4 * m * beta ** 2
+    omega = 1 / (4 * beta)
+    L = math.log(1 / delta)
     if omega <= 1: raise ValueError(f"omega = 1/(4β) = {omega:.3g} must be > 1 (rho too large for this conversion)")
     return rp + 2 * math.sqrt(rp * L) if L <= (omega - 1) ** 2 * rp else rp * omega + L / (omega - 1)
 
@@ -334,7 +369,8 @@ class PrivateHomDensities:
 
     def add_noise(self, T, ns, rng=None) -> np.ndarray:
         "The Gaussian mechanism on precomputed densities `T` (graphs × patterns) of graphs with `ns` nodes."
-        T = np.atleast_2d(np.asarray(T, float)); ns = np.broadcast_to(np.asarray(ns), (T.shape[0],))
+        T = np.atleast_2d(np.asarray(T, float))
+        ns = np.broadcast_to(np.asarray(ns), (T.shape[0],))
         if T.shape[1] != len(self.patterns): raise ValueError(f"T must have {len(self.patterns)} columns (one per pattern), got {T.shape[1]}")
         rng = np.random.default_rng(rng)
         cache = {int(n): self.sigmas(int(n)) for n in np.unique(ns)}
@@ -355,19 +391,23 @@ CSL_SKIPS = (2, 3, 4, 5, 6, 9, 11, 12, 13, 16)
 
 def csl_graphs(per_class: int = 15, n: int = 41, skips: Sequence[int] = CSL_SKIPS, permute: bool = True, seed=None) -> tuple[list[nx.Graph], np.ndarray]:
     "CSL: `per_class` copies of the circulant $C_n(1,R)$ for each skip R (randomly relabelled when `permute`); returns (graphs, labels)."
-    per_class = _check_int("per_class", per_class, 1); n = _check_int("n", n, 5)
+    per_class = _check_int("per_class", per_class, 1)
+    n = _check_int("n", n, 5)
     if not skips or any(not (1 < _check_int("skips", R) < n / 2) for R in skips): raise ValueError(f"skips must lie in 2..{(n - 1) // 2}")
-    rng = np.random.default_rng(seed); graphs, labels = [], []
+    rng = np.random.default_rng(seed)
+    graphs, labels = [], []
     for c, R in enumerate(skips):
         base = nx.circulant_graph(n, [1, R])
         for _ in range(per_class):
             G = nx.relabel_nodes(base, dict(enumerate(rng.permutation(n)))) if permute else base.copy()
-            graphs.append(nx.convert_node_labels_to_integers(G, ordering="sorted")); labels.append(c)
+            graphs.append(nx.convert_node_labels_to_integers(G, ordering="sorted"))
+            labels.append(c)
     return graphs, np.array(labels)
 
 def sbm_degree_bound(n: int, p: float = 0.5) -> float:
     "The authors' high-probability degree bound for a dense SBM with mean edge probability p: $pn+\\sqrt{(n-1)\\log n}$."
-    n = _check_int("n", n, 2); p = _check_pos("p", p)
+    n = _check_int("n", n, 2)
+    p = _check_pos("p", p)
     if p > 1: raise ValueError(f"p must be a probability, got {p}")
     return p * n + math.sqrt((n - 1) * math.log(n))
 
@@ -376,8 +416,10 @@ def sbm_adjacency(n: int, p_in: float, p_out: float, rng=None) -> np.ndarray:
     n = _check_int("n", n, 2)
     for nm, p in (("p_in", p_in), ("p_out", p_out)):
         if not (0 <= float(p) <= 1): raise ValueError(f"{nm} must be in [0, 1], got {p}")
-    rng = np.random.default_rng(rng); h = n // 2
-    P = np.full((n, n), float(p_out)); P[:h, :h] = P[h:, h:] = float(p_in)
+    rng = np.random.default_rng(rng)
+    h = n // 2
+    P = np.full((n, n), float(p_out))
+    P[:h, :h] = P[h:, h:] = float(p_in)
     A = np.triu(rng.random((n, n)) < P, 1).astype(np.float64)
     return A + A.T
 
@@ -389,7 +431,8 @@ def sbm_dataset(n: int = 200, gaps: Sequence[float] = (0.08, 0.16, 0.24, 0.32), 
     for d in gaps:
         if not (0 <= p_bar - d and p_bar + d <= 1): raise ValueError(f"gap {d} puts p_in/p_out outside [0, 1] for p_bar={p_bar}")
     D = sbm_degree_bound(n, p_bar) if max_degree is None else _check_pos("max_degree", max_degree)
-    rng = np.random.default_rng(seed); graphs, labels, redraws = [], [], 0
+    rng = np.random.default_rng(seed)
+    graphs, labels, redraws = [], [], 0
     for c, d in enumerate(gaps):
         for _ in range(per_class):
             while True:
@@ -397,18 +440,22 @@ def sbm_dataset(n: int = 200, gaps: Sequence[float] = (0.08, 0.16, 0.24, 0.32), 
                 if A.sum(1).max() <= D: break
                 redraws += 1
                 if redraws > 100 * per_class * len(gaps): raise RuntimeError("max_degree is too small: too many SBM redraws")
-            graphs.append(A); labels.append(c)
+            graphs.append(A)
+            labels.append(c)
     return graphs, np.array(labels), redraws
 
 def write_tu_dataset(graphs: Sequence, labels: Sequence[int], root, name: str) -> Path:
     "Write graphs in the TU text format under `root/name/` (1-based node ids, both edge directions)."
     if len(graphs) != len(labels): raise ValueError(f"graphs and labels differ in length ({len(graphs)} vs {len(labels)})")
-    d = Path(root) / name; d.mkdir(parents=True, exist_ok=True)
+    d = Path(root) / name
+    d.mkdir(parents=True, exist_ok=True)
     edges, ind, off = [], [], 0
     for gi, G in enumerate(graphs):
-        A = to_adjacency(G, f"graphs[{gi}]"); n = A.shape[0]
+        A = to_adjacency(G, f"graphs[{gi}]")
+        n = A.shape[0]
         for i, j in zip(*np.nonzero(A)): edges.append(f"{off + i + 1}, {off + j + 1}")
-        ind += [str(gi + 1)] * n; off += n
+        ind += [str(gi + 1)] * n
+        off += n
     (d / f"{name}_A.txt").write_text("\n".join(edges) + "\n")
     (d / f"{name}_graph_indicator.txt").write_text("\n".join(ind) + "\n")
     (d / f"{name}_graph_labels.txt").write_text("\n".join(str(int(y)) for y in labels) + "\n")
@@ -442,7 +489,8 @@ def read_ogb_graphprop(root) -> tuple[list[nx.Graph], np.ndarray]:
         with gzip.open(f, "rt") as fh: return [r for r in csv.reader(fh) if r]
     n_nodes = [int(r[0]) for r in rows("num-node-list.csv.gz")]
     n_edges = [int(r[0]) for r in rows("num-edge-list.csv.gz")]
-    edges = rows("edge.csv.gz"); lab = rows("graph-label.csv.gz")
+    edges = rows("edge.csv.gz")
+    lab = rows("graph-label.csv.gz")
     if len(n_nodes) != len(n_edges) or len(lab) != len(n_nodes): raise ValueError("OGB files disagree on the number of graphs")
     if sum(n_edges) != len(edges): raise ValueError(f"edge.csv.gz has {len(edges)} rows, num-edge-list sums to {sum(n_edges)}")
     graphs, k = [], 0
@@ -450,7 +498,8 @@ def read_ogb_graphprop(root) -> tuple[list[nx.Graph], np.ndarray]:
         G = nx.empty_graph(n)
         for u, v in edges[k:k + m]:
             if int(u) != int(v): G.add_edge(int(u), int(v))   # OGB stores each undirected edge once, local ids
-        graphs.append(G); k += m
+        graphs.append(G)
+        k += m
     y = np.array([float(r[0]) if r[0] not in ("", "nan") else np.nan for r in lab])
     return graphs, y
 
@@ -464,7 +513,8 @@ def make_classifier(model: str = "knn", seed: int = 0, **kw):
     raise ValueError(f"model must be 'knn' or 'rf', got {model!r}")
 
 def _check_xy(X, y):
-    X = np.asarray(X, float); y = np.asarray(y)
+    X = np.asarray(X, float)
+    y = np.asarray(y)
     if X.ndim != 2 or X.shape[0] != y.shape[0]: raise ValueError(f"X must be (n_graphs, n_features) matching y; got {X.shape} and {y.shape}")
     if not np.all(np.isfinite(X)): raise ValueError("X has non-finite entries")
     return X, y
@@ -475,7 +525,9 @@ def holdout_accuracy(X, y, model: str = "knn", test_size: float = 0.2, seed: int
     from sklearn.preprocessing import StandardScaler
     X, y = _check_xy(X, y)
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=test_size, random_state=seed, stratify=y)
-    if standardize: sc = StandardScaler().fit(Xtr); Xtr, Xte = sc.transform(Xtr), sc.transform(Xte)
+    if standardize:
+        sc = StandardScaler().fit(Xtr)
+        Xtr, Xte = sc.transform(Xtr), sc.transform(Xte)
     return float(make_classifier(model, seed, **kw).fit(Xtr, ytr).score(Xte, yte))
 
 def cv_accuracy(X, y, model: str = "knn", folds: int = 5, seed: int = 0, standardize: bool = True, **kw) -> float:
@@ -498,7 +550,8 @@ def reidentification_rate(noisy, clean, k: int = 1) -> float:
 
 def clopper_pearson(k: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
     "Two-sided exact (Clopper–Pearson) confidence interval for a binomial rate k/n at level 1-alpha."
-    n = _check_int("n", n, 1); k = _check_int("k", k, 0)
+    n = _check_int("n", n, 1)
+    k = _check_int("k", k, 0)
     if k > n: raise ValueError(f"k={k} > n={n}")
     ci = stats.binomtest(k, n).proportion_ci(confidence_level=1 - alpha, method="exact")
     return float(ci.low), float(ci.high)
@@ -514,11 +567,13 @@ def dp_advantage_bound(eps: float, delta: float) -> float:
 def distinguishing_attack(mech: PrivateHomDensities, G0, G1, n_trials: int, rng=None, offsets: Sequence[float] = (0.0, 1.0, 2.0),
                           delta: float = 1e-6, alpha: float = 0.05, sigma_scale: float = 1.0) -> dict:
     "Run the Neyman–Pearson test between releases of neighbours `G0`, `G1` (`n_trials` each); thresholds at the midpoint + `offsets` (std units). Returns rates, CP intervals and the ε lower bound."
-    n_trials = _check_int("n_trials", n_trials, 10); rng = np.random.default_rng(rng)
+    n_trials = _check_int("n_trials", n_trials, 10)
+    rng = np.random.default_rng(rng)
     (t0, t1), ns = mech.densities([G0, G1])
     if ns[0] != ns[1]: raise ValueError("G0 and G1 must have the same number of nodes")
     sig = mech.sigmas(int(ns[0])) * _check_pos("sigma_scale", sigma_scale)
-    d = t1 - t0; V = float(np.sum(d ** 2 / sig ** 2))
+    d = t1 - t0
+    V = float(np.sum(d ** 2 / sig ** 2))
     if V == 0: raise ValueError("G0 and G1 have identical densities: nothing to distinguish")
     stat = lambda X: ((X - t0) / sig ** 2) @ d / math.sqrt(V)
     z = lambda t: np.tile(t, (n_trials, 1)) + sig * rng.standard_normal((n_trials, t.size))   # the mechanism itself
@@ -528,8 +583,10 @@ def distinguishing_attack(mech: PrivateHomDensities, G0, G1, n_trials: int, rng=
     for off in offsets:
         tau = math.sqrt(V) / 2 + off
         tp, fp = int(np.sum(T1 > tau)), int(np.sum(T0 > tau))
-        tpr_lo, _ = clopper_pearson(tp, n_trials, 2 * a); _, fpr_hi = clopper_pearson(fp, n_trials, 2 * a)
-        tnr_lo, _ = clopper_pearson(n_trials - fp, n_trials, 2 * a); _, fnr_hi = clopper_pearson(n_trials - tp, n_trials, 2 * a)
+        tpr_lo, _ = clopper_pearson(tp, n_trials, 2 * a)
+        _, fpr_hi = clopper_pearson(fp, n_trials, 2 * a)
+        tnr_lo, _ = clopper_pearson(n_trials - fp, n_trials, 2 * a)
+        _, fnr_hi = clopper_pearson(n_trials - tp, n_trials, 2 * a)
         e1 = math.log((tpr_lo - delta) / fpr_hi) if tpr_lo > delta and fpr_hi > 0 else 0.0
         e2 = math.log((tnr_lo - delta) / fnr_hi) if tnr_lo > delta and fnr_hi > 0 else 0.0
         rows.append(dict(offset=off, tpr=tp / n_trials, fpr=fp / n_trials, success=(tp + n_trials - fp) / (2 * n_trials),

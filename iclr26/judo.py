@@ -69,9 +69,12 @@ def encode_cells(cells) -> str:
     parts, by_row = [], {}
     for r, c in cells: by_row.setdefault(int(r), set()).add(int(c))
     for r in sorted(by_row):
-        cs = sorted(by_row[r]); start = prev = cs[0]
+        cs = sorted(by_row[r])
+        start = prev = cs[0]
         for c in cs[1:] + [None]:
-            if c is not None and c == prev + 1: prev = c; continue
+            if c is not None and c == prev + 1:
+                prev = c
+                continue
             parts.append(f"({r},{start})" if start == prev else f"({r},{start})-({r},{prev})")
             if c is not None: start = prev = c
     return " , ".join(parts)
@@ -172,7 +175,8 @@ def format_reward(completions, **kwargs) -> list[float]:
 
 def structure_score(text: str, solution: str, fix_article: bool = False) -> float:
     "The structure/consistency reward of one completion (see the table above)."
-    think = _THINK.findall(text); think = think[-1].strip() if think else None
+    think = _THINK.findall(text)
+    think = think[-1].strip() if think else None
     ans = _answer_choice(text)
     lazy, early = (LAZY_RE_FIXED, EARLY_RE_FIXED) if fix_article else (LAZY_RE, EARLY_RE)
     if think and lazy.match(think): return 0.0
@@ -302,19 +306,25 @@ def render_normal(category: str, color: str, rng: np.random.Generator, S: int = 
     "A normal image of `category` in `color`: (image [S,S,3] float in [0,1], object mask [S,S], background [S,S,3]) before noise."
     if category not in DEFECTS: raise ValueError(f"category must be one of {CATEGORIES}, got {category!r}")
     if color not in COLORS: raise ValueError(f"color must be one of {tuple(COLORS)}, got {color!r}")
-    y, x = _grid01(S); col = np.array(COLORS[color]); j = lambda s=0.03: rng.uniform(-s, s)
+    y, x = _grid01(S)
+    col = np.array(COLORS[color])
+    j = lambda s=0.03: rng.uniform(-s, s)
     bg = np.broadcast_to(_BG, (S, S, 3)).copy()
     cy, cx = 0.5 + j(0.01), 0.5 + j(0.01)
     if category == "washer":
-        d = np.hypot(y - cy, x - cx); ro, ri = 0.36 * rng.uniform(0.95, 1.05), 0.17
-        obj = (d < ro) & (d > ri); shade = 1 - 0.25 * np.clip((d - ri) / (ro - ri), 0, 1)
+        d = np.hypot(y - cy, x - cx)
+        ro, ri = 0.36 * rng.uniform(0.95, 1.05), 0.17
+        obj = (d < ro) & (d > ri)
+        shade = 1 - 0.25 * np.clip((d - ri) / (ro - ri), 0, 1)
     elif category == "bottle_top":
-        d = np.hypot(y - cy, x - cx); obj = d < 0.38 * rng.uniform(0.95, 1.05)
+        d = np.hypot(y - cy, x - cx)
+        obj = d < 0.38 * rng.uniform(0.95, 1.05)
         shade = np.where((d > 0.26) & (d < 0.3), 0.65, 1.0)
     elif category == "screw":
         head = (np.abs(x - 0.18 - j(0.02)) < 0.08) & (np.abs(y - cy) < 0.2)
         shaft = (x > 0.24) & (x < 0.88) & (np.abs(y - cy) < 0.08)
-        obj = head | shaft; shade = np.where(shaft & ((np.floor(x * S) % 3) == 0), 0.6, 1.0)
+        obj = head | shaft
+        shade = np.where(shaft & ((np.floor(x * S) % 3) == 0), 0.6, 1.0)
     elif category == "pcb_pads":
         bg[:] = (0.05, 0.3, 0.15)
         obj = np.zeros((S, S), bool)
@@ -322,7 +332,8 @@ def render_normal(category: str, color: str, rng: np.random.Generator, S: int = 
             for px in (0.22, 0.5, 0.78): obj |= (np.abs(y - py - j(0.01)) < 0.09) & (np.abs(x - px - j(0.01)) < 0.09)
         shade = np.ones((S, S))
     elif category == "fabric":
-        obj = np.ones((S, S), bool); shade = 0.78 + 0.22 * np.sin(2 * np.pi * 5 * (x - cx))
+        obj = np.ones((S, S), bool)
+        shade = 0.78 + 0.22 * np.sin(2 * np.pi * 5 * (x - cx))
     else:  # tile
         obj = np.ones((S, S), bool)
         chk = ((np.floor(y * 4) + np.floor(x * 4)) % 2) == 0
@@ -334,11 +345,13 @@ def render_normal(category: str, color: str, rng: np.random.Generator, S: int = 
     return img, obj, bg
 
 def _draw_line(S, y0, x0, ang, length, rng=None, jag=0.0) -> np.ndarray:
-    m = np.zeros((S, S), bool); y, x, a = y0 * S, x0 * S, ang
+    m = np.zeros((S, S), bool)
+    y, x, a = y0 * S, x0 * S, ang
     steps = max(2, int(length * S * 2))
     for _ in range(steps):
         if rng is not None and jag: a += rng.normal(0, jag)
-        y += 0.5 * np.sin(a); x += 0.5 * np.cos(a)
+        y += 0.5 * np.sin(a)
+        x += 0.5 * np.cos(a)
         iy, ix = int(y), int(x)
         if 0 <= iy < S and 0 <= ix < S: m[iy, ix] = True
     return m
@@ -346,29 +359,38 @@ def _draw_line(S, y0, x0, ang, length, rng=None, jag=0.0) -> np.ndarray:
 def add_defect(img: np.ndarray, obj: np.ndarray, bg: np.ndarray, defect: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     "Draw `defect` on a normal image: (defective image, defect mask [S,S]). The mask is the set of pixels the defect changed."
     if defect not in APPEARANCE: raise ValueError(f"defect must be one of {tuple(APPEARANCE)}, got {defect!r}")
-    S = img.shape[0]; y, x = _grid01(S)
+    S = img.shape[0]
+    y, x = _grid01(S)
     for _ in range(50):
         out = img.copy()
-        oy, ox = np.nonzero(obj); k = rng.integers(len(oy)); py, px = (oy[k] + 0.5) / S, (ox[k] + 0.5) / S
+        oy, ox = np.nonzero(obj)
+        k = rng.integers(len(oy))
+        py, px = (oy[k] + 0.5) / S, (ox[k] + 0.5) / S
         if defect == "scratch":
-            m = _thick(_draw_line(S, py, px, rng.uniform(0, np.pi), rng.uniform(0.22, 0.35))) & obj; out[m] = 1.0
+            m = _thick(_draw_line(S, py, px, rng.uniform(0, np.pi), rng.uniform(0.22, 0.35))) & obj
+            out[m] = 1.0
         elif defect == "crack":
-            m = _thick(_draw_line(S, py, px, rng.uniform(0, 2 * np.pi), rng.uniform(0.25, 0.35), rng, 0.7)) & obj; out[m] = 0.0
+            m = _thick(_draw_line(S, py, px, rng.uniform(0, 2 * np.pi), rng.uniform(0.25, 0.35), rng, 0.7)) & obj
+            out[m] = 0.0
         elif defect == "hole":
-            m = (np.hypot(y - py, x - px) < rng.uniform(0.08, 0.11)) & obj; out[m] = 0.0
+            m = (np.hypot(y - py, x - px) < rng.uniform(0.08, 0.11)) & obj
+            out[m] = 0.0
         elif defect == "stain":
             ry, rx = rng.uniform(0.09, 0.13, 2)
             m = ((((y - py) / ry) ** 2 + ((x - px) / rx) ** 2) < 1) & obj
             out[m] = np.array([0.45, 0.28, 0.1])
         elif defect == "missing":
-            h = rng.uniform(0.1, 0.13); m = (np.abs(y - py) < h) & (np.abs(x - px) < h) & obj
+            h = rng.uniform(0.1, 0.13)
+            m = (np.abs(y - py) < h) & (np.abs(x - px) < h) & obj
             out[m] = bg[m] if not obj.all() else 0.25
         else:  # misalignment: a square of the object is cut out and pasted shifted
-            h = 0.11; sq = (np.abs(y - py) < h) & (np.abs(x - px) < h) & obj
+            h = 0.11
+            sq = (np.abs(y - py) < h) & (np.abs(x - px) < h) & obj
             dy, dx = (rng.choice([-1, 1], 2) * rng.integers(2, 4, 2) * S // 32)
             fill = bg if not obj.all() else np.full_like(img, 0.25)
             out[sq] = fill[sq]
-            sy, sx = np.nonzero(sq); ty, tx = np.clip(sy + dy, 0, S - 1), np.clip(sx + dx, 0, S - 1)
+            sy, sx = np.nonzero(sq)
+            ty, tx = np.clip(sy + dy, 0, S - 1), np.clip(sx + dx, 0, S - 1)
             out[ty, tx] = img[sy, sx]
             m = np.abs(out - img).max(-1) > 0.08
         m = np.abs(out - img).max(-1) > 0.02 if defect != "misalignment" else m
@@ -377,14 +399,17 @@ def add_defect(img: np.ndarray, obj: np.ndarray, bg: np.ndarray, defect: str, rn
 
 def _thick(m: np.ndarray) -> np.ndarray:
     "Dilate a 1-px line to 2 px."
-    out = m.copy(); out[1:] |= m[:-1]; out[:, 1:] |= m[:, :-1]
+    out = m.copy()
+    out[1:] |= m[:-1]
+    out[:, 1:] |= m[:, :-1]
     return out
 
 def _noisy(img, rng, sigma=0.02): return np.clip(img + rng.normal(0, sigma, img.shape), 0, 1)
 
 def location_of(mask) -> str:
     "The 3×3 location phrase ('top left' ... 'bottom right') of the mask's centroid."
-    m = _as_mask(mask); yy, xx = np.nonzero(m)
+    m = _as_mask(mask)
+    yy, xx = np.nonzero(m)
     if not len(yy): raise ValueError("mask is empty: a normal image has no defect location")
     h, w = m.shape
     return LOCATIONS[min(2, int(3 * (yy.mean() + 0.5) / h))][min(2, int(3 * (xx.mean() + 0.5) / w))]
@@ -420,13 +445,18 @@ class SynthMMAD:
     def save(self, root: str | Path) -> Path:
         "Write mmad.json, train.json, domain_knowledge.json and the PNG images/masks under `root` (MMAD's layout)."
         from PIL import Image
-        root = Path(root); root.mkdir(parents=True, exist_ok=True)
+        root = Path(root)
+        root.mkdir(parents=True, exist_ok=True)
         for p, im in self.images.items():
-            f = root / p; f.parent.mkdir(parents=True, exist_ok=True); Image.fromarray(im).save(f)
+            f = root / p
+            f.parent.mkdir(parents=True, exist_ok=True)
+            Image.fromarray(im).save(f)
         for p, m in self.masks.items():
             meta = self.mmad.get(p) or self.train.get(p) or {}
             mp = meta.get("mask_path") or p.replace(".png", "_mask.png")
-            f = root / mp; f.parent.mkdir(parents=True, exist_ok=True); Image.fromarray((m * 255).astype(np.uint8)).save(f)
+            f = root / mp
+            f.parent.mkdir(parents=True, exist_ok=True)
+            Image.fromarray((m * 255).astype(np.uint8)).save(f)
         (root / "mmad.json").write_text(json.dumps(self.mmad, indent=1))
         (root / "train.json").write_text(json.dumps(self.train, indent=1))
         (root / "domain_knowledge.json").write_text(json.dumps(self.knowledge, indent=1))
@@ -436,7 +466,8 @@ def load_mmad(json_path: str | Path, root: str | Path | None = None, load_images
     """Read an MMAD-layout json (the real `mmad.json` or ours) -> (meta by query path, images by path, masks by query path).
     Images are uint8 RGB arrays; masks boolean (None for normal images); mask and image sizes must agree."""
     from PIL import Image
-    json_path = Path(json_path); root = Path(root) if root is not None else json_path.parent
+    json_path = Path(json_path)
+    root = Path(root) if root is not None else json_path.parent
     meta = json.loads(json_path.read_text())
     if not isinstance(meta, dict): raise ValueError(f"{json_path} is not an MMAD json (a dict keyed by image path)")
     images, masks = {}, {}
@@ -486,7 +517,8 @@ def make_synth_mmad(n_train: int = 8, n_test: int = 4, n_normal_train: int = 6, 
     if image_size < 16: raise ValueError(f"image_size must be >= 16, got {image_size}")
     if n_templates < 1: raise ValueError("n_templates must be >= 1")
     if not 0 <= knowledge_only_per_category < 4: raise ValueError("knowledge_only_per_category must be in 0..3")
-    rng = np.random.default_rng(seed); S = image_size
+    rng = np.random.default_rng(seed)
+    S = image_size
     images, masks, facts, knowledge = {}, {}, {}, {}
     ds_of = {c: d for d, cs in DATASETS.items() for c in cs}
     for cat in CATEGORIES:
@@ -502,7 +534,9 @@ def make_synth_mmad(n_train: int = 8, n_test: int = 4, n_normal_train: int = 6, 
             ps = []
             for i in range(n_templates):
                 img, _, _ = render_normal(cat, col, rng, S)
-                p = f"{ds_of[cat]}/{cat}/train/good/{col}_{i:03d}.png"; images[p] = _to_u8(_noisy(img, rng)); ps.append(p)
+                p = f"{ds_of[cat]}/{cat}/train/good/{col}_{i:03d}.png"
+                images[p] = _to_u8(_noisy(img, rng))
+                ps.append(p)
             templates[(cat, col)] = ps
 
     def sample(cat, defect, split, i):
@@ -513,7 +547,9 @@ def make_synth_mmad(n_train: int = 8, n_test: int = 4, n_normal_train: int = 6, 
         loc = cons = mp = None
         if defect:
             img, m = add_defect(img, obj, bg, defect, rng)
-            masks[p] = m; loc = location_of(m); cons = facts[(cat, defect)]["consequence"]
+            masks[p] = m
+            loc = location_of(m)
+            cons = facts[(cat, defect)]["consequence"]
             mp = f"{ds_of[cat]}/{cat}/ground_truth/{split}/{defect}/{i:03d}_mask.png"
         images[p] = _to_u8(_noisy(img, rng))
         t = templates[(cat, col)]
@@ -526,11 +562,19 @@ def make_synth_mmad(n_train: int = 8, n_test: int = 4, n_normal_train: int = 6, 
     test, train = {}, {}
     for cat in CATEGORIES:
         for d in DEFECTS[cat]:
-            for i in range(n_test): p, m = sample(cat, d, "test", i); test[p] = m
+            for i in range(n_test):
+                p, m = sample(cat, d, "test", i)
+                test[p] = m
             if not facts[(cat, d)]["knowledge_only"]:
-                for i in range(n_train): p, m = sample(cat, d, "trainqa", i); train[p] = m
-        for i in range(n_normal_test): p, m = sample(cat, None, "test", i); test[p] = m
-        for i in range(n_normal_train): p, m = sample(cat, None, "trainqa", i); train[p] = m
+                for i in range(n_train):
+                    p, m = sample(cat, d, "trainqa", i)
+                    train[p] = m
+        for i in range(n_normal_test):
+            p, m = sample(cat, None, "test", i)
+            test[p] = m
+        for i in range(n_normal_train):
+            p, m = sample(cat, None, "trainqa", i)
+            train[p] = m
     seg_pool = []
     for i in range(n_seg):     # the REAL-IAD-like pool: every (category, defect) pair, plus 1/5 normal
         cat = CATEGORIES[i % len(CATEGORIES)]
@@ -679,7 +723,8 @@ def vlm_generate(model: TinyVLM, tokenizer, images: torch.Tensor, prompts: Seque
     enc = tokenizer(list(prompts))["input_ids"]
     pb = collate([{"input_ids": e} for e in enc], pad, side="left")
     ids, pm = pb["input_ids"], pb["attention_mask"]
-    was = model.training; model.eval()
+    was = model.training
+    model.eval()
     pre = model.image_tokens(images)
     B, P = ids.shape[0], pre.shape[1]
     full = torch.cat([torch.ones(B, P, dtype=pm.dtype), pm], 1)
@@ -695,7 +740,8 @@ def vlm_generate(model: TinyVLM, tokenizer, images: torch.Tensor, prompts: Seque
         new.append((nxt, alive.clone()))
         alive = alive & (nxt != eos)
         if not alive.any(): break
-        full = torch.cat([full, torch.ones(B, 1, dtype=full.dtype)], 1); p = p + 1
+        full = torch.cat([full, torch.ones(B, 1, dtype=full.dtype)], 1)
+        p = p + 1
         out = model.lm(input_ids=nxt[:, None], attention_mask=full, position_ids=p, use_cache=True, **{ckw: _cache_of(out)})
     model.train(was)
     nid, nm = torch.stack([n for n, _ in new], 1), torch.stack([a for _, a in new], 1).long()
@@ -727,7 +773,8 @@ def mcq_records(ds: SynthMMAD, metas: Mapping[str, Mapping], mode: str = "judo",
     if mode not in ("judo", "answer"): raise ValueError(f"mode must be 'judo' or 'answer', got {mode!r}")
     rng, out = np.random.default_rng(seed), []
     for q, meta in metas.items():
-        syn = meta["synthetic"]; m = ds.masks.get(q)
+        syn = meta["synthetic"]
+        m = ds.masks.get(q)
         if m is not None: check_pair(ds.images[q], m)
         gt = cells_from_mask(m, grid, coverage_thresh) if m is not None else None
         cells_t = encode_cells(cells_from_mask(m, grid, coverage_thresh, fallback=True)) if m is not None else "None"
@@ -746,7 +793,8 @@ def seg_records(ds: SynthMMAD, grid: int = 8, query_only: bool = False, seed: in
     "Stage-1 records: juxtaposed segmentation + comparison text, `<seg>cells</seg><think>comparison</think>`."
     rng, out = np.random.default_rng(seed + 1), []
     for meta in ds.seg_pool:
-        q = meta["image_path"]; m = ds.masks.get(q)
+        q = meta["image_path"]
+        m = ds.masks.get(q)
         cells_t = encode_cells(cells_from_mask(m, grid, coverage_thresh, fallback=True)) if m is not None else "None"
         paths = [q] if query_only else [q, _template(meta, rng)]
         out.append({"images": image_tensor(ds, paths), "prompt": SEG_PROMPT,
@@ -768,7 +816,8 @@ def domain_records(ds: SynthMMAD, query_only: bool = False, seed: int = 0, repea
 def _tokenize_records(tok, records):
     for r in records:
         if "_ids" not in r:
-            p = tok(r["prompt"])["input_ids"]; t = tok(r["target"], add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
+            p = tok(r["prompt"])["input_ids"]
+            t = tok(r["target"], add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
             r["_ids"], r["_labels"] = p + t, [-100] * len(p) + t
     return records
 
@@ -777,7 +826,8 @@ def sft_stage(model: TinyVLM, tok, mixture: Sequence[tuple[list, float]], steps:
     "SFT on a weighted mixture of record lists (loss on targets only) with `tinylm.fit`; returns its TrainResult."
     mixture = [(_tokenize_records(tok, list(r)), float(w)) for r, w in mixture if len(r) and w > 0]
     if not mixture: raise ValueError("mixture has no non-empty record list with positive weight")
-    w = np.array([m[1] for m in mixture]); w = w / w.sum()
+    w = np.array([m[1] for m in mixture])
+    w = w / w.sum()
     g, pad = np.random.default_rng(seed), pad_id_of(tok)
     def next_batch(step):
         src = g.choice(len(mixture), size=batch_size, p=w)
@@ -828,7 +878,8 @@ def judo_grpo(model: TinyVLM, tok, records: Sequence[Mapping], reward_funcs: Seq
     ref = copy.deepcopy(model).eval()
     for p in ref.parameters(): p.requires_grad_(False)
     opt = make_optimizer(model, cfg.lr, 0.0, betas=(0.9, 0.99))
-    g = torch.Generator().manual_seed(cfg.seed); G = cfg.group_size
+    g = torch.Generator().manual_seed(cfg.seed)
+    G = cfg.group_size
     hist, t0 = [], time.time()
     for it in progress(range(cfg.iterations), desc=desc):
         idx = torch.randperm(len(records), generator=g)[:cfg.prompts_per_step].tolist()
@@ -844,8 +895,10 @@ def judo_grpo(model: TinyVLM, tok, records: Sequence[Mapping], reward_funcs: Seq
         logp = vlm_completion_logprobs(model, images, pids, pmask, new, mask)
         with torch.no_grad(): ref_lp = vlm_completion_logprobs(ref, images, pids, pmask, new, mask)
         loss, st = policy_loss(logp, logp.detach(), adv, mask.float(), eps_low=cfg.epsilon, ref_logp=ref_lp, beta=cfg.beta)
-        opt.zero_grad(set_to_none=True); loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip); opt.step()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+        opt.step()
         model.eval()
         hist.append({"iteration": it, "reward": total.mean().item(), "loss": loss.item(), "kl": st["kl"],
                      **{getattr(f, "__name__", str(i)): float(np.nanmean(per[:, i].numpy())) for i, f in enumerate(reward_funcs)},
@@ -883,7 +936,8 @@ def evaluate_mmad(model: TinyVLM, tok, records: Sequence[Mapping], grid: int = 8
         rs = records[i:i + batch_size]
         *_, texts = vlm_generate(model, tok, torch.stack([r["images"] for r in rs]), [r["prompt"] for r in rs], max_new_tokens)
         for r, t in zip(rs, texts):
-            pred = _answer_choice(t); cells = parse_seg(t, grid)
+            pred = _answer_choice(t)
+            cells = parse_seg(t, grid)
             wf = bool(STRICT_RE.search(t)) and cells is not None and pred is not None
             gt = set() if r["gt_cells"] is None else r["gt_cells"]
             if cells is None: f1 = iou = 0.0
@@ -910,8 +964,11 @@ def reasoning_diagnostics(rows: Sequence[Mapping]) -> dict:
     named, given = [], []
     for x in rows:
         m = _THINK_CHOICE.search(x.get("text") or "")
-        if m is None or x.get("answer_text") is None: named.append(False); continue
-        ok = m.group(1).strip() == x["answer_text"]; named.append(ok)
+        if m is None or x.get("answer_text") is None:
+            named.append(False)
+            continue
+        ok = m.group(1).strip() == x["answer_text"]
+        named.append(ok)
         if ok: given.append(x["correct"])
     facts = {k: [] for k in ("defect", "location", "color", "category")}
     for x in rows:
@@ -935,7 +992,9 @@ def train_variant(name: str, ds: SynthMMAD, tok, reward_funcs: Sequence[Callable
     """Train one variant of `VARIANTS`; returns (model, log). `cache` (a dict) shares identical stages between variants:
     the stage-1 model per template setting and the SFT model per stage-2 recipe (copies are trained further)."""
     if name not in VARIANTS: raise ValueError(f"name must be one of {tuple(VARIANTS)}, got {name!r}")
-    v = VARIANTS[name]; qo = v.get("query_only", False); log = {"variant": name}
+    v = VARIANTS[name]
+    qo = v.get("query_only", False)
+    log = {"variant": name}
     cache = {} if cache is None else cache
     t0 = time.time()
     k2 = ("stage2", bool(v.get("seg")), bool(v.get("domain")), bool(v.get("answer_only")), qo)

@@ -233,7 +233,9 @@ def train_regression(model: nn.Module, sample: Callable[[int], tuple[torch.Tenso
         loss = F.mse_loss(model(x), y)
         losses.append(loss.item())
         if has_kan and lam > 0: loss = loss + lam * total_hessian(model)
-        opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
     model.eval()
     return losses
 
@@ -244,7 +246,9 @@ def pareto_front(flops: Sequence[float], err: Sequence[float]) -> tuple[np.ndarr
     fx, ex = np.asarray(flops, float)[o], np.asarray(err, float)[o]
     keep, best = [], np.inf
     for k in range(len(fx)):
-        if ex[k] < best: keep.append(k); best = ex[k]
+        if ex[k] < best:
+            keep.append(k)
+            best = ex[k]
     return fx[keep], ex[keep]
 
 def flops_at_error(flops: Sequence[float], err: Sequence[float], target: float) -> float:
@@ -266,31 +270,42 @@ def methane_dataset(n: int, seed: int = 0, sigma: float = 0.12, cache: bool = Tr
     from pathlib import Path
     f = Path(os.environ.get("ICLR26_CACHE", Path.home() / ".cache" / "iclr26")) / "lmkan" / f"methane_n{n}_s{seed}_sig{sigma}.npz"
     if cache and f.exists():
-        d = np.load(f); return d["X"], d["E"]
+        d = np.load(f)
+        return d["X"], d["E"]
     from ase.build import molecule
     from ase.calculators.emt import EMT
     rng = np.random.default_rng(seed)
-    mol = molecule("CH4"); p0 = mol.get_positions(); calc = EMT()
+    mol = molecule("CH4")
+    p0 = mol.get_positions()
+    calc = EMT()
     X, E = np.zeros((n, 10)), np.zeros(n)
     for k in progress(range(n), desc="EMT energies", leave=False):
         pos = p0 + rng.normal(0.0, sigma, p0.shape)
-        a = mol.copy(); a.set_positions(pos); a.calc = calc
+        a = mol.copy()
+        a.set_positions(pos)
+        a.calc = calc
         E[k] = a.get_potential_energy()
-        ch = np.linalg.norm(pos[1:] - pos[0], axis=1); o = np.argsort(ch); h = pos[1:][o]
+        ch = np.linalg.norm(pos[1:] - pos[0], axis=1)
+        o = np.argsort(ch)
+        h = pos[1:][o]
         hh = [np.linalg.norm(h[i] - h[j]) for i in range(4) for j in range(i + 1, 4)]
         X[k] = np.concatenate([ch[o], hh])
     if cache:
-        f.parent.mkdir(parents=True, exist_ok=True); np.savez(f, X=X, E=E)
+        f.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(f, X=X, E=E)
     return X, E
 
 def throughput(model: nn.Module, x: torch.Tensor, repeats: int = 7) -> float:
     "Samples per second of `model(x)` in eval mode without autograd (median of `repeats` timed calls)."
     if repeats < 1: raise ValueError(f"repeats must be >= 1, got {repeats}")
-    model.eval(); ts = []
+    model.eval()
+    ts = []
     with torch.no_grad():
         model(x)
         for _ in range(repeats):
-            t0 = time.perf_counter(); model(x); ts.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            model(x)
+            ts.append(time.perf_counter() - t0)
     return len(x) / float(np.median(ts))
 
 # %% ../nbs/26_lmkan.ipynb #ae80847e

@@ -143,7 +143,8 @@ def point_mass(game: NormalFormGame, a: Sequence[int]) -> np.ndarray:
     "The distribution that plays the action profile `a` with probability 1."
     a = tuple(int(x) for x in a)
     if len(a) != game.n_players or any(not 0 <= x < m for x, m in zip(a, game.n_actions)): raise ValueError(f"a must be an action profile of shape {game.n_actions}, got {a}")
-    mu = np.zeros(game.n_actions); mu[a] = 1.0
+    mu = np.zeros(game.n_actions)
+    mu[a] = 1.0
     return mu
 
 # %% ../nbs/19_mase.ipynb #ecba36c9
@@ -161,7 +162,8 @@ def coordination_game(high: float = 1.0, low: float = 0.5) -> NormalFormGame:
 
 def battle_of_the_sexes() -> NormalFormGame:
     "Battle of the sexes: (O,O) pays (1, .5), (F,F) pays (.5, 1), miscoordination 0."
-    A = np.array([[1.0, 0.0], [0.0, 0.5]]); B = np.array([[0.5, 0.0], [0.0, 1.0]])
+    A = np.array([[1.0, 0.0], [0.0, 0.5]])
+    B = np.array([[0.5, 0.0], [0.0, 1.0]])
     return NormalFormGame(np.stack([A, B]), "battle of the sexes", [["O", "F"], ["O", "F"]])
 
 def stag_hunt() -> NormalFormGame:
@@ -179,12 +181,14 @@ def matching_pennies() -> NormalFormGame:
 
 def shapley_game() -> NormalFormGame:
     "Shapley's 3x3 game (a cyclic coordination game with a unique, fully mixed Nash equilibrium)."
-    A = np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]], float); B = np.array([[0, 0, 1], [1, 0, 0], [0, 1, 0]], float)
+    A = np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]], float)
+    B = np.array([[0, 0, 1], [1, 0, 0], [0, 1, 0]], float)
     return NormalFormGame(np.stack([A, B]), "Shapley", [["R", "P", "S"], ["R", "P", "S"]])
 
 def public_goods(n: int = 3, r: float = 1.6) -> NormalFormGame:
     "Linear public goods: each player keeps 1 or contributes it (action 1); the pot is multiplied by `r` and shared, $u_i = 1 - c_i + r\\sum_j c_j / n$."
-    n = _check_int("n", n, 2); r = _check_real("r", r, 0.0)
+    n = _check_int("n", n, 2)
+    r = _check_real("r", r, 0.0)
     c = np.indices((2,) * n)                       # c[j][a] = contribution of player j at profile a
     pot = r * c.sum(0) / n
     return NormalFormGame(np.stack([1 - c[i] + pot for i in range(n)]), f"public goods n={n}", [["keep", "give"]] * n)
@@ -218,7 +222,8 @@ class GraphicalGame:
             if len(set(s)) != len(s) or min(s) < 0 or max(s) >= n: raise ValueError(f"scopes[{i}] must be distinct players in range({n}), got {s}")
             T = _check_payoff_array(T, f"tables[{i}]")
             if T.shape != tuple(self.n_actions[j] for j in s): raise ValueError(f"tables[{i}] must have shape {tuple(self.n_actions[j] for j in s)} (one axis per player in its scope), got {T.shape}")
-            self.scopes.append(s); self.tables.append(T)
+            self.scopes.append(s)
+            self.tables.append(T)
         if not isinstance(name, str): raise TypeError("name must be a string")
         self.name = name
 
@@ -230,7 +235,8 @@ class GraphicalGame:
 
     def dependency_graph(self) -> nx.Graph:
         "The utility dependency graph *(inferred form)*: players are adjacent when they appear together in some player's scope."
-        G = nx.Graph(); G.add_nodes_from(range(self.n_players))
+        G = nx.Graph()
+        G.add_nodes_from(range(self.n_players))
         for s in self.scopes: G.add_edges_from(itertools.combinations(s, 2))
         return G
 
@@ -268,20 +274,28 @@ def network_game(graph: nx.Graph, base: NormalFormGame | None = None, noise: flo
     if not isinstance(base, NormalFormGame) or base.n_players != 2 or base.n_actions[0] != base.n_actions[1]:
         raise ValueError("base must be a 2-player NormalFormGame with the same actions for both players")
     noise = _check_real("noise", noise, 0.0)
-    G = nx.convert_node_labels_to_integers(graph, ordering="sorted"); n = G.number_of_nodes(); m = base.n_actions[0]
-    rng = np.random.default_rng(seed); U = base.payoffs[0]
+    G = nx.convert_node_labels_to_integers(graph, ordering="sorted")
+    n = G.number_of_nodes()
+    m = base.n_actions[0]
+    rng = np.random.default_rng(seed)
+    U = base.payoffs[0]
     scopes, tables = [], []
     for i in range(n):
-        s = (i, *sorted(G.neighbors(i))); d = len(s) - 1
+        s = (i, *sorted(G.neighbors(i)))
+        d = len(s) - 1
         idx = np.indices((m,) * (d + 1))
         T = sum(U[idx[0], idx[k]] for k in range(1, d + 1)) / d if d else np.zeros((m,))
-        scopes.append(s); tables.append(T + noise * rng.random((m,) * (d + 1)))
+        scopes.append(s)
+        tables.append(T + noise * rng.random((m,) * (d + 1)))
     return GraphicalGame((m,) * n, scopes, tables, name or f"network {base.name} n={n} (seed {seed})")
 
 def bounded_degree_tree(n: int, max_degree: int = 3, seed: int | None = None) -> nx.Graph:
     "A random tree on `n` nodes: node k attaches to a uniformly chosen earlier node of degree < `max_degree`."
-    n = _check_int("n", n, 1); max_degree = _check_int("max_degree", max_degree, 2)
-    rng = np.random.default_rng(seed); T = nx.Graph(); T.add_node(0)
+    n = _check_int("n", n, 1)
+    max_degree = _check_int("max_degree", max_degree, 2)
+    rng = np.random.default_rng(seed)
+    T = nx.Graph()
+    T.add_node(0)
     for k in range(1, n):
         cands = [v for v in T.nodes if T.degree(v) < max_degree]
         T.add_edge(int(rng.choice(cands)), k)
@@ -323,7 +337,8 @@ def coalition_weights(C: Sequence[int], n: int, aggregator: str = "average", wei
     C = list(C)
     if not C: raise ValueError("C must be a non-empty coalition")
     if aggregator == "max": return [np.eye(n)[i] for i in C]
-    om = np.zeros(n); om[C] = w[C] / w[C].sum()
+    om = np.zeros(n)
+    om[C] = w[C] / w[C].sum()
     return [om]
 
 def _check_deviation(deviation: str) -> str:
@@ -344,7 +359,8 @@ def _coalition_list(n: int, coalition_set) -> list[tuple[int, ...]]:
 def _split(game: NormalFormGame, C: tuple[int, ...]):
     "Axes order (C, rest) and the shapes |A_C|, |A_-C|."
     rest = tuple(j for j in range(game.n_players) if j not in C)
-    mC = int(np.prod([game.n_actions[j] for j in C])); mR = game.n_profiles // mC
+    mC = int(np.prod([game.n_actions[j] for j in C]))
+    mR = game.n_profiles // mC
     return rest, mC, mR
 
 def _as_matrix(T: np.ndarray, C, rest):
@@ -373,8 +389,10 @@ def coalition_gains(game: NormalFormGame, mu, aggregator: str = "average", devia
     the distribution `mu`:
     coarse $\\max_{a'_C} \\sum_i \\omega_i E_\\mu[u_i(a'_C, a_{-C}) - u_i(a)]$;
     correlated $\\sum_{a_C} \\max_{a'_C} \\sum_{a_{-C}} \\mu(a)\\sum_i\\omega_i[u_i(a'_C, a_{-C}) - u_i(a)]$."""
-    mu = check_distribution(game, mu); _check_deviation(deviation)
-    n = game.n_players; out = []
+    mu = check_distribution(game, mu)
+    _check_deviation(deviation)
+    n = game.n_players
+    out = []
     for C in _coalition_list(n, coalition_set):
         rest, mC, mR = _split(game, C)
         M = _as_matrix(mu, C, rest)
@@ -412,8 +430,13 @@ class _Rows:
     "Sparse rows of `A_ub x <= b_ub`, kept as COO triplets."
     def __init__(self): self.r, self.c, self.v, self.b, self.m = [], [], [], [], 0
     def add(self, cols, vals, b: float = 0.0):
-        cols = np.asarray(cols, np.int64).ravel(); vals = np.asarray(vals, float).ravel()
-        self.r.append(np.full(cols.size, self.m, np.int64)); self.c.append(cols); self.v.append(vals); self.b.append(b); self.m += 1
+        cols = np.asarray(cols, np.int64).ravel()
+        vals = np.asarray(vals, float).ravel()
+        self.r.append(np.full(cols.size, self.m, np.int64))
+        self.c.append(cols)
+        self.v.append(vals)
+        self.b.append(b)
+        self.m += 1
     def matrix(self, n_cols: int):
         if not self.m: return None, None
         A = sparse.coo_matrix((np.concatenate(self.v), (np.concatenate(self.r), np.concatenate(self.c))), shape=(self.m, n_cols)).tocsr()
@@ -449,9 +472,12 @@ class _DenseModel:
             M = _as_matrix(mu, C, None)
             V = self.V(b)
             if self.dev == "coarse":
-                e = V @ M.sum(0); k = int(np.argmax(e)); found.append((float(e[k] - (V * M).sum()), b, k))
+                e = V @ M.sum(0)
+                k = int(np.argmax(e))
+                found.append((float(e[k] - (V * M).sum()), b, k))
             else:
-                D = M @ V.T; G = D - np.diag(D)[:, None]
+                D = M @ V.T
+                G = D - np.diag(D)[:, None]
                 found.append((float(G.max(1).sum()), b, tuple(int(x) for x in G.argmax(1))))
         found.sort(key=lambda x: -x[0])
         return found[:top]
@@ -465,7 +491,8 @@ class _DenseModel:
             R = V[k][None, :] - V                                  # [a_C, a_-C]: u(a'_C, a_-C) - u(a)
             rows.add(np.concatenate([idx.ravel(), tc]), np.concatenate([R.ravel(), tv]), rhs)
             return n_vars
-        mC = V.shape[0]; v0 = n_vars
+        mC = V.shape[0]
+        v0 = n_vars
         for aC in range(mC):
             for aD in range(mC):
                 if aD != aC: rows.add(np.concatenate([idx[aC], [v0 + aC]]), np.concatenate([V[aD] - V[aC], [-1.0]]), 0.0)
@@ -494,13 +521,16 @@ class MASEResult:
 def _mase_dense(game: NormalFormGame, aggregator, deviation, weights, coalition_set, method, tol, max_iter, batch, time_limit) -> MASEResult:
     t0 = time.perf_counter()
     mdl = _DenseModel(game, aggregator, deviation, weights, coalition_set)
-    N = mdl.N; t_col = N
+    N = mdl.N
+    t_col = N
     rows, n_vars, added = _Rows(), N + 1, set()
     def add(b, k):
         nonlocal n_vars
         key = (b, k) if deviation == "coarse" else b
         if key in added: return False
-        added.add(key); n_vars = mdl.add_block(rows, b, k, t_col, n_vars); return True
+        added.add(key)
+        n_vars = mdl.add_block(rows, b, k, t_col, n_vars)
+        return True
     if method == "full":
         for b, (C, _) in enumerate(mdl.blocks):
             for k in (range(mdl.V(b).shape[0]) if deviation == "coarse" else [None]): add(b, k)
@@ -508,18 +538,24 @@ def _mase_dense(game: NormalFormGame, aggregator, deviation, weights, coalition_
         for b, (C, _) in enumerate(mdl.blocks):
             if len(C) == 1:
                 for k in (range(mdl.V(b).shape[0]) if deviation == "coarse" else [None]): add(b, k)
-        if not rows.m: b = 0; add(b, 0 if deviation == "coarse" else None)
+        if not rows.m:
+            b = 0
+            add(b, 0 if deviation == "coarse" else None)
     A_eq = sparse.csr_matrix(np.concatenate([np.ones(N), [0.0]])[None, :])
     hist, it = [], 0
     while True:
         it += 1
         A_ub, b_ub = rows.matrix(n_vars)
-        c = np.zeros(n_vars); c[t_col] = 1.0
+        c = np.zeros(n_vars)
+        c[t_col] = 1.0
         Aeq = sparse.hstack([A_eq, sparse.csr_matrix((1, n_vars - N - 1))]).tocsr() if n_vars > N + 1 else A_eq
         bounds = [(0, None)] * N + [(None, None)] + [(0, None)] * (n_vars - N - 1)
         res = solve_lp(c, A_ub, b_ub, Aeq, [1.0], bounds)
         if res.status != 0: raise RuntimeError(f"MASE LP failed: {res.message}")
-        mu = np.clip(res.x[:N], 0, None); mu /= mu.sum(); mu = mu.reshape(game.n_actions); t = float(res.x[t_col])
+        mu = np.clip(res.x[:N], 0, None)
+        mu /= mu.sum()
+        mu = mu.reshape(game.n_actions)
+        t = float(res.x[t_col])
         viol = mdl.separate(mu, top=batch)
         hist.append((t, viol[0][0]))
         if method == "full" or viol[0][0] <= t + tol or it >= max_iter or (time_limit and time.perf_counter() - t0 > time_limit): break
@@ -550,7 +586,9 @@ def mase(game: NormalFormGame | GraphicalGame, aggregator: str = "average", devi
     _check_deviation(deviation)
     if aggregator not in AGGREGATORS: raise ValueError(f"aggregator must be one of {AGGREGATORS}, got {aggregator!r}")
     if method not in ("auto", "cg", "full", "structured", "brute"): raise ValueError(f"method must be auto, cg, full, structured or brute; got {method!r}")
-    tol = _check_real("tol", tol, 0.0); max_iter = _check_int("max_iter", max_iter, 1); batch = None if batch is None else _check_int("batch", batch, 1)
+    tol = _check_real("tol", tol, 0.0)
+    max_iter = _check_int("max_iter", max_iter, 1)
+    batch = None if batch is None else _check_int("batch", batch, 1)
     if time_limit is not None: time_limit = _check_real("time_limit", time_limit, 0.0)
     if isinstance(game, GraphicalGame):
         if method in ("auto", "structured"):
@@ -577,16 +615,22 @@ class EWFResult:
 def ewf(game: NormalFormGame | GraphicalGame, eps: float, deviation: str = "coarse") -> EWFResult:
     """Exploitability-Welfare Frontier: $\\mathrm{EWF}(\\varepsilon)=\\max_\\mu \\sum_i E_\\mu[u_i]$ subject to every unilateral
     deviation gaining at most $\\varepsilon$ (coarse: CCE-type; correlated: CE-type). An LP; for graphical games over bag marginals."""
-    eps = _check_real("eps", eps); _check_deviation(deviation)
+    eps = _check_real("eps", eps)
+    _check_deviation(deviation)
     if isinstance(game, GraphicalGame):
         if deviation != "coarse": raise NotImplementedError("structured EWF supports coarse deviations")
-        mdl = _BagModel(game); n_vars = mdl.n_mu; rows = _Rows(); n = game.n_players
+        mdl = _BagModel(game)
+        n_vars = mdl.n_mu
+        rows = _Rows()
+        n = game.n_players
         for i in range(n):
             for a in range(game.n_actions[i]):
-                cc, vv = mdl.dev_coeffs(i, {i: a}); rows.add(cc, vv, eps)
+                cc, vv = mdl.dev_coeffs(i, {i: a})
+                rows.add(cc, vv, eps)
         c = np.zeros(n_vars)
         for i in range(n):
-            k = mdl.td.home[i]; c[mdl.off[k]:mdl.off[k + 1]] -= mdl.base[i]
+            k = mdl.td.home[i]
+            c[mdl.off[k]:mdl.off[k + 1]] -= mdl.base[i]
         A_eq, b_eq = mdl.equalities(n_vars)
         A_ub, b_ub = rows.matrix(n_vars)
         res = solve_lp(c, A_ub, b_ub, A_eq, b_eq, [(0, None)] * n_vars)
@@ -595,18 +639,22 @@ def ewf(game: NormalFormGame | GraphicalGame, eps: float, deviation: str = "coar
         return EWFResult(eps, float(-res.fun), mdl.marginals(res.x), True, mdl.td)
     if not isinstance(game, NormalFormGame): raise TypeError(f"game must be a NormalFormGame or GraphicalGame, got {type(game).__name__}")
     mdl = _DenseModel(game, "average", deviation, None, 1)
-    N = mdl.N; rows = _Rows(); n_vars = N
+    N = mdl.N
+    rows = _Rows()
+    n_vars = N
     for b, (C, _) in enumerate(mdl.blocks):
         if deviation == "coarse":
             for k in range(mdl.V(b).shape[0]): n_vars = mdl.add_block(rows, b, k, -1, n_vars, rhs=eps, with_t=False)
         else: n_vars = mdl.add_block(rows, b, None, -1, n_vars, rhs=eps, with_t=False)
     A_ub, b_ub = rows.matrix(n_vars)
-    c = np.zeros(n_vars); c[:N] = -game.payoffs.sum(0).ravel()
+    c = np.zeros(n_vars)
+    c[:N] = -game.payoffs.sum(0).ravel()
     A_eq = sparse.csr_matrix((np.ones(N), (np.zeros(N, int), np.arange(N))), shape=(1, n_vars))
     res = solve_lp(c, A_ub, b_ub, A_eq, [1.0], [(0, None)] * n_vars)
     if res.status == 2: return EWFResult(eps, float("nan"), None, False)
     if res.status != 0: raise RuntimeError(f"EWF LP failed: {res.message}")
-    mu = np.clip(res.x[:N], 0, None); mu = (mu / mu.sum()).reshape(game.n_actions)
+    mu = np.clip(res.x[:N], 0, None)
+    mu = (mu / mu.sum()).reshape(game.n_actions)
     return EWFResult(eps, float(-res.fun), mu, True)
 
 def max_welfare_cce(game: NormalFormGame) -> np.ndarray:
@@ -619,7 +667,8 @@ def max_welfare_ce(game: NormalFormGame) -> np.ndarray:
 
 def pure_nash_equilibria(game: NormalFormGame, tol: float = 1e-12) -> list[tuple[int, ...]]:
     "Every pure Nash equilibrium, by enumeration."
-    P = game.payoffs; ok = np.ones(game.n_actions, bool)
+    P = game.payoffs
+    ok = np.ones(game.n_actions, bool)
     for i in range(game.n_players): ok &= P[i] >= P[i].max(axis=i, keepdims=True) - tol
     return [tuple(int(x) for x in a) for a in zip(*np.nonzero(ok))]
 
@@ -683,7 +732,9 @@ def tree_decomposition(game: GraphicalGame) -> TreeDecomposition:
 
 def _rooted(td: TreeDecomposition, root: int = 0):
     "(post-order list of bags, parent of each bag) of the decomposition tree rooted at `root`."
-    T = nx.Graph(); T.add_nodes_from(range(len(td.bags))); T.add_edges_from(td.edges)
+    T = nx.Graph()
+    T.add_nodes_from(range(len(td.bags)))
+    T.add_edges_from(td.edges)
     parent = {root: None}
     for a, b in nx.bfs_edges(T, root): parent[b] = a
     order = list(nx.dfs_postorder_nodes(T, root))
@@ -753,7 +804,8 @@ def max_sum(td: TreeDecomposition, dom: Sequence[int], factors: Sequence[tuple[t
 class _BagModel:
     "The structured LP: one marginal $\\mu_B$ per bag, consistent on separators; utilities read from each player's home bag."
     def __init__(self, game: GraphicalGame, td: TreeDecomposition | None = None):
-        self.g = game; self.td = td or tree_decomposition(game)
+        self.g = game
+        self.td = td or tree_decomposition(game)
         self.dom = game.n_actions
         self.shapes = [tuple(self.dom[v] for v in b) for b in self.td.bags]
         self.sizes = [int(np.prod(s)) for s in self.shapes]
@@ -769,7 +821,11 @@ class _BagModel:
         "Each bag sums to 1 and adjacent bags agree on their separator."
         r, c, v, b, m = [], [], [], [], 0
         for k in range(len(self.td.bags)):
-            r.append(np.full(self.sizes[k], m)); c.append(np.arange(self.off[k], self.off[k + 1])); v.append(np.ones(self.sizes[k])); b.append(1.0); m += 1
+            r.append(np.full(self.sizes[k], m))
+            c.append(np.arange(self.off[k], self.off[k + 1]))
+            v.append(np.ones(self.sizes[k]))
+            b.append(1.0)
+            m += 1
         for k, l in self.td.edges:
             sep = [x for x in self.td.bags[k] if x in self.td.bags[l]]
             nS = int(np.prod([self.dom[x] for x in sep])) if sep else 1
@@ -779,10 +835,15 @@ class _BagModel:
                 mult = 1
                 for x in reversed(sep):
                     p = bag.index(x)
-                    sh = [1] * len(bag); sh[p] = self.dom[x]
-                    lab = lab + mult * np.arange(self.dom[x]).reshape(sh); mult *= self.dom[x]
-                r.append(m + lab.ravel()); c.append(np.arange(self.off[kk], self.off[kk + 1])); v.append(np.full(self.sizes[kk], sign))
-            b += [0.0] * nS; m += nS
+                    sh = [1] * len(bag)
+                    sh[p] = self.dom[x]
+                    lab = lab + mult * np.arange(self.dom[x]).reshape(sh)
+                    mult *= self.dom[x]
+                r.append(m + lab.ravel())
+                c.append(np.arange(self.off[kk], self.off[kk + 1]))
+                v.append(np.full(self.sizes[kk], sign))
+            b += [0.0] * nS
+            m += nS
         A = sparse.coo_matrix((np.concatenate(v), (np.concatenate(r), np.concatenate(c))), shape=(m, n_vars)).tocsr()
         return A, np.asarray(b)
 
@@ -799,7 +860,8 @@ class _BagModel:
 
     def dev_coeffs(self, i: int, assign: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray]:
         "Columns and coefficients of $E_\\mu[u_i(a'_{C}, a_{-C}) - u_i(a)]$ with the deviators in `assign` (player -> action)."
-        k = self.td.home[i]; s = self.g.scopes[i]
+        k = self.td.home[i]
+        s = self.g.scopes[i]
         T = self.g.tables[i][tuple(assign.get(j, slice(None)) for j in s)]
         rest = tuple(j for j in s if j not in assign)
         dev = _expand(T, rest, self.td.bags[k], self.dom).ravel() if rest else np.full(self.sizes[k], float(T))
@@ -810,7 +872,9 @@ class _BagModel:
         $G_i(s) = E_\\mu[u_i(a'_{D}, a_{scope\\setminus D}) - u_i(a)]$ with $D = \\{j: s_j > 0\\}$."""
         out = []
         for i in range(self.g.n_players):
-            k = self.td.home[i]; s = self.g.scopes[i]; b = self.td.bags[k]
+            k = self.td.home[i]
+            s = self.g.scopes[i]
+            b = self.td.bags[k]
             M = margs[k]
             other = tuple(p for p, v in enumerate(b) if v not in s)
             Ms = M.sum(axis=other) if other else M
@@ -840,7 +904,9 @@ class _BagModel:
             best = None
             for i in range(n):
                 G = Gs[i][1:]                                  # s_i >= 1: i is in the coalition
-                k = int(np.argmax(G)); st = np.unravel_index(k, G.shape); st = (st[0] + 1, *st[1:])
+                k = int(np.argmax(G))
+                st = np.unravel_index(k, G.shape)
+                st = (st[0] + 1, *st[1:])
                 if best is None or G.flat[k] > best[0]:
                     best = (float(G.flat[k]), i, st)
             g, i, st = best
@@ -856,26 +922,34 @@ class _BagModel:
         for _ in range(10 * n + 10):
             facs = []
             for i in range(n):
-                f = w[i] * (Gs[i] - r); f[0] = 0.0             # players that stay out contribute nothing
+                f = w[i] * (Gs[i] - r)
+                f[0] = 0.0             # players that stay out contribute nothing
                 facs.append(f)
-            val, x = self._dp.solve(facs); self.n_dp = getattr(self, "n_dp", 0) + 1
+            val, x = self._dp.solve(facs)
+            self.n_dp = getattr(self, "n_dp", 0) + 1
             if val <= tol * max(1.0, abs(r)): break
             C = [j for j in range(n) if x[j] > 0]
             cand = {j: int(x[j]) - 1 for j in C}
             num = sum(w[i] * Gs[i][tuple(x[j] for j in self.g.scopes[i])] for i in C)
             r_new = float(num / w[C].sum())
-            om_c = np.zeros(n); om_c[C] = w[C] / w[C].sum(); self.candidates.append((r_new, cand, om_c))
+            om_c = np.zeros(n)
+            om_c[C] = w[C] / w[C].sum()
+            self.candidates.append((r_new, cand, om_c))
             if r_new <= r: break
             r, assign = r_new, cand
-        C = tuple(sorted(assign)); om = np.zeros(n); om[list(C)] = w[list(C)] / w[list(C)].sum()
+        C = tuple(sorted(assign))
+        om = np.zeros(n)
+        om[list(C)] = w[list(C)] / w[list(C)].sum()
         return r, C, assign, om
 
 def _mase_structured(game: GraphicalGame, aggregator, deviation, weights, tol, max_iter, time_limit, td=None, batch: int = 1) -> MASEResult:
     if deviation != "coarse": raise NotImplementedError("the structured algorithm handles coarse coalition deviations; use method='brute' for correlated ones")
     t0 = time.perf_counter()
     mdl = _BagModel(game, td)
-    n = game.n_players; w = _check_aggregator(aggregator, weights, n)
-    t_col = mdl.n_mu; n_vars = mdl.n_mu + 1
+    n = game.n_players
+    w = _check_aggregator(aggregator, weights, n)
+    t_col = mdl.n_mu
+    n_vars = mdl.n_mu + 1
     rows, added = _Rows(), set()
     def add(assign: Mapping[int, int], om: np.ndarray):
         key = (tuple(sorted(assign.items())), tuple(np.round(om, 12)))
@@ -884,21 +958,25 @@ def _mase_structured(game: GraphicalGame, aggregator, deviation, weights, tol, m
         cols, vals = [], []
         for i in assign:
             if om[i] == 0: continue
-            cc, vv = mdl.dev_coeffs(i, assign); cols.append(cc); vals.append(om[i] * vv)
+            cc, vv = mdl.dev_coeffs(i, assign)
+            cols.append(cc)
+            vals.append(om[i] * vv)
         rows.add(np.concatenate(cols + [[t_col]]), np.concatenate(vals + [[-1.0]]), 0.0)
         return True
     for i in range(n):                                         # unilateral constraints first
         for a in range(game.n_actions[i]): add({i: a}, np.eye(n)[i])
     A_eq, b_eq = mdl.equalities(n_vars)
     bounds = [(0, None)] * mdl.n_mu + [(None, None)]
-    c = np.zeros(n_vars); c[t_col] = 1.0
+    c = np.zeros(n_vars)
+    c[t_col] = 1.0
     hist, it = [], 0
     while True:
         it += 1
         A_ub, b_ub = rows.matrix(n_vars)
         res = solve_lp(c, A_ub, b_ub, A_eq, b_eq, bounds)
         if res.status != 0: raise RuntimeError(f"structured MASE LP failed: {res.message}")
-        t = float(res.x[t_col]); margs = mdl.marginals(res.x)
+        t = float(res.x[t_col])
+        margs = mdl.marginals(res.x)
         g, C, assign, om = mdl.separate(margs, aggregator, weights)
         hist.append((t, g))
         if g <= t + tol or it >= max_iter or (time_limit and time.perf_counter() - t0 > time_limit): break
@@ -921,13 +999,16 @@ def evaluate_marginals(game: GraphicalGame, marginals: Sequence[np.ndarray], td:
 
 def joint_from_marginals(game: GraphicalGame, td: TreeDecomposition, marginals: Sequence[np.ndarray]) -> np.ndarray:
     "The joint distribution $\\mu(a) = \\prod_B \\mu_B(a_B) / \\prod_{(B,B')} \\mu_{B\\cap B'}(a_{B\\cap B'})$ of consistent bag marginals (small games only)."
-    n = game.n_players; allv = tuple(range(n)); dom = game.n_actions
+    n = game.n_players
+    allv = tuple(range(n))
+    dom = game.n_actions
     if int(np.prod(dom)) > 2**22: raise ValueError("the joint distribution is too large to build")
     logp = np.ones(dom)
     for k, b in enumerate(td.bags): logp = logp * _expand(marginals[k], b, allv, dom)
     for k, l in td.edges:
         sep = tuple(v for v in td.bags[k] if v in td.bags[l])
-        b = td.bags[k]; other = tuple(p for p, v in enumerate(b) if v not in sep)
+        b = td.bags[k]
+        other = tuple(p for p, v in enumerate(b) if v not in sep)
         mS = marginals[k].sum(axis=other) if other else marginals[k]
         with np.errstate(divide="ignore", invalid="ignore"):
             inv = np.where(mS > 0, 1.0 / np.where(mS > 0, mS, 1.0), 0.0)

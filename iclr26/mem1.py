@@ -136,10 +136,13 @@ class MultiObjectiveEnv:
         self.turn += 1
         kind, arg = parse_action(text)
         if kind == "answer":
-            self.answers = parse_answers(arg, self.task.k); self.done = True
-            self.reward = score(self.answers, self.task)["em"]; return ""
+            self.answers = parse_answers(arg, self.task.k)
+            self.done = True
+            self.reward = score(self.answers, self.task)["em"]
+            return ""
         if self.turn >= self.max_turns:
-            self.done = True; return ""
+            self.done = True
+            return ""
         obs = self.tool(arg) if kind == "search" else f"error : {arg} ."
         return f"<info> {obs} turns left {self.max_turns - self.turn}</info>"
 
@@ -169,14 +172,18 @@ def scripted_turns(tool: SearchTool, task: Task, max_turns: int, p_drop: float =
         if solved and rng.random() < p_drop: memory.pop(rng.choice(solved))
         todo = [i for i in range(task.k) if memory.get(i, (0, ""))[0] < hops]
         if todo:
-            i = todo[0]; j = memory.get(i, (0, ""))[0]
+            i = todo[0]
+            j = memory.get(i, (0, ""))[0]
             s = task.chains[i][0][0] if j == 0 else memory[i][1]
             r = task.chains[i][j][1]
-            act = f"<search> {KB_RELATIONS[r][2]} {s}</search>"; pending = (i, j)
+            act = f"<search> {KB_RELATIONS[r][2]} {s}</search>"
+            pending = (i, j)
         else:
-            act = "<answer>" + " ;".join(f" {memory[i][1]}" for i in range(task.k)) + "</answer>"; pending = None
+            act = "<answer>" + " ;".join(f" {memory[i][1]}" for i in range(task.k)) + "</answer>"
+            pending = None
         text = state_text(memory, hops) + act
-        turns.append(text); obs_l.append(env.step(text))
+        turns.append(text)
+        obs_l.append(env.step(text))
     return turns, obs_l, env
 
 # %% ../nbs/17_mem1.ipynb #3ca3d5b6
@@ -243,12 +250,17 @@ def masked_trajectory(ep: Episode, prune: bool) -> dict:
         for t, g in enumerate(ep.gen_ids):
             prev = ep.gen_ids[t - 1] + ep.obs_ids[t - 1] if t > 0 else []
             blk = prev + g
-            ids += blk; seg += [t + 1] * len(blk); pos += list(range(P, P + len(blk)))
-            loss += [0] * len(prev) + [1] * len(g); turn += [-1] * len(prev) + [t] * len(g)
+            ids += blk
+            seg += [t + 1] * len(blk)
+            pos += list(range(P, P + len(blk)))
+            loss += [0] * len(prev) + [1] * len(g)
+            turn += [-1] * len(prev) + [t] * len(g)
     else:
         for t, (g, o) in enumerate(zip(ep.gen_ids, ep.obs_ids)):
-            ids += g + o; seg += [0] * (len(g) + len(o))
-            loss += [1] * len(g) + [0] * len(o); turn += [t] * len(g) + [-1] * len(o)
+            ids += g + o
+            seg += [0] * (len(g) + len(o))
+            loss += [1] * len(g) + [0] * len(o)
+            turn += [t] * len(g) + [-1] * len(o)
         pos = list(range(len(ids)))
     seg_t = torch.tensor(seg)
     L = len(ids)
@@ -264,8 +276,12 @@ def official_style_trajectory(ep: Episode) -> dict:
     ids, kind, tid = list(ep.prompt_ids), [0] * P, [-1] * P
     loss = [0] * P
     for t, (g, o) in enumerate(zip(ep.gen_ids, ep.obs_ids)):
-        ids += g + o; kind += [1] * len(g) + [2] * len(o); tid += [t] * (len(g) + len(o)); loss += [1] * len(g) + [0] * len(o)
-    L = len(ids); k, tt = torch.tensor(kind), torch.tensor(tid)
+        ids += g + o
+        kind += [1] * len(g) + [2] * len(o)
+        tid += [t] * (len(g) + len(o))
+        loss += [1] * len(g) + [0] * len(o)
+    L = len(ids)
+    k, tt = torch.tensor(kind), torch.tensor(tid)
     causal = torch.ones(L, L, dtype=torch.bool).tril()
     see = (k[None, :] == 0) | (tt[None, :] == tt[:, None]) | ((tt[None, :] == tt[:, None] - 1) & (k[None, :] == 2))
     return {"input_ids": torch.tensor(ids), "allowed": causal & see, "position_ids": torch.arange(L),
@@ -274,7 +290,8 @@ def official_style_trajectory(ep: Episode) -> dict:
 # %% ../nbs/17_mem1.ipynb #85acd2d8
 def batch_trajectories(trajs: Sequence[dict], pad_id: int) -> dict:
     "Right-pad masked trajectories into a batch: input_ids, allowed [B, L, L], position_ids, loss_mask, turn_index."
-    L = max(len(t["input_ids"]) for t in trajs); B = len(trajs)
+    L = max(len(t["input_ids"]) for t in trajs)
+    B = len(trajs)
     out = {"input_ids": torch.full((B, L), pad_id), "allowed": torch.zeros(B, L, L, dtype=torch.bool),
            "position_ids": torch.zeros(B, L, dtype=torch.long), "loss_mask": torch.zeros(B, L, dtype=torch.long),
            "turn_index": torch.full((B, L), -1)}
@@ -323,7 +340,8 @@ def run_episodes(model, tok, tool: SearchTool, tasks: Sequence[Task], prune: boo
             lp = sequence_logprobs(model, b["input_ids"].to(dev), b["attention_mask"].to(dev)).cpu()
         for j, i in enumerate(live):
             g, ep = gens[j], eps[i]
-            ep.ctx_lens.append(len(ctxs[j])); ep.gen_ids.append(g)
+            ep.ctx_lens.append(len(ctxs[j]))
+            ep.gen_ids.append(g)
             ep.gen_logp.append(lp[j, lp.shape[1] - len(g):].tolist() if record_logprobs and g else [])
             text = tok.decode(g, skip_special_tokens=False).replace(tok.eos_token, "")
             ep.texts.append(text)
@@ -340,7 +358,9 @@ def scripted_episode(tok, tool: SearchTool, task: Task, max_turns: int, p_drop: 
     ep = Episode(task, [tok.bos_token_id] + _enc(tok, task_prompt(task)))
     for tx, ob in zip(turns, obs):
         ep.ctx_lens.append(len(context_ids(ep, prune)))
-        ep.gen_ids.append(_enc(tok, tx) + [tok.eos_token_id]); ep.obs_ids.append(_enc(tok, ob)); ep.texts.append(tx)
+        ep.gen_ids.append(_enc(tok, tx) + [tok.eos_token_id])
+        ep.obs_ids.append(_enc(tok, ob))
+        ep.texts.append(tx)
     ep.reward, ep.answers = env.reward, env.answers
     return ep
 
@@ -389,6 +409,9 @@ def grpo_step(model, ref, opt, tok, tool: SearchTool, tasks: Sequence[Task], gro
     for _ in range(inner_steps):
         lp, m = trajectory_logprobs(model, b)
         loss, stats = policy_loss(lp, old.to(dev), adv.to(dev), m.float(), eps_low=eps_clip, ref_logp=ref_lp, beta=beta)
-        opt.zero_grad(); loss.backward(); torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0); opt.step()
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
     model.eval()
     return {"reward": rewards.mean().item(), "loss": loss.item(), **stats}

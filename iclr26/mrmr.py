@@ -184,7 +184,8 @@ class RetrievalTask:
         for what, df in (("query", self.queries), ("corpus", self.corpus)):
             if df["id"].duplicated().any(): raise ValueError(f"task {self.name!r}: duplicate {what} ids {df['id'][df['id'].duplicated()].tolist()[:5]}")
         qids, dids = set(self.queries["id"]), set(self.corpus["id"])
-        bad_q = sorted(set(self.qrels) - qids); bad_d = sorted({d for r in self.qrels.values() for d in r} - dids)
+        bad_q = sorted(set(self.qrels) - qids)
+        bad_d = sorted({d for r in self.qrels.values() for d in r} - dids)
         if bad_q: raise ValueError(f"task {self.name!r}: qrels name unknown query ids {bad_q[:5]}")
         if bad_d: raise ValueError(f"task {self.name!r}: qrels name unknown corpus ids {bad_d[:5]}")
         if self.protocol not in ("ndcg@10", "hit@1-of-4"): raise ValueError(f"protocol must be 'ndcg@10' or 'hit@1-of-4', got {self.protocol!r}")
@@ -335,7 +336,9 @@ def multichoice_hit1(scores: Mapping[str, Mapping[str, float]], qrels: Mapping, 
     out = {}
     for q, cands in candidates.items():
         if q not in qrels or not any(r > 0 for r in qrels[q].values()): continue
-        if q not in scores: out[q] = 0.0; continue
+        if q not in scores:
+            out[q] = 0.0
+            continue
         s = np.array([scores[q].get(d, -np.inf) for d in cands], float)
         best = [d for d, x in zip(cands, s) if x == s.max()]
         out[q] = float(all(qrels[q].get(d, 0) > 0 for d in best))
@@ -369,7 +372,8 @@ def scores_to_run(scores: np.ndarray, task: RetrievalTask, k: int = 100) -> dict
     S = np.asarray(scores, float)
     if S.shape != (len(task.queries), len(task.corpus)): raise ValueError(f"scores must have shape {(len(task.queries), len(task.corpus))}, got {S.shape}")
     if not np.isfinite(S).all(): raise ValueError("scores must be finite")
-    kk = min(k, S.shape[1]); dids = task.corpus["id"].to_numpy()
+    kk = min(k, S.shape[1])
+    dids = task.corpus["id"].to_numpy()
     top = np.argpartition(-S, kk - 1, axis=1)[:, :kk] if kk < S.shape[1] else np.tile(np.arange(S.shape[1]), (S.shape[0], 1))
     return {q: {dids[j]: float(S[i, j]) for j in top[i]} for i, q in enumerate(task.queries["id"])}
 
@@ -390,7 +394,8 @@ def run_task(retriever, task: RetrievalTask, k: int = 100, negation: str = "mult
     else:
         df["main"] = df["ndcg@10"] if "ndcg@10" in df else evaluate_run(task.qrels, run, ["ndcg@10"], backend=backend)["ndcg@10"]
     sub = dict(zip(task.queries["id"], task.queries["subtask"]))
-    df.insert(0, "subtask", [sub[q] for q in df.index]); df.insert(0, "task", task.name)
+    df.insert(0, "subtask", [sub[q] for q in df.index])
+    df.insert(0, "task", task.name)
     return df.rename_axis("query_id").reset_index()
 
 @dataclass
@@ -454,7 +459,8 @@ class HashingEncoder:
         for i, t in enumerate(texts):
             w = re.findall(r"[a-z0-9]+", (t or "").lower())
             for tok in w + ([a + "_" + b for a, b in zip(w, w[1:])] if self.bigrams else []):
-                h = zlib.crc32(tok.encode()); out[i, h % self.dim] += 1.0 if (h >> 16) & 1 else -1.0
+                h = zlib.crc32(tok.encode())
+                out[i, h % self.dim] += 1.0 if (h >> 16) & 1 else -1.0
         return _unit(out)
 
 class SentenceTransformerEncoder:
@@ -505,7 +511,8 @@ def _fuse(text_emb: np.ndarray, has_text: Sequence[bool], image_sets: Sequence[S
     out, p = np.array(text_emb, np.float32), 0
     for r, s in enumerate(image_sets):
         if len(s):
-            iv = _unit(I[p:p + len(s)].mean(0)); p += len(s)
+            iv = _unit(I[p:p + len(s)].mean(0))
+            p += len(s)
             out[r] = iv if not has_text[r] else out[r] + iv
     return _unit(out)
 
@@ -611,7 +618,9 @@ def _name(rng) -> str:
 def render_scene(objects: Sequence[Mapping], size: int = 32) -> np.ndarray:
     "Render objects {shape, color (name or RGB), x, y (centre in [0,1]), r (radius in [0,1])} on white as an RGB array."
     from PIL import Image, ImageDraw
-    S = 4 * size; im = Image.new("RGB", (S, S), (255, 255, 255)); d = ImageDraw.Draw(im)
+    S = 4 * size
+    im = Image.new("RGB", (S, S), (255, 255, 255))
+    d = ImageDraw.Draw(im)
     for o in objects:
         if o["shape"] not in SHAPES: raise ValueError(f"shape must be one of {SHAPES}, got {o['shape']!r}")
         col = COLORS[o["color"]] if isinstance(o["color"], str) else tuple(o["color"])
@@ -622,7 +631,10 @@ def render_scene(objects: Sequence[Mapping], size: int = 32) -> np.ndarray:
         elif sh == "square": d.rectangle([x - r, y - r, x + r, y + r], fill=col)
         elif sh == "triangle": d.polygon([(x, y - r), (x - r, y + r), (x + r, y + r)], fill=col)
         elif sh == "diamond": d.polygon([(x, y - r), (x - r, y), (x, y + r), (x + r, y)], fill=col)
-        elif sh == "cross": w = r / 3; d.rectangle([x - r, y - w, x + r, y + w], fill=col); d.rectangle([x - w, y - r, x + w, y + r], fill=col)
+        elif sh == "cross":
+            w = r / 3
+            d.rectangle([x - r, y - w, x + r, y + w], fill=col)
+            d.rectangle([x - w, y - r, x + w, y + r], fill=col)
     return np.asarray(im.resize((size, size), Image.LANCZOS), np.uint8)
 
 def caption_scene(objects: Sequence[Mapping], noise: float = 0.0, rng=None) -> str:
@@ -661,7 +673,10 @@ def render_document(image=None, n_lines: int = 6, size: int = 32, seed: int = 0)
     page = np.full((size, size, 3), 255, np.uint8)
     top = 0
     if image is not None:
-        h = size // 2; pic = to_array(image, size=h); page[:h, (size - h) // 2:(size - h) // 2 + h] = pic; top = h + 1
+        h = size // 2
+        pic = to_array(image, size=h)
+        page[:h, (size - h) // 2:(size - h) // 2 + h] = pic
+        top = h + 1
     for k in range(n_lines):
         y = top + 2 + 3 * k
         if y >= size - 1: break
@@ -743,12 +758,15 @@ def make_mini_mrmr(n_knowledge: int = 200, n_theorem: int = 96, n_negation: int 
     while len(names) < len(concepts): names.setdefault(concepts[len(names)], _name(rng))
     corpus, scenes = [], {}
     for k, (c, s) in enumerate(concepts):
-        cat = cat_of[(c, s)]; text = KNOWLEDGE_FRAMES[cat][1].format(c=COLOR_TERMS[c], s=SHAPE_TERMS[s], n=names[(c, s)])
+        cat = cat_of[(c, s)]
+        text = KNOWLEDGE_FRAMES[cat][1].format(c=COLOR_TERMS[c], s=SHAPE_TERMS[s], n=names[(c, s)])
         row = dict(id=f"k{k}", text=text, image=None, modality="text")
         if rng.random() < 0.5:
             obj = [dict(shape=s, color=c, x=0.5, y=0.5, r=0.3)]
-            row.update(image=render_scene(obj, size), text="<image 1> " + text, modality="image,text"); scenes[f"corpus-k{k}"] = {"image_1": obj}
-        row["vision"] = render_document(row["image"], seed=k); corpus.append(row)
+            row.update(image=render_scene(obj, size), text="<image 1> " + text, modality="image,text")
+            scenes[f"corpus-k{k}"] = {"image_1": obj}
+        row["vision"] = render_document(row["image"], seed=k)
+        corpus.append(row)
     extra = []
     for e in range(n_extra):
         if e % 2 == 0:   # hard negative: the concept's words, another meaning
@@ -759,7 +777,8 @@ def make_mini_mrmr(n_knowledge: int = 200, n_theorem: int = 96, n_negation: int 
         extra.append(dict(id=f"pin{e}", text=text, image=None, modality="text", vision=render_document(None, seed=1000 + e)))
     queries, qrels = [], []
     for i in range(n_knowledge):
-        c, s = concepts[int(rng.integers(len(concepts)))]; cat = cat_of[(c, s)]
+        c, s = concepts[int(rng.integers(len(concepts)))]
+        cat = cat_of[(c, s)]
         main = dict(shape=s, color=c, x=0.5, y=0.5, r=0.28)
         objs = [main]
         if rng.random() < 0.4:   # a small distractor shape beside the concept
@@ -769,8 +788,10 @@ def make_mini_mrmr(n_knowledge: int = 200, n_theorem: int = 96, n_negation: int 
         sc = {"image_1": objs}
         if rng.random() < 0.3:   # a second image: a reference picture of another concept
             o2 = [dict(shape=str(rng.choice(SHAPES)), color=str(rng.choice(list(COLORS))), x=0.5, y=0.5, r=0.25)]
-            row.update(image_2=render_scene(o2, size), text=row["text"] + " Compare it with the reference in <image 2>."); sc["image_2"] = o2
-        queries.append(row); scenes[f"query-kq{i}"] = sc
+            row.update(image_2=render_scene(o2, size), text=row["text"] + " Compare it with the reference in <image 2>.")
+            sc["image_2"] = o2
+        queries.append(row)
+        scenes[f"query-kq{i}"] = sc
         qrels.append(dict(query_id=f"kq{i}", corpus_id=f"k{concepts.index((c, s))}", score=1))
     out["knowledge"] = dict(query=queries, corpus=corpus, pin_p=extra, qrels=qrels, _scenes=scenes)
     # ---- theorem
@@ -790,11 +811,13 @@ def make_mini_mrmr(n_knowledge: int = 200, n_theorem: int = 96, n_negation: int 
     # ---- negation: 4 candidates per query, one contradicts the picture
     queries, corpus, qrels, scenes = [], [], [], {}
     for i in range(n_negation):
-        s1, s2 = rng.choice(SHAPES, 2, replace=False); c1, c2 = rng.choice(list(COLORS), 2)
+        s1, s2 = rng.choice(SHAPES, 2, replace=False)
+        c1, c2 = rng.choice(list(COLORS), 2)
         objs = random_scene(rng, 2, colors=[c1, c2], shapes=[s1, s2])
         true = [f"The picture shows a {c1} {s1}.", f"A {s2} coloured {c2} is visible.", "Exactly two shapes appear in the picture.",
                 f"The {s1} is {c1} and the {s2} is {c2}.", f"There is a {s2} in the image."]
-        wrong_c = str(rng.choice([c for c in COLORS if c != c1])); absent = str(rng.choice([s for s in SHAPES if s not in (s1, s2)]))
+        wrong_c = str(rng.choice([c for c in COLORS if c != c1]))
+        absent = str(rng.choice([s for s in SHAPES if s not in (s1, s2)]))
         false = [f"The picture shows a {wrong_c} {s1}.", f"There is no {s2} in the image.", "Exactly three shapes appear in the picture.",
                  f"The picture shows a {c2} {absent}."]
         cands = [true[j] for j in rng.choice(len(true), 3, replace=False)] + [false[int(rng.integers(len(false)))]]
@@ -802,7 +825,8 @@ def make_mini_mrmr(n_knowledge: int = 200, n_theorem: int = 96, n_negation: int 
         for slot, j in enumerate(perm):
             corpus.append(dict(id=f"nq{i}_{slot + 1}", text=cands[j], image=None, modality="text", vision=render_document(None, seed=3000 + 4 * i + slot)))
             if j == 3: qrels.append({"query-id": f"nq{i}", "corpus-id": f"nq{i}_{slot + 1}", "score": 1})
-        queries.append(dict(id=f"nq{i}", text="", image=render_scene(objs, size), modality="image")); scenes[f"query-nq{i}"] = {"image": objs}
+        queries.append(dict(id=f"nq{i}", text="", image=render_scene(objs, size), modality="image"))
+        scenes[f"query-nq{i}"] = {"image": objs}
     out["negation"] = dict(query=queries, corpus=corpus, qrels=qrels, _scenes=scenes)
     # ---- rule violations: design (above) and traffic (left of)
     for task, n, rel, noun, tmpl, q in (
@@ -815,7 +839,8 @@ def make_mini_mrmr(n_knowledge: int = 200, n_theorem: int = 96, n_negation: int 
                        vision=render_document(None, seed=4000 + k)) for k, (a, b) in enumerate(pairs)]
         queries, qrels, scenes = [], [], {}
         for i in range(n):
-            k = int(rng.integers(len(pairs))); a, b = pairs[k]
+            k = int(rng.integers(len(pairs)))
+            a, b = pairs[k]
             objs = random_scene(rng, 2, shapes=[a, b], relation=rel)
             queries.append(dict(id=f"{task[0]}q{i}", text=q, image=render_scene(objs, size), modality="image,text", category=task.capitalize()))
             scenes[f"query-{task[0]}q{i}"] = {"image_1": objs}
@@ -866,16 +891,19 @@ def train_image_tower(text_encoder, n_pairs: int = 1500, steps: int = 500, batch
     import torch
     for nm, v in dict(n_pairs=n_pairs, steps=steps, batch=batch).items(): check_int(nm, v, 1)
     if not hasattr(text_encoder, "encode"): raise TypeError("text_encoder must have encode(list[str])")
-    rng = np.random.default_rng(seed); torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
     scenes = [random_scene(rng, int(rng.integers(1, 3))) for _ in range(n_pairs)]
     for sc in scenes:
         if len(sc) == 1 and rng.random() < 0.5: sc[0].update(r=float(rng.uniform(0.22, 0.3)))
     caps = [caption_scene(sc) for sc in scenes]
-    uniq = sorted(set(caps)); idx = {c: i for i, c in enumerate(uniq)}
+    uniq = sorted(set(caps))
+    idx = {c: i for i, c in enumerate(uniq)}
     C = torch.from_numpy(text_encoder.encode(uniq))
     X = torch.from_numpy(np.stack([render_scene(sc, size) for sc in scenes]).astype(np.float32) / 255.0).permute(0, 3, 1, 2)
     y = torch.tensor([idx[c] for c in caps])
-    net = _tower_net(C.shape[1]); opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    net = _tower_net(C.shape[1])
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
     losses = []
     it = range(steps) if progress_fn is None else progress_fn(range(steps))
@@ -883,7 +911,11 @@ def train_image_tower(text_encoder, n_pairs: int = 1500, steps: int = 500, batch
         b = torch.from_numpy(rng.integers(0, n_pairs, batch))
         z = torch.nn.functional.normalize(net(X[b]), dim=-1)
         loss = torch.nn.functional.cross_entropy(z @ C.T / tau, y[b])
-        opt.zero_grad(); loss.backward(); opt.step(); sched.step(); losses.append(loss.item())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        losses.append(loss.item())
     net.eval()
     return ImageTower(net, size), losses
 

@@ -174,7 +174,9 @@ def train_variant(policy, tokenizer, train: Sequence[Mapping], test: Sequence[Ma
         row["tv_drift"], row["kl_drift"] = drift[-1]
         if ref is not None and ref_every and (k + 1) % ref_every == 0: ref.load_state_dict(policy.state_dict())
         if eval_every and ((k + 1) % eval_every == 0 or k + 1 == rl.iterations):
-            t = time.time(); evals.append((k + 1, greedy_accuracy(policy, tokenizer, test, max_new_tokens_eval))); eval_s[0] += time.time() - t
+            t = time.time()
+            evals.append((k + 1, greedy_accuracy(policy, tokenizer, test, max_new_tokens_eval)))
+            eval_s[0] += time.time() - t
     acc0 = greedy_accuracy(policy, tokenizer, test, max_new_tokens_eval)
     res = grpo_train(policy, tokenizer, list(train), reward, rl, ref_model=ref, advantage_fn=adv_fn, callback=callback,
                      desc=name, beta=beta)

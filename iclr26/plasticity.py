@@ -44,7 +44,8 @@ def smooth_leaky(x: torch.Tensor, alpha: float | torch.Tensor = 0.1, p: float = 
 def smooth_leaky_grad(x: torch.Tensor, alpha: float | torch.Tensor = 0.1, p: float = 3.0, c: float = 5.0) -> torch.Tensor:
     "Closed-form derivative $f'(x)=\\alpha+(1-\\alpha)[\\sigma(kx)+kx\\,\\sigma(kx)(1-\\sigma(kx))]$ with $k=c/p$."
     if not isinstance(x, torch.Tensor): raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
-    k = c / p; s = torch.sigmoid(k * x)
+    k = c / p
+    s = torch.sigmoid(k * x)
     return alpha + (1 - alpha) * (s + k * x * s * (1 - s))
 
 def smooth_leaky_grad_floor(alpha: float = 0.1) -> float:
@@ -228,7 +229,8 @@ def load_digits_data(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     "scikit-learn's digits as (X standardised per pixel, y), shuffled with `seed`."
     from sklearn.datasets import load_digits
     d = load_digits()
-    X = torch.tensor(d.data, dtype=torch.float32); y = torch.tensor(d.target, dtype=torch.long)
+    X = torch.tensor(d.data, dtype=torch.float32)
+    y = torch.tensor(d.target, dtype=torch.long)
     X = (X - X.mean(0)) / (X.std(0) + 0.1)   # +0.1: the always-zero border pixels stay 0
     idx = torch.randperm(len(X), generator=torch.Generator().manual_seed(seed))
     return X[idx], y[idx]
@@ -236,16 +238,19 @@ def load_digits_data(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
 def random_label_tasks(X: torch.Tensor, n_tasks: int, n_samples: int, n_classes: int = 10, seed: int = 0) -> list[dict]:
     "`n_tasks` tasks on the first `n_samples` rows of `X`, each with fresh uniform random labels (scored on the training set)."
     if n_tasks < 1 or n_samples < 1 or n_samples > len(X): raise ValueError(f"need n_tasks >= 1 and 1 <= n_samples <= {len(X)}, got {n_tasks}, {n_samples}")
-    g = torch.Generator().manual_seed(seed); Xs = X[:n_samples]
+    g = torch.Generator().manual_seed(seed)
+    Xs = X[:n_samples]
     return [dict(Xtr=Xs, ytr=torch.randint(n_classes, (n_samples,), generator=g), Xte=None, yte=None) for _ in range(n_tasks)]
 
 def permuted_tasks(X: torch.Tensor, y: torch.Tensor, n_tasks: int, n_train: int, seed: int = 0) -> list[dict]:
     "`n_tasks` pixel-permuted copies of (X, y) (task 0 unpermuted); rows `:n_train` train, the rest test."
     if n_tasks < 1 or not 0 < n_train < len(X): raise ValueError(f"need n_tasks >= 1 and 0 < n_train < {len(X)}, got {n_tasks}, {n_train}")
-    g = torch.Generator().manual_seed(seed); out = []
+    g = torch.Generator().manual_seed(seed)
+    out = []
     for t in range(n_tasks):
         perm = torch.arange(X.shape[1]) if t == 0 else torch.randperm(X.shape[1], generator=g)
-        Xp = X[:, perm]; out.append(dict(Xtr=Xp[:n_train], ytr=y[:n_train], Xte=Xp[n_train:], yte=y[n_train:]))
+        Xp = X[:, perm]
+        out.append(dict(Xtr=Xp[:n_train], ytr=y[:n_train], Xte=Xp[n_train:], yte=y[n_train:]))
     return out
 
 def class_incremental_tasks(X: torch.Tensor, y: torch.Tensor, n_train: int, classes_per_task: int = 2, cycles: int = 1) -> list[dict]:
@@ -263,7 +268,8 @@ def class_incremental_tasks(X: torch.Tensor, y: torch.Tensor, n_train: int, clas
 @torch.no_grad()
 def accuracy(model: nn.Module, X: torch.Tensor, y: torch.Tensor) -> float:
     "Top-1 accuracy of `model` (in eval mode) on (X, y)."
-    was = model.training; model.eval()
+    was = model.training
+    model.eval()
     try: return float((model(X).argmax(1) == y).float().mean())
     finally: model.train(was)
 
@@ -277,15 +283,19 @@ def train_continual(act: str, tasks: Sequence[Mapping], width: int = 64, depth: 
     torch.manual_seed(seed)
     model = PlasticMLP(tasks[0]["Xtr"].shape[1], width, 10, depth, act, act_kwargs)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
-    g = torch.Generator().manual_seed(seed + 1); hist = []
+    g = torch.Generator().manual_seed(seed + 1)
+    hist = []
     for t, task in enumerate(tasks):
-        Xtr, ytr = task["Xtr"], task["ytr"]; n = len(Xtr)
+        Xtr, ytr = task["Xtr"], task["ytr"]
+        n = len(Xtr)
         for _ in range(epochs):
             perm = torch.randperm(n, generator=g)
             for i in range(0, n, batch):
                 b = perm[i:i + batch]
                 loss = F.cross_entropy(model(Xtr[b]), ytr[b])
-                opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
         Xe, ye = (task["Xte"], task["yte"]) if task.get("Xte") is not None else (Xtr, ytr)
         hist.append(dict(task=t, acc=accuracy(model, Xe, ye), **diagnose(model, Xtr)))
     return hist
@@ -303,8 +313,10 @@ def stress_run(act: str, gamma: float, X: torch.Tensor, y: torch.Tensor, n_train
     `act_kwargs` go to the activation's constructor."""
     gamma = check_positive("gamma", gamma)
     if min(events, warmup, stress_steps, recover_steps, eval_every) < 1: raise ValueError("events, warmup, stress_steps, recover_steps and eval_every must be >= 1")
-    torch.manual_seed(seed); g = torch.Generator().manual_seed(seed + 1)
-    model = PlasticMLP(X.shape[1], width, 10, depth, act, act_kwargs); opt = torch.optim.Adam(model.parameters(), lr=lr)
+    torch.manual_seed(seed)
+    g = torch.Generator().manual_seed(seed + 1)
+    model = PlasticMLP(X.shape[1], width, 10, depth, act, act_kwargs)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
     Xtr, ytr, Xte, yte = X[:n_train], y[:n_train], X[n_train:], y[n_train:]
     total = warmup + events * (stress_steps + recover_steps)
     starts = [warmup + e * (stress_steps + recover_steps) for e in range(events)]
@@ -315,12 +327,17 @@ def stress_run(act: str, gamma: float, X: torch.Tensor, y: torch.Tensor, n_train
             model.eval()
             with torch.no_grad(): out, pre, _ = model(Xte, return_hidden=True)
             model.train()
-            curve["step"].append(step); curve["acc"].append(float((out.argmax(1) == yte).float().mean()))
-            curve["loss"].append(float(F.cross_entropy(out, yte))); curve["gain"].append(model.gain)
+            curve["step"].append(step)
+            curve["acc"].append(float((out.argmax(1) == yte).float().mean()))
+            curve["loss"].append(float(F.cross_entropy(out, yte)))
+            curve["gain"].append(model.gain)
             curve["sat"].append(unit_diagnostics(pre, list(model.acts))["saturated"])
         if step == total: break
         b = torch.randint(n_train, (batch,), generator=g)
-        loss = F.cross_entropy(model(Xtr[b]), ytr[b]); opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+        loss = F.cross_entropy(model(Xtr[b]), ytr[b])
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
     st, acc, lo_, sat = (np.array(curve[k]) for k in ("step", "acc", "loss", "sat"))
 
     def transition(t0: int, window: int) -> dict:
@@ -330,7 +347,8 @@ def stress_run(act: str, gamma: float, X: torch.Tensor, y: torch.Tensor, n_train
         win = (st >= t0) & (st <= t0 + window)
         t, a_, l_ = st[win] - t0, acc[win], lo_[win]
         jump = float(l_[0] - pre_loss)
-        hit95 = t[(l_ - pre_loss) <= 0.05 * max(jump, 0.0)]; hit = t[a_ >= pre_acc - 0.01]
+        hit95 = t[(l_ - pre_loss) <= 0.05 * max(jump, 0.0)]
+        hit = t[a_ >= pre_acc - 0.01]
         return dict(pre_acc=pre_acc, pre_loss=pre_loss, loss_jump=jump, acc_drop=float(pre_acc - a_[0]),
                     tau95=float(hit95[0]) if len(hit95) else None, recovery=float(hit[0]) if len(hit) else None)
 
@@ -363,8 +381,10 @@ class DynamicsShift(gym.Wrapper):
         for n, v in (("mass", mass), ("friction", friction), ("gravity", gravity)):
             check_positive(n, v)
         m, o = self.env.unwrapped.model, self._orig
-        m.body_mass[:] = o["mass"] * mass; m.body_inertia[:] = o["inertia"] * mass
-        m.geom_friction[:] = o["friction"]; m.geom_friction[:, 0] = o["friction"][:, 0] * friction
+        m.body_mass[:] = o["mass"] * mass
+        m.body_inertia[:] = o["inertia"] * mass
+        m.geom_friction[:] = o["friction"]
+        m.geom_friction[:, 0] = o["friction"][:, 0] * friction
         m.opt.gravity[:] = o["gravity"] * gravity
         mujoco.mj_setConst(m, self.env.unwrapped.data)
         self.shift = dict(mass=float(mass), friction=float(friction), gravity=float(gravity))
@@ -378,7 +398,8 @@ def plasticity_score(returns: Mapping[str, np.ndarray], final: Sequence[int] | N
     arrs = {k: np.asarray(v, dtype=float) for k, v in returns.items()}
     if any(a.ndim != 3 for a in arrs.values()): raise ValueError("each returns array must be (seeds x cycles x shifts)")
     allv = np.concatenate([a.reshape(-1, a.shape[-1]) for a in arrs.values()])
-    lo, hi = allv.min(0), allv.max(0); span = np.where(hi > lo, hi - lo, 1.0)
+    lo, hi = allv.min(0), allv.max(0)
+    span = np.where(hi > lo, hi - lo, 1.0)
     return {k: float(trim_mean(((a[:, -1, :] - lo) / span).ravel(), 0.25)) for k, a in arrs.items()}
 
 def ppo_activation_fn(act: str, act_kwargs: Mapping | None = None,

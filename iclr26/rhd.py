@@ -120,7 +120,9 @@ def _pad_right(seqs: Sequence[Sequence[int]], pad_id: int, device) -> tuple[torc
     L = max(len(x) for x in seqs)
     ids = torch.full((len(seqs), L), int(pad_id), dtype=torch.long)
     mask = torch.zeros(len(seqs), L, dtype=torch.long)
-    for i, x in enumerate(seqs): ids[i, :len(x)] = torch.as_tensor(list(x), dtype=torch.long); mask[i, :len(x)] = 1
+    for i, x in enumerate(seqs):
+        ids[i, :len(x)] = torch.as_tensor(list(x), dtype=torch.long)
+        mask[i, :len(x)] = 1
     return ids.to(device), mask.to(device)
 
 @torch.no_grad()
@@ -151,7 +153,8 @@ def analyze_batch(model, tokenizer, prompt_ids: Sequence[Sequence[int]], complet
         return texts_of[i]
     out = []
     for b0 in range(0, len(prompt_ids), batch_size):
-        Ps = [list(p) for p in prompt_ids[b0:b0 + batch_size]]; Cs = [list(c) for c in completion_ids[b0:b0 + batch_size]]
+        Ps = [list(p) for p in prompt_ids[b0:b0 + batch_size]]
+        Cs = [list(c) for c in completion_ids[b0:b0 + batch_size]]
         x, am = _pad_right([p + c for p, c in zip(Ps, Cs)], pad, dev)
         lens = logit_lens(model, x, am, layers=J + [N], final_norm=final_norm, output_attentions=attention)
         final = lens["logits"].log_softmax(-1)                              # [B, L, V]: the model's own output distribution
@@ -161,11 +164,14 @@ def analyze_batch(model, tokenizer, prompt_ids: Sequence[Sequence[int]], complet
         A_all = torch.stack([lens["attentions"][j - 1].float().mean(1) for j in J + [N]]).mean(0) if attention else None   # [B, L, L]
         for i, (p, c) in enumerate(zip(Ps, Cs)):
             P, T = len(p), len(p) + len(c)                                 # positions P-1 .. T-2 predict the completion
-            r_tok = r_all[i, P - 1:T - 1].cpu().numpy(); nll_tok = nll_all[i, P - 1:T - 1].cpu().numpy()
+            r_tok = r_all[i, P - 1:T - 1].cpu().numpy()
+            nll_tok = nll_all[i, P - 1:T - 1].cpu().numpy()
             ent_tok = ent_all[i, P - 1:T - 1].cpu().numpy()
             spans = step_spans([text(t) for t in c], delim) or [(0, len(c))]
-            R = np.array([r_tok[s:e].mean() for s, e in spans]); ppl = np.array([math.exp(nll_tok[s:e].mean()) for s, e in spans])
-            K = len(spans); ne = min(K, n_early if n_early is not None else max(2, math.ceil(K / 2)))
+            R = np.array([r_tok[s:e].mean() for s, e in spans])
+            ppl = np.array([math.exp(nll_tok[s:e].mean()) for s, e in spans])
+            K = len(spans)
+            ne = min(K, n_early if n_early is not None else max(2, math.ceil(K / 2)))
             early = R[:ne]
             cv = float(early.std() / (early.mean() + 1e-12)) if ne >= 2 else 0.0
             attn = 0.0
@@ -269,7 +275,8 @@ def batch_embeddings(model, tokenizer, prompts: Sequence[str], completions: Sequ
     "Hidden state (decoder layer `layer`, default the middle one) at the last token of each `prompts[i] + completions[i]` [n, d], batched."
     if isinstance(prompts, str) or isinstance(completions, str): raise TypeError("prompts and completions must be lists of strings")
     if len(prompts) != len(completions) or not len(prompts): raise ValueError(f"prompts ({len(prompts)}) and completions ({len(completions)}) must be non-empty and equally long")
-    N = len(_decoder_parts(model)[0]); layer = layer or max(1, N // 2)
+    N = len(_decoder_parts(model)[0])
+    layer = layer or max(1, N // 2)
     dev = next(model.parameters()).device
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     seqs = [_encode_pair(tokenizer, p, c if c else " ")[0] for p, c in zip(prompts, completions)]
@@ -299,8 +306,10 @@ def shaped_step_rewards(step_R: Sequence[float], outcome: float, alpha: float = 
     R = np.asarray(step_R, dtype=np.float64)
     if R.ndim != 1 or len(R) == 0: raise ValueError("step_R must be a non-empty 1-D sequence (one Reasoning Score per step)")
     K = len(R)
-    phi = np.zeros(K + 1); phi[1:K] = shaping_potential(R[:K - 1], alpha, tau)
-    r = np.zeros(K); r[-1] = float(outcome)
+    phi = np.zeros(K + 1)
+    phi[1:K] = shaping_potential(R[:K - 1], alpha, tau)
+    r = np.zeros(K)
+    r[-1] = float(outcome)
     return r + gamma * phi[1:] - phi[:-1]
 
 def grpo_r_advantages(step_R: Sequence[Sequence[float]], step_ends: Sequence[Sequence[int]], outcomes: torch.Tensor | Sequence[float],
@@ -330,11 +339,14 @@ def grpo_r_advantages(step_R: Sequence[Sequence[float]], step_ends: Sequence[Seq
         if len(ends) != len(s): raise ValueError(f"trace {i}: {len(ends)} step ends for {len(s)} step scores")
         for r, e in zip(s, ends):
             if not 0 <= e < T: raise ValueError(f"trace {i}: step end {e} outside the completion (T={T})")
-            rew[i, e] += float(r); rmask[i, e] = True
+            rew[i, e] += float(r)
+            rmask[i, e] = True
     if step_norm == "steps": return token_advantages(rew, rmask, completion_mask.float(), group_size, eps)
     shape = torch.zeros(N, T)                      # shaping terms only: r̄_k − r_k
     for i, (R, ends) in enumerate(zip(step_R, step_ends)):
-        K = len(R); phi = np.zeros(K + 1); phi[1:K] = shaping_potential(np.asarray(R, dtype=np.float64)[:K - 1], alpha, tau)
+        K = len(R)
+        phi = np.zeros(K + 1)
+        phi[1:K] = shaping_potential(np.asarray(R, dtype=np.float64)[:K - 1], alpha, tau)
         for k, e in enumerate(ends): shape[i, e] += float(gamma * phi[k + 1] - phi[k])
     var = outcomes.view(-1, group_size).var(1, unbiased=False)
     std = torch.where(var > 1e-12, torch.sqrt(var + eps), torch.ones_like(var)).repeat_interleave(group_size)   # constant groups: unscaled
@@ -357,15 +369,22 @@ class GRPORAdvantage:
             p = rollout.prompt_ids[i][rollout.prompt_mask[i].bool()].tolist()
             c = rollout.completion_ids[i][rollout.completion_mask[i].bool()].tolist()
             body = c[:-1] if (c and c[-1] == self.tok.eos_token_id and len(c) > 1) else c
-            ps.append(p); bodies.append(body); lens_c.append(len(c))
+            ps.append(p)
+            bodies.append(body)
+            lens_c.append(len(c))
         todo = [i for i, b in enumerate(bodies) if b]
         feats = dict(zip(todo, analyze_batch(self.policy, self.tok, [ps[i] for i in todo], [bodies[i] for i in todo], late_frac=self.late_frac,
                                              agg=self.agg, delim=self.delim, attention=False))) if todo else {}
         Rs, ends = [], []
         for i in range(len(rollout)):
-            if i not in feats: Rs.append(np.zeros(1)); ends.append([max(0, lens_c[i] - 1)]); continue
-            e = [s[1] - 1 for s in feats[i]["spans"]]; e[-1] = lens_c[i] - 1
-            Rs.append(feats[i]["R"]); ends.append(e)
+            if i not in feats:
+                Rs.append(np.zeros(1))
+                ends.append([max(0, lens_c[i] - 1)])
+                continue
+            e = [s[1] - 1 for s in feats[i]["spans"]]
+            e[-1] = lens_c[i] - 1
+            Rs.append(feats[i]["R"])
+            ends.append(e)
         return Rs, ends
     def __call__(self, rollout, rewards: torch.Tensor) -> torch.Tensor:
         Rs, ends = self.step_scores(rollout)
@@ -395,7 +414,9 @@ def misled_steps(record: Mapping, completion: str) -> list[bool | None]:
     out = []
     for k, line in enumerate(lines):
         m = _STEP.match(line.strip())
-        if m is None or k >= len(record["steps"]): out.append(None); continue
+        if m is None or k >= len(record["steps"]):
+            out.append(None)
+            continue
         if line.strip() == record["steps"][k]: out.append(False)
         elif k < len(ops) and int(m.group(3)) == record["noop"] != ops[k]: out.append(True)
         else: out.append(None)

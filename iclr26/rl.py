@@ -170,7 +170,8 @@ def token_advantages(step_rewards: torch.Tensor, reward_mask: torch.Tensor, comp
     if N % G: raise ValueError(f"{N} rows are not a multiple of group_size={G}")
     rm = reward_mask.bool() & completion_mask.bool()
     if (rm.sum(1) == 0).any(): raise ValueError("every completion needs at least one step reward (reward_mask has an empty row)")
-    r = step_rewards.float().view(-1, G, T); m = rm.view(-1, G, T).float()
+    r = step_rewards.float().view(-1, G, T)
+    m = rm.view(-1, G, T).float()
     cnt = m.sum((1, 2), keepdim=True)
     mean = (r * m).sum((1, 2), keepdim=True) / cnt
     var = (((r - mean) * m) ** 2).sum((1, 2), keepdim=True) / (cnt - 1 if unbiased else cnt).clamp(min=1)
@@ -390,7 +391,8 @@ def grpo_train(policy, tokenizer, prompts: Sequence[str] | Sequence[Mapping] | C
                                    ref_logp=ref_lp, beta=c.beta, ratio_level=c.ratio_level, aggregation=c.aggregation,
                                    keep=None if keep is None else keep.to(dev), max_len=c.max_new_tokens)
             if st["tokens"] == 0: break      # every group masked: no step at all (Adam's momentum would still move the weights)
-            opt.zero_grad(set_to_none=True); loss.backward()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
             if c.grad_clip: torch.nn.utils.clip_grad_norm_(policy.parameters(), c.grad_clip)
             opt.step()
         policy.eval()
@@ -400,7 +402,9 @@ def grpo_train(policy, tokenizer, prompts: Sequence[str] | Sequence[Mapping] | C
         hist.append(row)
         if callback is not None: callback(k, row)
         if hasattr(bar, "set_postfix"): bar.set_postfix(reward=f"{row['reward_mean']:.2f}")
-        if c.max_seconds is not None and time.time() - t0 >= c.max_seconds: stopped = "seconds"; break
+        if c.max_seconds is not None and time.time() - t0 >= c.max_seconds:
+            stopped = "seconds"
+            break
     if hasattr(bar, "close"): bar.close()
     return RLResult(hist, time.time() - t0, stopped)
 

@@ -50,7 +50,8 @@ def check_instance(dur, mach) -> tuple[np.ndarray, np.ndarray]:
         if isinstance(a, (list, tuple)) and len({len(r) if hasattr(r, "__len__") else -1 for r in a}) > 1:
             raise ValueError(f"{name} is ragged: every job must have the same number of operations")
     try:
-        d = np.asarray(dur, dtype=float); m = np.asarray(mach)
+        d = np.asarray(dur, dtype=float)
+        m = np.asarray(mach)
     except (TypeError, ValueError):
         raise TypeError("dur and mach must be (jobs, machines) arrays of numbers") from None
     if d.ndim != 2: raise ValueError(f"dur must be a (jobs, machines) array, got shape {d.shape}")
@@ -114,7 +115,9 @@ def cpsat_solve(inst: Instance, time_limit: float = 10.0, workers: int = 1, seed
     sol.parameters.max_time_in_seconds = float(time_limit)
     sol.parameters.num_workers = int(workers)
     sol.parameters.random_seed = int(seed)
-    t0 = time.time(); st = sol.Solve(mdl); wall = time.time() - t0
+    t0 = time.time()
+    st = sol.Solve(mdl)
+    wall = time.time() - t0
     if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE): raise RuntimeError(f"CP-SAT found no schedule in {time_limit} s")
     starts = np.array([[sol.Value(S[j][k]) for k in range(M)] for j in range(J)], dtype=float)
     return dict(makespan=float(sol.ObjectiveValue()), bound=float(sol.BestObjectiveBound()),
@@ -145,7 +148,8 @@ def replay(inst: Instance, order) -> tuple[float, np.ndarray]:
 def order_from_starts(inst: Instance, starts) -> np.ndarray:
     "The job-dispatch order that replays a semi-active schedule: operations sorted by start time (ties: job order)."
     s = np.asarray(starts, dtype=float)
-    j = np.repeat(np.arange(inst.shape[0]), inst.shape[1]); k = np.tile(np.arange(inst.shape[1]), inst.shape[0])
+    j = np.repeat(np.arange(inst.shape[0]), inst.shape[1])
+    k = np.tile(np.arange(inst.shape[1]), inst.shape[0])
     o = np.lexsort((k, s.ravel()))
     return j[o]
 
@@ -155,7 +159,8 @@ N_FEATURES = 6
 class JobShopEnv:
     "B job-shop instances of one size (J, M) advancing in lockstep: action = the job whose next operation is dispatched."
     def __init__(self, dur, mach):
-        d = np.asarray(dur, dtype=float); m = np.asarray(mach)
+        d = np.asarray(dur, dtype=float)
+        m = np.asarray(mach)
         if d.ndim == 2: d, m = d[None], m[None]
         if d.ndim != 3 or m.shape != d.shape: raise ValueError(f"dur and mach must be (B, J, M) arrays of one shape, got {d.shape} and {m.shape}")
         self.dur, self.mach = d, m.astype(np.int64)
@@ -163,9 +168,11 @@ class JobShopEnv:
         self.B, self.J, self.M = B, J, M
         self.rows = np.arange(B)
         self.nxt = np.zeros((B, J), np.int64)
-        self.jr = np.zeros((B, J)); self.mr = np.zeros((B, M))
+        self.jr = np.zeros((B, J))
+        self.mr = np.zeros((B, M))
         self.jrem = d.sum(2)
-        self.mrem = np.zeros((B, M)); np.add.at(self.mrem, (np.repeat(self.rows, J * M), self.mach.reshape(-1)), d.reshape(-1))
+        self.mrem = np.zeros((B, M))
+        np.add.at(self.mrem, (np.repeat(self.rows, J * M), self.mach.reshape(-1)), d.reshape(-1))
         self.starts = np.full((B, J, M), np.nan)
         self.dbar = d.mean((1, 2))[:, None]
         self.t = 0
@@ -209,11 +216,16 @@ class JobShopEnv:
         r = self.rows
         k = self.nxt[r, a]
         if np.any(k >= self.M): raise ValueError("a picks a job with no operations left")
-        p = self.dur[r, a, k]; m = self.mach[r, a, k]
-        s = np.maximum(self.jr[r, a], self.mr[r, m]); e = s + p
+        p = self.dur[r, a, k]
+        m = self.mach[r, a, k]
+        s = np.maximum(self.jr[r, a], self.mr[r, m])
+        e = s + p
         self.starts[r, a, k] = s
-        self.jr[r, a] = e; self.mr[r, m] = e
-        self.nxt[r, a] += 1; self.jrem[r, a] -= p; self.mrem[r, m] -= p
+        self.jr[r, a] = e
+        self.mr[r, m] = e
+        self.nxt[r, a] += 1
+        self.jrem[r, a] -= p
+        self.mrem[r, m] -= p
         self.t += 1
 
     @property
@@ -229,20 +241,26 @@ def policy_init(hidden: int = 16, rng=None, scale: float = 0.5) -> np.ndarray:
     "A random flat parameter vector for the scoring MLP f -> w2 . relu(W1^T f + b1)."
     rng = _rng(rng)
     F = N_FEATURES
-    W1 = rng.normal(0, scale / math.sqrt(F), (F, hidden)); b1 = rng.normal(0, 0.1, hidden); w2 = rng.normal(0, scale / math.sqrt(hidden), hidden)
+    W1 = rng.normal(0, scale / math.sqrt(F), (F, hidden))
+    b1 = rng.normal(0, 0.1, hidden)
+    w2 = rng.normal(0, scale / math.sqrt(hidden), hidden)
     return np.concatenate([W1.ravel(), b1, w2])
 
 def _unpack(theta: np.ndarray, hidden: int):
     F = N_FEATURES
     W1 = theta[:, :F * hidden].reshape(-1, F, hidden)
-    b1 = theta[:, F * hidden:F * hidden + hidden]; w2 = theta[:, F * hidden + hidden:]
+    b1 = theta[:, F * hidden:F * hidden + hidden]
+    w2 = theta[:, F * hidden + hidden:]
     return W1, b1, w2
 
 def policy_scores(theta, feats, hidden: int = 16, group: int = 1):
     "Scores (B, J) of each job for features (B, J, F) and parameters `theta` (B // group, D), row b using theta[b // group]; also the hidden activations."
     W1, b1, w2 = _unpack(theta, hidden)
-    B, J, F = feats.shape; P = theta.shape[0]
-    h = np.matmul(feats.reshape(P, group * J, F), W1); h += b1[:, None, :]; np.maximum(h, 0.0, out=h)
+    B, J, F = feats.shape
+    P = theta.shape[0]
+    h = np.matmul(feats.reshape(P, group * J, F), W1)
+    h += b1[:, None, :]
+    np.maximum(h, 0.0, out=h)
     return np.matmul(h, w2[:, :, None]).reshape(B, J), h.reshape(B, J, -1)
 
 def rollout(theta, dur, mach, greedy: bool = False, rng=None, hidden: int = 16, grad: bool = False,
@@ -259,14 +277,18 @@ def rollout(theta, dur, mach, greedy: bool = False, rng=None, hidden: int = 16, 
     order = np.zeros((env.B, env.J * env.M), np.int64) if record_order else None
     if grad: w2 = np.repeat(_unpack(theta, hidden)[2], group, 0)
     while not env.done:
-        f = env.features(); mask = env.mask
+        f = env.features()
+        mask = env.mask
         s, h = policy_scores(theta, f, hidden, group)
         s = np.where(mask, s, -np.inf)
         if greedy: a = s.argmax(1)
         else: a = (s + rng.gumbel(size=s.shape)).argmax(1)
         if grad:
-            z = s - s.max(1, keepdims=True); pi = np.exp(z); pi /= pi.sum(1, keepdims=True)
-            c = -pi; c[env.rows, a] += 1.0                     # d log pi(a) / d score_j
+            z = s - s.max(1, keepdims=True)
+            pi = np.exp(z)
+            pi /= pi.sum(1, keepdims=True)
+            c = -pi
+            c[env.rows, a] += 1.0                     # d log pi(a) / d score_j
             u = w2[:, None, :] * (h > 0)                       # d score_j / d pre-activation
             cu = c[..., None] * u
             F = N_FEATURES
@@ -284,7 +306,8 @@ def lower_bound(inst: Instance) -> float:
 
 def es_gradient(fitness, eps, sigma: float, shaping: str = "standardize") -> np.ndarray:
     "ES estimate g = 1/(mu sigma) sum_i F_i eps_i of the gradient of E[F(theta + sigma eps)]; batched over leading axes."
-    F = np.asarray(fitness, dtype=float); E = np.asarray(eps, dtype=float)
+    F = np.asarray(fitness, dtype=float)
+    E = np.asarray(eps, dtype=float)
     if F.ndim < 1 or E.shape[:-1] != F.shape: raise ValueError(f"eps must have shape fitness.shape + (D,), got {E.shape} for fitness {F.shape}")
     mu = F.shape[-1]
     if mu < 2: raise ValueError(f"mu (population size) must be >= 2, got {mu}")
@@ -300,8 +323,10 @@ class Adam:
         self.lr, self.b1, self.b2, self.eps, self.m, self.v, self.t = lr, b1, b2, eps, 0.0, 0.0, 0
     def step(self, g: np.ndarray) -> np.ndarray:
         self.t += 1
-        self.m = self.b1 * self.m + (1 - self.b1) * g; self.v = self.b2 * self.v + (1 - self.b2) * g * g
-        mh = self.m / (1 - self.b1 ** self.t); vh = self.v / (1 - self.b2 ** self.t)
+        self.m = self.b1 * self.m + (1 - self.b1) * g
+        self.v = self.b2 * self.v + (1 - self.b2) * g * g
+        mh = self.m / (1 - self.b1 ** self.t)
+        vh = self.v / (1 - self.b2 ** self.t)
         return self.lr * mh / (np.sqrt(vh) + self.eps)
 
 def _stack(instances) -> tuple[np.ndarray, np.ndarray]:
@@ -313,18 +338,21 @@ def _stack(instances) -> tuple[np.ndarray, np.ndarray]:
 
 def evaluate(theta, instances, n_samples: int = 1, greedy: bool = True, rng=None, hidden: int = 16) -> dict:
     "Roll out one parameter vector per instance (`theta` (D,) or (N, D)): makespans (N, S), best makespan and its start times."
-    D, Mc = _stack(instances); N = len(D)
+    D, Mc = _stack(instances)
+    N = len(D)
     th = np.asarray(theta, dtype=float)
     th = np.broadcast_to(th, (N, th.shape[-1])) if th.ndim == 1 else th
     S = 1 if greedy else n_samples
     out = rollout(th, np.repeat(D, S, 0), np.repeat(Mc, S, 0), greedy=greedy, rng=rng, hidden=hidden, group=S)
-    ms = out["makespan"].reshape(N, S); st = out["starts"].reshape(N, S, *D.shape[1:])
+    ms = out["makespan"].reshape(N, S)
+    st = out["starts"].reshape(N, S, *D.shape[1:])
     b = ms.argmin(1)
     return dict(makespan=ms, best=ms.min(1), best_starts=st[np.arange(N), b])
 
 def es_estimate(theta, D, Mc, mu: int, sigma: float, n_samples: int, fitness: str, rng, hidden: int, shaping: str = "standardize"):
     "One batched ES evaluation around each row of `theta` (N, D): gradient (N, D), makespans (N, mu, L), best (N,), its starts."
-    N, P = theta.shape; L = n_samples
+    N, P = theta.shape
+    L = n_samples
     eps = rng.standard_normal((N, mu, P))
     rows = (theta[:, None, :] + sigma * eps).reshape(-1, P)                  # (N*mu, P); each row drives L samples
     out = rollout(rows, np.repeat(D, mu * L, 0), np.repeat(Mc, mu * L, 0), greedy=False, rng=rng, hidden=hidden, group=L)
@@ -333,7 +361,8 @@ def es_estimate(theta, D, Mc, mu: int, sigma: float, n_samples: int, fitness: st
     elif fitness == "mean": Fi = ms.mean(2)
     else: raise ValueError(f"fitness must be 'best' (MC Best) or 'mean' (MC Mean), got {fitness!r}")
     g = es_gradient(Fi, eps, sigma, shaping)
-    flat = ms.reshape(N, -1); b = flat.argmin(1)
+    flat = ms.reshape(N, -1)
+    b = flat.argmin(1)
     st = out["starts"].reshape(N, mu * L, *D.shape[1:])[np.arange(N), b]
     return g, ms, flat.min(1), st
 
@@ -354,17 +383,23 @@ def es_adapt(theta0, instances, steps: int = 10, mu: int = 100, sigma: float = 0
     if not isinstance(steps, (int, np.integer)) or steps < 0: raise ValueError(f"steps must be an int >= 0, got {steps!r}")
     if not sigma > 0: raise ValueError(f"sigma must be > 0, got {sigma}")
     if not isinstance(n_samples, (int, np.integer)) or n_samples < 1: raise ValueError(f"n_samples must be an int >= 1, got {n_samples!r}")
-    rng = _rng(rng); t0 = time.time()
-    D, Mc = _stack(instances); N = len(D)
+    rng = _rng(rng)
+    t0 = time.time()
+    D, Mc = _stack(instances)
+    N = len(D)
     th = np.array(np.broadcast_to(np.asarray(theta0, float), (N, np.shape(theta0)[-1])))
     g0 = evaluate(th, instances, greedy=True, hidden=hidden)
     best, best_st = g0["best"].copy(), g0["best_starts"].copy()
-    curve = [best.copy()]; used = [1]
+    curve = [best.copy()]
+    used = [1]
     for _ in range(steps):
         g, ms, b, st = es_estimate(th, D, Mc, mu, sigma, n_samples, fitness, rng, hidden, shaping)
-        better = b < best; best = np.where(better, b, best); best_st[better] = st[better]
+        better = b < best
+        best = np.where(better, b, best)
+        best_st[better] = st[better]
         th = th - lr * g
-        curve.append(best.copy()); used.append(used[-1] + mu * n_samples)
+        curve.append(best.copy())
+        used.append(used[-1] + mu * n_samples)
     gf = evaluate(th, instances, greedy=True, hidden=hidden)["best"]
     return AdaptResult(np.stack(curve, 1), np.array(used), th, best_st, gf, time.time() - t0)
 
@@ -373,18 +408,25 @@ def sampling_search(theta, instances, n_total: int, checkpoints, rng=None, hidde
     "Best-of-N sampling from a fixed policy: best-so-far makespan at each rollout count in `checkpoints` (greedy rollout first)."
     if not isinstance(n_total, (int, np.integer)) or n_total < 1: raise ValueError(f"n_total must be an int >= 1, got {n_total!r}")
     if len(checkpoints) == 0 or min(checkpoints) < 1 or max(checkpoints) > n_total: raise ValueError(f"checkpoints must lie in [1, n_total={n_total}]")
-    rng = _rng(rng); t0 = time.time()
-    D, Mc = _stack(instances); N = len(D)
+    rng = _rng(rng)
+    t0 = time.time()
+    D, Mc = _stack(instances)
+    N = len(D)
     th = np.array(np.broadcast_to(np.asarray(theta, float), (N, np.shape(theta)[-1])))
     g0 = evaluate(th, instances, greedy=True, hidden=hidden)
     best, best_st = g0["best"].copy(), g0["best_starts"].copy()
-    cps = sorted(int(c) for c in checkpoints); done = 1; curve = []
+    cps = sorted(int(c) for c in checkpoints)
+    done = 1
+    curve = []
     for c in cps:
         while done < c:
             S = min(chunk, c - done)
             out = rollout(th, np.repeat(D, S, 0), np.repeat(Mc, S, 0), greedy=False, rng=rng, hidden=hidden, group=S)
-            ms = out["makespan"].reshape(N, S); b = ms.argmin(1); bm = ms.min(1)
-            better = bm < best; best = np.where(better, bm, best)
+            ms = out["makespan"].reshape(N, S)
+            b = ms.argmin(1)
+            bm = ms.min(1)
+            better = bm < best
+            best = np.where(better, bm, best)
             best_st[better] = out["starts"].reshape(N, S, *D.shape[1:])[np.arange(N), b][better]
             done += S
         curve.append(best.copy())
@@ -404,7 +446,8 @@ def rule_makespan(inst: Instance, rule: str = "most_work_remaining") -> tuple[fl
 
 def gap(makespan, reference) -> np.ndarray:
     "Optimality gap in percent, 100 (C - C_ref) / C_ref, broadcast over trailing axes of `makespan`."
-    ms = np.asarray(makespan, float); ref = np.asarray(reference, float)
+    ms = np.asarray(makespan, float)
+    ref = np.asarray(reference, float)
     if np.any(ref <= 0): raise ValueError("reference makespans must be > 0")
     ref = ref.reshape(ref.shape + (1,) * (ms.ndim - ref.ndim))
     return 100.0 * (ms / ref - 1.0)
@@ -412,21 +455,30 @@ def gap(makespan, reference) -> np.ndarray:
 def reinforce_adapt(theta0, instances, steps: int = 10, n_samples: int = 400, lr: float = 0.01, rng=None, hidden: int = 16) -> AdaptResult:
     "Active Search (Bello et al. 2017): per-instance REINFORCE fine-tuning with a mean baseline and Adam, all instances batched."
     if not isinstance(n_samples, (int, np.integer)) or n_samples < 2: raise ValueError(f"n_samples must be an int >= 2, got {n_samples!r}")
-    rng = _rng(rng); t0 = time.time()
-    D, Mc = _stack(instances); N = len(D); S = n_samples
+    rng = _rng(rng)
+    t0 = time.time()
+    D, Mc = _stack(instances)
+    N = len(D)
+    S = n_samples
     th = np.array(np.broadcast_to(np.asarray(theta0, float), (N, np.shape(theta0)[-1])))
     g0 = evaluate(th, instances, greedy=True, hidden=hidden)
     best, best_st = g0["best"].copy(), g0["best_starts"].copy()
-    curve = [best.copy()]; used = [1]; opt = Adam(lr)
+    curve = [best.copy()]
+    used = [1]
+    opt = Adam(lr)
     for _ in range(steps):
         out = rollout(th, np.repeat(D, S, 0), np.repeat(Mc, S, 0), greedy=False, rng=rng, hidden=hidden, grad=True, group=S)
         ms = out["makespan"].reshape(N, S)
         A = (ms - ms.mean(1, keepdims=True)) / (ms.std(1, keepdims=True) + 1e-12)
         g = np.einsum("ns,nsd->nd", A, out["grad"].reshape(N, S, -1)) / S    # grad of E[C] (to descend)
         th = th - opt.step(g)
-        b = ms.argmin(1); bm = ms.min(1); better = bm < best; best = np.where(better, bm, best)
+        b = ms.argmin(1)
+        bm = ms.min(1)
+        better = bm < best
+        best = np.where(better, bm, best)
         best_st[better] = out["starts"].reshape(N, S, *D.shape[1:])[np.arange(N), b][better]
-        curve.append(best.copy()); used.append(used[-1] + S)
+        curve.append(best.copy())
+        used.append(used[-1] + S)
     gf = evaluate(th, instances, greedy=True, hidden=hidden)["best"]
     return AdaptResult(np.stack(curve, 1), np.array(used), th, best_st, gf, time.time() - t0)
 
@@ -437,9 +489,15 @@ def train_base(theta, make_batch, iters: int = 100, mu: int = 32, sigma: float =
     if not callable(make_batch): raise TypeError("make_batch must be a function rng -> list of Instance")
     if not isinstance(iters, (int, np.integer)) or iters < 1: raise ValueError(f"iters must be an int >= 1, got {iters!r}")
     if not isinstance(mu, (int, np.integer)) or mu < 2: raise ValueError(f"mu must be an int >= 2, got {mu!r}")
-    rng = _rng(rng); th = np.asarray(theta, float).copy(); opt = Adam(lr); hist = []
+    rng = _rng(rng)
+    th = np.asarray(theta, float).copy()
+    opt = Adam(lr)
+    hist = []
     for it in range(iters):
-        insts = make_batch(rng); D, Mc = _stack(insts); N = len(D); L = n_samples
+        insts = make_batch(rng)
+        D, Mc = _stack(insts)
+        N = len(D)
+        L = n_samples
         eps = rng.standard_normal((mu, th.size))
         rows = th[None] + sigma * eps                                          # member i drives rows i*N*L ... (i+1)*N*L - 1
         out = rollout(rows, np.tile(D.repeat(L, 0), (mu, 1, 1)), np.tile(Mc.repeat(L, 0), (mu, 1, 1)), rng=rng, hidden=hidden, group=N * L)
@@ -461,10 +519,14 @@ def meta_train(theta0, make_batch, iters: int = 20, inner_steps: int = 3, mu: in
     if not isinstance(inner_steps, (int, np.integer)) or inner_steps < 0: raise ValueError(f"inner_steps must be an int >= 0, got {inner_steps!r}")
     if not isinstance(mu, (int, np.integer)) or mu < 2: raise ValueError(f"mu must be an int >= 2, got {mu!r}")
     if outer_opt not in ("adam", "sgd"): raise ValueError(f"outer_opt must be 'adam' or 'sgd', got {outer_opt!r}")
-    rng = _rng(rng); th0 = np.asarray(theta0, float).copy(); hist = []
+    rng = _rng(rng)
+    th0 = np.asarray(theta0, float).copy()
+    hist = []
     opt = Adam(outer_lr) if outer_opt == "adam" else None
     for it in range(iters):
-        insts = make_batch(rng); D, Mc = _stack(insts); N = len(D)
+        insts = make_batch(rng)
+        D, Mc = _stack(insts)
+        N = len(D)
         th = np.repeat(th0[None], N, 0)
         for _ in range(inner_steps):
             g, ms, _, _ = es_estimate(th, D, Mc, mu, sigma, n_samples, fitness, rng, hidden)
@@ -486,8 +548,11 @@ def plot_gantt(inst: Instance, starts, ax=None, title: str | None = None):
     for j in range(J):
         for k in range(M):
             ax.broken_barh([(starts[j, k], inst.dur[j, k])], (inst.mach[j, k] - 0.4, 0.8), color=cmap(j % 20), edgecolor="k", lw=0.3)
-    ax.set_yticks(range(M)); ax.set_yticklabels([f"M{m}" for m in range(M)])
-    ax.set_xlabel("time"); ax.set_ylabel("machine"); ax.set_title(title or f"{inst.name}: makespan {ms:g}")
+    ax.set_yticks(range(M))
+    ax.set_yticklabels([f"M{m}" for m in range(M)])
+    ax.set_xlabel("time")
+    ax.set_ylabel("machine")
+    ax.set_title(title or f"{inst.name}: makespan {ms:g}")
     ax.axvline(ms, color="k", ls="--", lw=1)
     return ax
 
@@ -497,8 +562,10 @@ def plt_subplots():
 
 def throughput(inst: Instance, theta, n: int = 256, loop_n: int = 16, rng=0, hidden: int = 16) -> dict:
     "Sampled rollouts per second: one batched rollout of `n` copies vs `loop_n` one-at-a-time rollouts."
-    rng = _rng(rng); th = np.asarray(theta, float)
-    t0 = time.perf_counter(); rollout(th[None], np.repeat(inst.dur[None], n, 0), np.repeat(inst.mach[None], n, 0), rng=rng, hidden=hidden, group=n)
+    rng = _rng(rng)
+    th = np.asarray(theta, float)
+    t0 = time.perf_counter()
+    rollout(th[None], np.repeat(inst.dur[None], n, 0), np.repeat(inst.mach[None], n, 0), rng=rng, hidden=hidden, group=n)
     tb = time.perf_counter() - t0
     t0 = time.perf_counter()
     for _ in range(loop_n): rollout(th[None], inst.dur[None], inst.mach[None], rng=rng, hidden=hidden)

@@ -109,7 +109,8 @@ def stdlib_corpus(max_chars: int | None = 2_000_000, fracs: Sequence[float] = (0
             if budget is not None and n >= budget and recs: break
             text = _read_stdlib(rel)
             if not text.strip(): continue
-            recs.append({"text": text, "path": rel.as_posix()}); n += len(text)
+            recs.append({"text": text, "path": rel.as_posix()})
+            n += len(text)
         out[s] = recs
     return out
 
@@ -138,7 +139,9 @@ def arithmetic(n: int, seed: int = 0, n_terms: int = 2, max_value: int = 99, ops
         seen.add(prompt)
         acc, steps = xs[0], []
         for o, x in zip(os_, xs[1:]):
-            new = _OPS_FN[o](acc, x); steps.append(f"{acc}{o}{x}={new}"); acc = new
+            new = _OPS_FN[o](acc, x)
+            steps.append(f"{acc}{o}{x}={new}")
+            acc = new
         answer = "\n".join(steps + [str(acc)]) if show_steps else str(acc)
         out.append({"prompt": prompt, "answer": answer, "text": prompt + answer, "result": acc, "steps": steps})
     return out
@@ -169,7 +172,9 @@ def make_names(n: int, seed: int = 0, parts: int = 2) -> list[str]:
     word = lambda: (rng.choice(_SYL) + rng.choice(_SYL)).capitalize()
     for _ in range(100 * n + 1000):
         name = " ".join(word() for _ in range(parts))
-        if name not in seen: seen.add(name); out.append(name)
+        if name not in seen:
+            seen.add(name)
+            out.append(name)
         if len(out) == n: return out
     raise ValueError(f"could not make {n} distinct names with parts={parts}")
 
@@ -206,7 +211,8 @@ class FactWorld:
         out = []
         for p in self._select(people):
             for a in attrs:
-                q = FACT_QUESTIONS[a][0].format(name=p["name"]); ans = str(p[a])
+                q = FACT_QUESTIONS[a][0].format(name=p["name"])
+                ans = str(p[a])
                 prompt = f"Q: {q}\nA:"
                 out.append({"person": p["name"], "attribute": a, "question": q, "answer": " " + ans,
                             "prompt": prompt, "text": prompt + " " + ans})
@@ -288,12 +294,15 @@ class KnowledgeBase:
         starts = sorted(e for e, t in self.types.items() if start_type is None or t == start_type)
         if not starts: raise ValueError(f"no entities of type {start_type!r}")
         for _ in range(200 * n):
-            cur = rng.choice(starts); chain = []
+            cur = rng.choice(starts)
+            chain = []
             for _ in range(hops):
                 rels = [r for r, (st, *_ ) in KB_RELATIONS.items() if st == self.types[cur] and (cur, r) in self.facts]
                 if not rels: break                     # a dead end (countries have no relations): draw again
-                r = rng.choice(rels); nxt = self.facts[(cur, r)]
-                chain.append([cur, r, nxt]); cur = nxt
+                r = rng.choice(rels)
+                nxt = self.facts[(cur, r)]
+                chain.append([cur, r, nxt])
+                cur = nxt
             if len(chain) < hops: continue
             q = self.question(chain[0][0], [c[1] for c in chain])
             if q in seen: continue
@@ -311,7 +320,8 @@ def knowledge_base(n_people: int = 30, n_companies: int = 10, n_cities: int = 8,
     types, ents, i = {}, {}, 0
     for t, k in counts.items():
         sfx = {"person": "", "company": " Corp", "city": "ville", "country": "land"}[t]
-        ents[t] = [names[j] + sfx for j in range(i, i + k)]; i += k
+        ents[t] = [names[j] + sfx for j in range(i, i + k)]
+        i += k
         for e in ents[t]: types[e] = t
     people = ents["person"]
     first = make_names(len(people), seed=seed + 30_000, parts=1)
@@ -480,7 +490,8 @@ def n_params(model: torch.nn.Module, trainable_only: bool = False) -> int:
     seen, n = set(), 0
     for p in model.parameters():
         if id(p) in seen or (trainable_only and not p.requires_grad): continue
-        seen.add(id(p)); n += p.numel()
+        seen.add(id(p))
+        n += p.numel()
     return n
 
 # %% ../nbs/01_tinylm.ipynb #2b291cf9
@@ -535,7 +546,8 @@ IGNORE_INDEX = -100
 
 def encode_corpus(tokenizer, texts: Sequence[str] | Sequence[Mapping], add_eos: bool = True, batch_size: int = 256) -> torch.Tensor:
     "One 1-D LongTensor of token ids: each text encoded (with the tokenizer's bos, if it adds one) followed by eos."
-    _token_ids(tokenizer); texts = _texts_of(texts)
+    _token_ids(tokenizer)
+    texts = _texts_of(texts)
     eos = [tokenizer.eos_token_id] if add_eos and tokenizer.eos_token_id is not None else []
     out = []
     for i in range(0, len(texts), batch_size):
@@ -643,7 +655,8 @@ def make_optimizer(model: torch.nn.Module, lr: float, weight_decay: float = 0.1,
     "AdamW with weight decay on matrices (dim >= 2) and none on norms and biases."
     params = [p for p in model.parameters() if p.requires_grad]
     if not params: raise ValueError("model has no trainable parameters")
-    decay = [p for p in params if p.dim() >= 2]; no_decay = [p for p in params if p.dim() < 2]
+    decay = [p for p in params if p.dim() >= 2]
+    no_decay = [p for p in params if p.dim() < 2]
     return torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr, betas=betas)
 
 def fit(model: torch.nn.Module, next_batch: Callable[[int], Mapping], cfg: TrainConfig | None = None,
@@ -667,7 +680,8 @@ def fit(model: torch.nn.Module, next_batch: Callable[[int], Mapping], cfg: Train
         with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=bool(bf16)):
             loss = model(**batch, use_cache=False).loss
         if not torch.isfinite(loss): raise FloatingPointError(f"loss is {loss.item()} at step {step}; lower lr (now {cfg.lr_at(step):.3g})")
-        opt.zero_grad(set_to_none=True); loss.backward()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
         if cfg.grad_clip: torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
         opt.step()
         tokens += int(batch.get("attention_mask", batch["input_ids"]).numel())
@@ -675,9 +689,12 @@ def fit(model: torch.nn.Module, next_batch: Callable[[int], Mapping], cfg: Train
             history.append({"step": step, "loss": loss.item(), "lr": cfg.lr_at(step), "seconds": time.time() - t0})
             if hasattr(bar, "set_postfix"): bar.set_postfix(loss=f"{loss.item():.3f}")
         if evaluate is not None and cfg.eval_every and (step + 1) % cfg.eval_every == 0 and step + 1 < cfg.steps:
-            model.eval(); evals.append({"step": step + 1, **evaluate(model)}); model.train()
+            model.eval()
+            evals.append({"step": step + 1, **evaluate(model)})
+            model.train()
         if cfg.max_seconds is not None and time.time() - t0 >= cfg.max_seconds:
-            stopped = "seconds"; break
+            stopped = "seconds"
+            break
     if hasattr(bar, "close"): bar.close()
     if history and history[-1]["step"] != step: history.append({"step": step, "loss": loss.item(), "lr": cfg.lr_at(step), "seconds": time.time() - t0})
     model.eval()
@@ -697,7 +714,8 @@ def _windows(tokens: torch.Tensor, seq_len: int, max_tokens: int | None) -> torc
 def eval_loss(model, tokens: torch.Tensor, seq_len: int = 128, batch_size: int = 16, max_tokens: int | None = None) -> float:
     "Mean next-token negative log-likelihood (nats) of `model` over non-overlapping windows of the 1-D stream `tokens`."
     w = _windows(tokens, seq_len, max_tokens)
-    was = model.training; model.eval()
+    was = model.training
+    model.eval()
     dev, tot, cnt = _device_of(model), 0.0, 0
     for i in range(0, len(w), batch_size):
         x = w[i:i + batch_size].to(dev)
@@ -750,7 +768,8 @@ def sample_tokens(model, prompt_ids: Sequence[Sequence[int]], max_new_tokens: in
     batch = collate([{"input_ids": p} for p in prompt_ids], pad_id, side="left")
     ids, mask = batch["input_ids"].to(dev), batch["attention_mask"].to(dev)
     pos = positions_from_mask(mask)
-    was = model.training; model.eval()
+    was = model.training
+    model.eval()
     ckw, cache, B = _cache_kw(model), None, len(prompt_ids)
     new, alive, inp, p = [], torch.ones(B, dtype=torch.bool, device=dev), ids, pos
     for t in range(max_new_tokens):
@@ -950,7 +969,9 @@ def cached_model(name: str, spec: Mapping, build: Callable[[], tuple], force: bo
 def _corpus_hash(splits: Mapping[str, Sequence[Mapping]]) -> str:
     h = hashlib.sha256()
     for s in SPLITS:
-        for r in splits.get(s, []): h.update(r["text"].encode()); h.update(b"\0")
+        for r in splits.get(s, []):
+            h.update(r["text"].encode())
+            h.update(b"\0")
         h.update(b"\1")
     return h.hexdigest()[:16]
 
@@ -1029,7 +1050,9 @@ def train_throughput(size: str | torch.nn.Module, vocab_size: int = 1024, batch_
             if dev.type == "cuda": torch.cuda.synchronize()
             t0 = time.perf_counter()
         loss = model(input_ids=x, labels=x, use_cache=False).loss
-        opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
     if dev.type == "cuda": torch.cuda.synchronize()
     dt = (time.perf_counter() - t0) / steps
     model.eval()

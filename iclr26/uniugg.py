@@ -80,8 +80,10 @@ def pixel_rays(K: np.ndarray, size: int) -> np.ndarray:
 def look_at(eye, target, up=(0.0, 1.0, 0.0)) -> tuple:
     "Camera-to-world (R, t) of a camera at `eye` looking at `target` (OpenCV axes, world y up)."
     eye, target, up = (np.asarray(a, float) for a in (eye, target, up))
-    z = target - eye; z /= np.linalg.norm(z)
-    x = np.cross(z, up); x /= np.linalg.norm(x)        # right
+    z = target - eye
+    z /= np.linalg.norm(z)
+    x = np.cross(z, up)
+    x /= np.linalg.norm(x)        # right
     y = np.cross(z, x)                                   # down
     return np.stack([x, y, z], 1), eye
 
@@ -95,7 +97,9 @@ def _rot(yaw: float, pitch: float, roll: float) -> np.ndarray:
 
 def _hit_sphere(o, d, c, r):
     oc = o - c
-    b = (d * oc).sum(-1); cc = (oc * oc).sum(-1) - r * r; a = (d * d).sum(-1)
+    b = (d * oc).sum(-1)
+    cc = (oc * oc).sum(-1) - r * r
+    a = (d * d).sum(-1)
     disc = b * b - a * cc
     s = (-b - np.sqrt(np.maximum(disc, 0))) / a
     s = np.where((disc >= 0) & (s > 1e-6), s, np.inf)
@@ -110,12 +114,15 @@ def _hit_box(o, d, lo, hi):
     tn, tf = tmin.max(-1), tmax.min(-1)
     s = np.where((tn <= tf) & (tn > 1e-6), tn, np.inf)
     ax = tmin.argmax(-1)
-    n = np.zeros(d.shape); np.put_along_axis(n, ax[..., None], -np.sign(np.take_along_axis(d, ax[..., None], -1)), -1)
+    n = np.zeros(d.shape)
+    np.put_along_axis(n, ax[..., None], -np.sign(np.take_along_axis(d, ax[..., None], -1)), -1)
     return s, n
 
 def _hit_cylinder(o, d, c, r, h):
     ox, oz = o[..., 0] - c[0], o[..., 2] - c[2]
-    a = d[..., 0] ** 2 + d[..., 2] ** 2; b = ox * d[..., 0] + oz * d[..., 2]; cc = ox ** 2 + oz ** 2 - r * r
+    a = d[..., 0] ** 2 + d[..., 2] ** 2
+    b = ox * d[..., 0] + oz * d[..., 2]
+    cc = ox ** 2 + oz ** 2 - r * r
     disc = b * b - a * cc
     with np.errstate(divide="ignore", invalid="ignore"):
         s = (-b - np.sqrt(np.maximum(disc, 0))) / a
@@ -134,7 +141,8 @@ def _hit_cylinder(o, d, c, r, h):
 
 def _hit_room(o, d, L, H):
     "Inside an open-top box [-L, L] x [0, H] x [-L, L]: floor and four walls (rays going up over the walls escape)."
-    best = np.full(d.shape[:-1], np.inf); n = np.zeros(d.shape)
+    best = np.full(d.shape[:-1], np.inf)
+    n = np.zeros(d.shape)
     planes = [(1, 0.0, (0, 1, 0)), (0, -L, (1, 0, 0)), (0, L, (-1, 0, 0)), (2, -L, (0, 0, 1)), (2, L, (0, 0, -1))]
     for ax, val, nrm in planes:
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -142,7 +150,8 @@ def _hit_room(o, d, L, H):
             p = o + s[..., None] * d
         ok = (s > 1e-6) & (p[..., 1] <= H + 1e-9) & (np.abs(p[..., 0]) <= L + 1e-9) & (np.abs(p[..., 2]) <= L + 1e-9)
         better = ok & (s < best)
-        best = np.where(better, s, best); n = np.where(better[..., None], np.array(nrm, float), n)
+        best = np.where(better, s, best)
+        n = np.where(better[..., None], np.array(nrm, float), n)
     return best, n
 
 _LIGHT = np.array([0.4, 1.0, -0.3]) / np.linalg.norm([0.4, 1.0, -0.3])
@@ -170,8 +179,10 @@ def render(scene: Scene, K: np.ndarray, R: np.ndarray, t: np.ndarray, size: int)
         elif ob.shape == "cylinder": so, no = _hit_cylinder(o, d, c, ob.size, 2 * ob.size)
         else: raise ValueError(f"unknown shape {ob.shape!r}")
         closer = so < s
-        s = np.where(closer, so, s); n = np.where(closer[..., None], no, n)
-        ids = np.where(closer, i, ids); alb = np.where(closer[..., None], np.array(COLOURS[ob.colour]), alb)
+        s = np.where(closer, so, s)
+        n = np.where(closer[..., None], no, n)
+        ids = np.where(closer, i, ids)
+        alb = np.where(closer[..., None], np.array(COLOURS[ob.colour]), alb)
     mask = np.isfinite(s)
     shade = 0.35 + 0.65 * np.clip((n * _LIGHT).sum(-1), 0, 1)
     rgb = np.where(mask[..., None], alb * shade[..., None], np.array([0.55, 0.7, 0.95]))
@@ -198,7 +209,8 @@ def plucker_raymap(K: np.ndarray, R: np.ndarray, t: np.ndarray, size: int, patch
     c = (np.arange(h) + 0.5) * patch                         # patch-centre pixel coordinates
     u, v = np.meshgrid(c, c)
     dc = np.stack([(u - K[0, 2]) / K[0, 0], (v - K[1, 2]) / K[1, 1], np.ones_like(u)], -1)
-    d = dc @ np.asarray(R).T; d /= np.linalg.norm(d, axis=-1, keepdims=True)
+    d = dc @ np.asarray(R).T
+    d /= np.linalg.norm(d, axis=-1, keepdims=True)
     m = np.cross(np.broadcast_to(np.asarray(t, float), d.shape), d)
     return np.concatenate([d, m], -1).transpose(2, 0, 1).astype(np.float32)
 
@@ -210,11 +222,13 @@ def correspondences(pts1: np.ndarray, mask1: np.ndarray, depth2: np.ndarray, mas
     X2 = transform_points(pts1, *invert_pose(R12, t12))       # cam-1 points in cam-2's frame
     z = X2[..., 2]
     with np.errstate(divide="ignore", invalid="ignore"):
-        u = np.floor(K[0, 0] * X2[..., 0] / z + K[0, 2]); vv = np.floor(K[1, 1] * X2[..., 1] / z + K[1, 2])
+        u = np.floor(K[0, 0] * X2[..., 0] / z + K[0, 2])
+        vv = np.floor(K[1, 1] * X2[..., 1] / z + K[1, 2])
     ok = mask1 & (z > 1e-3) & (u >= 0) & (u < W) & (vv >= 0) & (vv < H)
     ui, vi = np.where(ok, u, 0).astype(int), np.where(ok, vv, 0).astype(int)
     ok &= mask2[vi, ui] & (np.abs(depth2[vi, ui] - z) < tol * z)
-    i1 = np.flatnonzero(ok); i2 = (vi * W + ui).ravel()[i1]
+    i1 = np.flatnonzero(ok)
+    i2 = (vi * W + ui).ravel()[i1]
     out = -np.ones((n_max, 2), np.int64)
     if len(i1):
         sel = rng.choice(len(i1), size=min(n_max, len(i1)), replace=False)
@@ -228,7 +242,8 @@ def make_pair(scene: Scene, rng: np.random.Generator, size: int = 32, patch: int
     own frame), `mask` (2, H, W), `ids` (2, H, W), `R12`, `t12` (cam-2 -> cam-1), `raymap` (6, H/p, W/p), `corr` (n_corr, 2), `K`."""
     if size % patch: raise ValueError(f"size ({size}) must be divisible by patch ({patch})")
     K = intrinsics(size)
-    az = rng.uniform(0, 2 * np.pi); hgt = rng.uniform(1.2, 1.7)
+    az = rng.uniform(0, 2 * np.pi)
+    hgt = rng.uniform(1.2, 1.7)
     target = np.array([0.0, 0.3, 0.0])
     R1, t1 = look_at((3.0 * math.sin(az), hgt, 3.0 * math.cos(az)), target)
     yaw = math.radians(rng.uniform(min_yaw, max_yaw)) * rng.choice([-1, 1])
@@ -350,25 +365,32 @@ def patch_labels(ids: torch.Tensor, shapes: Sequence[Sequence[str]], colours: Se
     for b in range(B):
         for i, (sh, co) in enumerate(zip(shapes[b], colours[b]), 1):
             m = c[b] == i
-            cat[b][m] = 1 + SHAPES.index(sh); col[b][m] = 1 + cnames.index(co)
+            cat[b][m] = 1 + SHAPES.index(sh)
+            col[b][m] = 1 + cnames.index(co)
             if (ids[b] == i).any(): pres[b, cnames.index(co)] = 1
     return cat, col, pres
 
 def train_teacher(data: Mapping, steps: int = 200, batch: int = 32, lr: float = 3e-3, dim: int = 32, seed: int = 0) -> tuple:
     "Train a `SemanticTeacher` on single renders of `data` (both views of every pair as separate images), freeze it; return (teacher, losses)."
     torch.manual_seed(seed)
-    img = data["rgb"].flatten(0, 1); ids = data["ids"].flatten(0, 1)
-    shapes = [s for s in data["shapes"] for _ in range(2)]; cols = [c for c in data["colours"] for _ in range(2)]
+    img = data["rgb"].flatten(0, 1)
+    ids = data["ids"].flatten(0, 1)
+    shapes = [s for s in data["shapes"] for _ in range(2)]
+    cols = [c for c in data["colours"] for _ in range(2)]
     cat, col, pres = patch_labels(ids, shapes, cols, data["patch"])
     T = SemanticTeacher(data["patch"], dim)
     opt = torch.optim.AdamW(T.parameters(), lr=lr)
-    g = torch.Generator().manual_seed(seed); losses = []
+    g = torch.Generator().manual_seed(seed)
+    losses = []
     for _ in progress(range(steps), desc="teacher", leave=False):
         i = torch.randint(len(img), (batch,), generator=g)
         f = T.feature_map(img[i])
         loss = F.cross_entropy(T.cat_head(f), cat[i]) + F.cross_entropy(T.col_head(f), col[i]) \
             + F.binary_cross_entropy_with_logits(T.presence_head(f.mean((2, 3))), pres[i])
-        opt.zero_grad(); loss.backward(); opt.step(); losses.append(loss.item())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
     T.eval().requires_grad_(False)
     return T, losses
 
@@ -436,14 +458,16 @@ def conf_loss(pred: torch.Tensor, conf: torch.Tensor, gt: torch.Tensor, mask: to
     if pred.shape != gt.shape: raise ValueError(f"pred {tuple(pred.shape)} and gt {tuple(gt.shape)} must have the same shape")
     if conf.shape != mask.shape or pred.shape[:-1] != mask.shape: raise ValueError(f"conf {tuple(conf.shape)} and mask {tuple(mask.shape)} must match pred's {tuple(pred.shape[:-1])}")
     if not alpha > 0: raise ValueError(f"alpha must be > 0, got {alpha}")
-    pn, _ = avg_dist_normalise(pred, mask); gn, _ = avg_dist_normalise(gt, mask)
+    pn, _ = avg_dist_normalise(pred, mask)
+    gn, _ = avg_dist_normalise(gt, mask)
     l = (pn - gn).norm(dim=-1)
     m = mask.bool()
     return (conf[m] * l[m] - alpha * conf[m].log()).mean()
 
 def regr_loss(pred: torch.Tensor, gt: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     "The unweighted Regr3D loss: mean distance between the average-distance-normalised pointmaps over valid pixels."
-    pn, _ = avg_dist_normalise(pred, mask); gn, _ = avg_dist_normalise(gt, mask)
+    pn, _ = avg_dist_normalise(pred, mask)
+    gn, _ = avg_dist_normalise(gt, mask)
     return (pn - gn).norm(dim=-1)[mask.bool()].mean()
 
 def infonce_match(desc1: torch.Tensor, desc2: torch.Tensor, corr: torch.Tensor, tau: float = 0.05) -> torch.Tensor:
@@ -532,7 +556,8 @@ def train_stage1(data: Mapping, teacher: nn.Module, model: GeoSemModel | None = 
     params = [p for n, p in model.named_parameters() if c.sem or not n.startswith(("feat_proj", "sum_proj"))]
     opt = torch.optim.AdamW(params, lr=c.lr, weight_decay=0.05)
     sched = warmup_cosine(opt, c.steps)
-    g = torch.Generator().manual_seed(c.seed); hist = []
+    g = torch.Generator().manual_seed(c.seed)
+    hist = []
     n = data["rgb"].shape[0]
     for step in progress(range(c.steps), desc="stage 1", leave=False):
         idx = torch.randint(n, (c.batch,), generator=g)
@@ -544,7 +569,11 @@ def train_stage1(data: Mapping, teacher: nn.Module, model: GeoSemModel | None = 
         else:
             parts = stage1_losses(model, teacher, _sub(data, idx), c)
         loss = c.w_feat * parts.get("feat", 0) + c.w_sum * parts.get("summary", 0) + parts.get("conf", 0) + c.w_match * parts.get("match", 0)
-        opt.zero_grad(); loss.backward(); torch.nn.utils.clip_grad_norm_(params, 1.0); opt.step(); sched.step()
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        opt.step()
+        sched.step()
         hist.append({k: float(v.detach()) for k, v in parts.items()} | dict(step=step, pair="conf" in parts))
     return model.eval(), hist
 
@@ -603,8 +632,10 @@ def train_stage2(feats: torch.Tensor, data: Mapping, decoder: SpatialDecoder, st
     vae, dec = SpatialVAE(D, 4, 64, int(round(T ** 0.5))), copy.deepcopy(decoder)
     dec.requires_grad_(finetune_decoder)
     params = list(vae.parameters()) + (list(dec.parameters()) if finetune_decoder else [])
-    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01); sched = warmup_cosine(opt, steps)
-    g = torch.Generator().manual_seed(seed); hist = []
+    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
+    sched = warmup_cosine(opt, steps)
+    g = torch.Generator().manual_seed(seed)
+    hist = []
     for step in progress(range(steps), desc="stage 2", leave=False):
         i = torch.randint(N, (batch,), generator=g)
         f = feats[i].flatten(0, 1)
@@ -614,7 +645,11 @@ def train_stage2(feats: torch.Tensor, data: Mapping, decoder: SpatialDecoder, st
         o = dec(rec[:, 0], rec[:, 1])
         lp = conf_loss(o["pts"], o["conf"], data["pts"][i], data["mask"][i])
         loss = mse + gamma * kl + w_pts * lp
-        opt.zero_grad(); loss.backward(); torch.nn.utils.clip_grad_norm_(params, 1.0); opt.step(); sched.step()
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        opt.step()
+        sched.step()
         hist.append(dict(step=step, mse=mse.item(), kl=kl.item(), conf=lp.item(), regr=regr_loss(o["pts"].detach(), data["pts"][i], data["mask"][i]).item()))
     return vae.eval(), dec.eval(), hist
 
@@ -690,7 +725,8 @@ class UnifiedModel(nn.Module):
         cond = self.condition(ref_feats, raymap)
         if self.head == "regression": return self._regress(cond) / self.latent_scale
         from diffusers import DDIMScheduler
-        sch = DDIMScheduler.from_config(self.scheduler.config); sch.set_timesteps(steps)
+        sch = DDIMScheduler.from_config(self.scheduler.config)
+        sch.set_timesteps(steps)
         z = torch.randn(len(cond), self.latent, self.grid, self.grid, generator=torch.Generator().manual_seed(seed))
         for t in sch.timesteps:
             z = sch.step(self.unet(z, t, encoder_hidden_states=cond).sample, t, z).prev_sample
@@ -715,8 +751,10 @@ def train_stage3(model: UnifiedModel, ref_feats: torch.Tensor, raymaps: torch.Te
     torch.manual_seed(seed)
     z_tgt = z_tgt * model.latent_scale
     flat = [(i, q) for i, qs in enumerate(vqa) for q in qs]
-    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=0.01); sched = warmup_cosine(opt, steps)
-    g = torch.Generator().manual_seed(seed); hist = []
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=0.01)
+    sched = warmup_cosine(opt, steps)
+    g = torch.Generator().manual_seed(seed)
+    hist = []
     model.train()
     for step in progress(range(steps), desc="stage 3", leave=False):
         i = torch.randint(len(ref_feats), (batch,), generator=g)
@@ -726,7 +764,11 @@ def train_stage3(model: UnifiedModel, ref_feats: torch.Tensor, raymaps: torch.Te
         logits = model.vqa_logits(ref_feats[[flat[k][0] for k in j]], q_ids, q_len)
         lv = F.cross_entropy(logits, ans)
         loss = lg + w_vqa * lv
-        opt.zero_grad(); loss.backward(); torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0); opt.step(); sched.step()
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
         hist.append(dict(step=step, gen=lg.item(), vqa=lv.item(), vqa_acc=(logits.argmax(-1) == ans).float().mean().item()))
     return hist
 
@@ -771,7 +813,8 @@ def target_metrics(pred: torch.Tensor, data: Mapping, idx: torch.Tensor, sw: boo
     Chamfer, depth AbsRel and delta<1.25, sliced Wasserstein; means over the pairs, plus the per-pair Chamfer list."""
     gt, mask = data["pts"][idx], data["mask"][idx]
     if pred.shape != gt.shape: raise ValueError(f"pred must have shape {tuple(gt.shape)}, got {tuple(pred.shape)}")
-    pn, _ = avg_dist_normalise(pred, mask); gn, gnorm = avg_dist_normalise(gt, mask)
+    pn, _ = avg_dist_normalise(pred, mask)
+    gn, gnorm = avg_dist_normalise(gt, mask)
     ch, ar, d1, sws = [], [], [], []
     for b in range(len(idx)):
         m = mask[b, 1]
@@ -781,7 +824,8 @@ def target_metrics(pred: torch.Tensor, data: Mapping, idx: torch.Tensor, sw: boo
         R, t = data["R12"][idx[b]], data["t12"][idx[b]]
         z_hat = ((pn[b, 1] * gnorm[b] - t) @ R)[..., 2][m].clamp(min=1e-3)      # R^T (X - t), z only
         z = data["depth"][idx[b], 1][m]
-        ar.append(float(((z_hat - z).abs() / z).mean())); d1.append(float((torch.maximum(z_hat / z, z / z_hat) < 1.25).float().mean()))
+        ar.append(float(((z_hat - z).abs() / z).mean()))
+        d1.append(float((torch.maximum(z_hat / z, z / z_hat) < 1.25).float().mean()))
     return dict(chamfer=float(np.mean(ch)), absrel=float(np.mean(ar)), delta1=float(np.mean(d1)),
                 sliced_w=float(np.mean(sws)) if sw else None, chamfer_per_pair=ch)
 
@@ -790,11 +834,16 @@ def image_metric_hooks(real: torch.Tensor, fake: torch.Tensor) -> dict:
     out = {}
     try:
         from torchmetrics.image.fid import FrechetInceptionDistance
-        fid = FrechetInceptionDistance(normalize=True); fid.update(real, real=True); fid.update(fake, real=False); out["fid"] = float(fid.compute())
+        fid = FrechetInceptionDistance(normalize=True)
+        fid.update(real, real=True)
+        fid.update(fake, real=False)
+        out["fid"] = float(fid.compute())
     except Exception: pass
     try:
         from torchmetrics.image.kid import KernelInceptionDistance
-        kid = KernelInceptionDistance(normalize=True, subset_size=min(50, len(real))); kid.update(real, real=True); kid.update(fake, real=False)
+        kid = KernelInceptionDistance(normalize=True, subset_size=min(50, len(real)))
+        kid.update(real, real=True)
+        kid.update(fake, real=False)
         out["kid"] = float(kid.compute()[0])
     except Exception: pass
     try:

@@ -187,7 +187,8 @@ def tokenizer_sample(mix: dict[str, list[str]], chars: int = 3_000_000, seed: in
         rng.shuffle(docs)
         for d in docs:
             if n >= share * chars: break
-            out.append(d[:20_000]); n += len(d[:20_000])
+            out.append(d[:20_000])
+            n += len(d[:20_000])
     return out
 
 # %% ../nbs/04_zoo.ipynb #cf598ee0
@@ -529,9 +530,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="the zoo's models and their recipes")
     sub.add_parser("verify", help="check the committed files against the manifest")
-    c = sub.add_parser("card", help="print a model card"); c.add_argument("name")
+    c = sub.add_parser("card", help="print a model card")
+    c.add_argument("name")
     b = sub.add_parser("build", help="retrain a model from its recipe")
-    b.add_argument("name"); b.add_argument("--steps", type=int); b.add_argument("--out")
+    b.add_argument("name")
+    b.add_argument("--steps", type=int)
+    b.add_argument("--out")
     a = ap.parse_args(argv)
     if a.cmd == "list":
         for n, r in RECIPES.items(): print(f"{n:<8} {r.size:<18} {r.steps:>5} steps  {r.role}")

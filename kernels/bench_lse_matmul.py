@@ -28,13 +28,16 @@ from iclr26.kernels._bench import bench_device, bench_parser, median_time as _ti
 
 def shifted_matmul(a, b):
     "PyTorch baseline: log(exp(a - max_a) @ exp(b - max_b)) + max_a + max_b (fast, underflow-prone)."
-    am = a.amax(-1, keepdim=True); bm = b.amax(-2, keepdim=True)
-    am = torch.where(torch.isfinite(am), am, torch.zeros_like(am)); bm = torch.where(torch.isfinite(bm), bm, torch.zeros_like(bm))
+    am = a.amax(-1, keepdim=True)
+    bm = b.amax(-2, keepdim=True)
+    am = torch.where(torch.isfinite(am), am, torch.zeros_like(am))
+    bm = torch.where(torch.isfinite(bm), bm, torch.zeros_like(bm))
     return torch.log(torch.exp(a - am) @ torch.exp(b - bm)) + am + bm
 
 
 def _with_neg_inf(a, b):
-    a = a.clone(); b = b.clone()
+    a = a.clone()
+    b = b.clone()
     a.reshape(-1, *a.shape[-2:])[0, 0, :] = float("-inf")
     b.reshape(-1, *b.shape[-2:])[0, :, -1] = float("-inf")
     a.reshape(-1, *a.shape[-2:])[..., -1, 0] = float("-inf")
@@ -64,7 +67,8 @@ def correctness(K, device, tiny=False) -> list[dict]:
             if dt == torch.float32:
                 # gradient check with scattered -inf only: torch.logsumexp's backward turns a whole -inf row/column
                 # (an output of -inf) into NaN gradients, so the reference cannot be compared there
-                ad = ad.clone(); bd = bd.clone()
+                ad = ad.clone()
+                bd = bd.clone()
                 ad.reshape(-1, M, Kd)[0, 0, :] = torch.randn(Kd, generator=gen) - 10
                 bd.reshape(-1, Kd, N)[0, :, -1] = torch.randn(Kd, generator=gen) - 10
                 aa, bb_ = ad.detach().clone().to(device).requires_grad_(), bd.detach().clone().to(device).requires_grad_()
@@ -99,7 +103,8 @@ def timing(K, device, tiny, iters) -> list[dict]:
                 r["torch_reference_ms"] = _time(lambda: K.lse_matmul_reference(a, b), device, iters=max(3, iters // 4))
                 r["speedup_vs_reference"] = r["torch_reference_ms"] / r["triton_ms"]
             else:
-                r["torch_reference_ms"] = None; r["reference_skipped"] = f"needs {mem / 2**30:.1f} GiB"
+                r["torch_reference_ms"] = None
+                r["reference_skipped"] = f"needs {mem / 2**30:.1f} GiB"
             # backward: the two Triton kernels vs the PyTorch closed form (which materialises M x K x N)
             c = K.lse_matmul_forward(a, b)
             gc = torch.randn(c.shape, generator=gen).to(device)

@@ -31,7 +31,8 @@ def test_determinant_lemma_and_sherman_morrison_equal_brute_force(N, seed):
     # brute force of the raw determinant ratio too
     keep = np.arange(N) != anchor
     for m in rng.choice(len(i), size=min(5, len(i)), replace=False):
-        u = np.zeros(N); u[i[m]], u[j[m]] = 1, -1
+        u = np.zeros(N)
+        u[i[m]], u[j[m]] = 1, -1
         J = drop_anchor(I + bt_weights(r)[i[m], j[m]] * np.outer(u, u), anchor)
         ratio = np.linalg.det(J) / np.linalg.det(drop_anchor(I, anchor))
         assert math.isclose(ratio, 1 + fs.d_gain(i[m], j[m]), rel_tol=1e-9)
@@ -42,7 +43,9 @@ def test_rank_one_updates_match_rebuild():
     fs = FisherState(9, anchor=4, ridge=0.2, track_square=True).rebuild(r, cnt)
     for _ in range(25):
         a, b = rng.choice(9, 2, replace=False)
-        fs.add(a, b); cnt[a, b] += 1; cnt[b, a] += 1
+        fs.add(a, b)
+        cnt[a, b] += 1
+        cnt[b, a] += 1
     ref = FisherState(9, anchor=4, ridge=0.2, track_square=True).rebuild(r, cnt)
     np.testing.assert_allclose(fs.Sigma, ref.Sigma, rtol=1e-8, atol=1e-8 * np.abs(ref.Sigma).max())
     np.testing.assert_allclose(fs.Sigma2, ref.Sigma2, rtol=1e-7, atol=1e-8 * np.abs(ref.Sigma2).max())
@@ -66,7 +69,8 @@ def test_d_info_and_a_info_on_disconnected_graph():
 
 
 def test_d_info_linear_in_battles():
-    rng = np.random.default_rng(0); N = 10
+    rng = np.random.default_rng(0)
+    N = 10
     r = 1000 + 60 * rng.standard_normal(N)
     pi, pj = np.triu_indices(N, 1)
     picks = rng.integers(len(pi), size=4000)
@@ -77,10 +81,12 @@ def test_d_info_linear_in_battles():
 
 def test_fit_matches_choix():
     choix = pytest.importorskip("choix")
-    rng = np.random.default_rng(11); N = 8
+    rng = np.random.default_rng(11)
+    N = 8
     true = 1000 + 120 * rng.standard_normal(N)
     arena = BTArena(true, seed=3)
-    i = rng.integers(N, size=3000); j = (i + 1 + rng.integers(N - 1, size=i.size)) % N
+    i = rng.integers(N, size=3000)
+    j = (i + 1 + rng.integers(N - 1, size=i.size)) % N
     y = arena.outcomes(i, j)
     W = win_matrix(i, j, y, N)
     ours = fit_mle(W, anchor=2, ridge=0.0)
@@ -93,10 +99,12 @@ def test_fit_matches_choix():
 
 def test_fit_with_ridge_and_ties_is_finite_and_warm_start_agrees():
     arena = BTArena(load_lmarena_ratings().iloc[:6], tie_rate=0.2, seed=0)
-    i = np.array([0, 1, 2, 3, 4, 0, 5]); j = np.array([1, 2, 3, 4, 5, 5, 1])
+    i = np.array([0, 1, 2, 3, 4, 0, 5])
+    j = np.array([1, 2, 3, 4, 5, 5, 1])
     y = arena.outcomes(i, j)
     W = win_matrix(i, j, y, 6)
-    r1 = fit_mle(W); r2 = fit_mle(W, init=r1 + 37.0)
+    r1 = fit_mle(W)
+    r2 = fit_mle(W, init=r1 + 37.0)
     assert np.all(np.isfinite(r1)) and np.max(np.abs(r1 - r2)) < 1e-5
 
 
@@ -191,7 +199,8 @@ def test_online_elo_and_snapshots():
 
 
 def test_metrics():
-    x = np.random.default_rng(0).standard_normal(25); y = x + np.random.default_rng(1).standard_normal(25)
+    x = np.random.default_rng(0).standard_normal(25)
+    y = x + np.random.default_rng(1).standard_normal(25)
     assert math.isclose(pairwise_consistency(x, y), (1 + kendall_tau(x, y)) / 2, rel_tol=1e-12)
     assert pairwise_consistency([2, 2, 1], [3, 2, 1]) == pytest.approx(5 / 6)
     assert rating_rmse([1, 2, 3], [101, 102, 103]) == 0.0
@@ -215,7 +224,8 @@ def test_replay_arena_replays_in_order_and_flips():
     m = ra.pair_id[0, 1]
     got = [ra.outcomes([1], [0])[0] for _ in range(3)]
     np.testing.assert_allclose(got, 1.0 - ra.pool[ra.offsets[m]:ra.offsets[m + 1]])
-    ra.outcomes([0], [1]); assert ra.fresh == 1
+    ra.outcomes([0], [1])
+    assert ra.fresh == 1
     W = ra.full_wins()
     np.testing.assert_allclose(W + W.T, 3 * (1 - np.eye(3)))
 
@@ -310,7 +320,8 @@ def test_update_refits_after_bulk_and_matches_brute_force():
     for t in range(6):
         ar = BTArena(load_lmarena_ratings().iloc[:N], seed=t)
         rng = np.random.default_rng(50 + t)
-        a = rng.integers(N, size=200); b = (a + 1 + rng.integers(N - 1, size=200)) % N
+        a = rng.integers(N, size=200)
+        b = (a + 1 + rng.integers(N - 1, size=200)) % N
         sc = ArenaScheduler(ar.models, method="d-opt", seed=t)
         sc.update(battle_table(ar.models, a, b, ar.outcomes(a, b)))
         r_mle = fit_mle(sc.wins, anchor=0, anchor_rating=1000.0, check_connected=False)
@@ -349,7 +360,8 @@ def test_add_model(method):
 def test_bootstrap_ratings():
     ar = BTArena(load_lmarena_ratings().iloc[:8], seed=0)
     rng = np.random.default_rng(0)
-    a = rng.integers(8, size=2000); b = (a + 1 + rng.integers(7, size=2000)) % 8
+    a = rng.integers(8, size=2000)
+    b = (a + 1 + rng.integers(7, size=2000)) % 8
     y = ar.outcomes(a, b)
     ci = bootstrap_ratings(a, b, y, 8, n_boot=60, anchor=0, anchor_rating=float(ar.ratings[0]), seed=1)
     assert list(ci.columns) == ["rating", "lower", "upper", "se"]
@@ -375,7 +387,8 @@ def test_fit_matches_arena_rank():
     from arena_rank.utils.data_utils import PairDataset
     ar = BTArena(load_lmarena_ratings().iloc[:15], seed=5, tie_rate=0.1)
     rng = np.random.default_rng(6)
-    a = rng.integers(15, size=4000); b = (a + 1 + rng.integers(14, size=4000)) % 15
+    a = rng.integers(15, size=4000)
+    b = (a + 1 + rng.integers(14, size=4000)) % 15
     log = battle_table(ar.models, a, b, ar.outcomes(a, b))
     ds = PairDataset.from_pandas(log)
     out = BradleyTerry(n_competitors=len(ds.competitors)).compute_ratings_and_cis(ds, ci_method="sandwich")

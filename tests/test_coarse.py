@@ -70,7 +70,8 @@ def test_hmc_matches_rejection_sampling_in_a_2d_triangle():
     S = PolytopeSets(np.tile(A, (n, 1, 1)), np.tile(b, (n, 1)))
     mu = np.array([0.8, -0.5])
     Z = TruncatedSampler(S, rng, mu0=mu, burn_in=5).draw(mu)
-    Y = mu + rng.standard_normal((400000, 2)); Y = Y[np.all(Y @ A.T <= b, axis=1)]
+    Y = mu + rng.standard_normal((400000, 2))
+    Y = Y[np.all(Y @ A.T <= b, axis=1)]
     assert S.contains(Z).all()
     np.testing.assert_allclose(Z.mean(0), Y.mean(0), atol=0.02)
     np.testing.assert_allclose(Z.var(0), Y.var(0), atol=0.02)
@@ -206,7 +207,8 @@ def test_compare_estimators_rows():
 
 # ----------------------------------------------------------------- identifiability
 def test_slabs_are_non_identifiable_exactly_across_the_normal():
-    v = np.array([1.0, 2.0, 0.0, -1.0]); v /= np.linalg.norm(v)
+    v = np.array([1.0, 2.0, 0.0, -1.0])
+    v /= np.linalg.norm(v)
     info = identifiability(slabs(4, v, 1.0, 0.2), np.zeros(4), n_mc=1000, rng=0)
     assert info["null_directions"].shape == (3, 4)
     np.testing.assert_allclose(info["null_directions"] @ v, 0.0, atol=1e-10)
@@ -231,7 +233,8 @@ def test_friction_intervals_contain_y_and_band():
     y = np.array([-3.2, -0.5, 0.0, 0.99, 1.0, 2.7])
     a, b = friction_intervals(y, (-1.0, 1.0), 0.5)
     assert np.all((a <= y) & (y < b))
-    np.testing.assert_array_equal(a[1:4], -1.0); np.testing.assert_array_equal(b[1:4], 1.0)
+    np.testing.assert_array_equal(a[1:4], -1.0)
+    np.testing.assert_array_equal(b[1:4], 1.0)
     with pytest.raises(ValueError, match="tick"):
         friction_intervals(y, (-1, 1), 0.0)
     with pytest.raises(TypeError, match="band"):
@@ -240,7 +243,8 @@ def test_friction_intervals_contain_y_and_band():
 
 def test_interval_mle_gradient_and_recovery():
     rng = np.random.default_rng(8)
-    X = rng.standard_normal((4000, 4)); w = np.array([1.5, -1.0, 0.5, 2.0])
+    X = rng.standard_normal((4000, 4))
+    w = np.array([1.5, -1.0, 0.5, 2.0])
     y = X @ w + rng.standard_normal(4000)
     a, b = friction_intervals(y, (-2.0, 2.0), 1.0)
     _, g = interval_nll(w, X, a, b)
@@ -324,7 +328,8 @@ def test_observed_fisher_boxes_exact_and_polytopes_close():
 def test_intreg_recovers_sigma_and_gradient():
     rng = np.random.default_rng(5)
     n, d = 6000, 4
-    X = rng.standard_normal((n, d)); w = np.array([1.0, -0.5, 0.25, 2.0])
+    X = rng.standard_normal((n, d))
+    w = np.array([1.0, -0.5, 0.25, 2.0])
     for sig in (1.0, 2.0):
         y = X @ w + sig * rng.standard_normal(n)
         a, b = friction_intervals(y, (-1.5, 1.5), 1.0)

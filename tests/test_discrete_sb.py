@@ -85,7 +85,8 @@ def test_dlightsb_learns_and_matching_loss_runs():
     torch.manual_seed(0)
     b = SBBenchmark(2, 16, 2, "gaussian", 0.3, "gaussian", num_timesteps=3, num_skip_steps=2, seed=0)
     g = torch.Generator().manual_seed(0)
-    x0 = b.sample_source(2000, g); x1 = b.sample(b.sample_source(2000, g), g)
+    x0 = b.sample_source(2000, g)
+    x1 = b.sample(b.sample_source(2000, g), g)
     ch = b.chain.to(torch.float32)
     m = DLightSB(ch, 2, 8, init_samples=x1, generator=g)
     draw = lambda p: p[torch.randint(len(p), (128,), generator=g)]
@@ -178,7 +179,8 @@ def test_lse_matmul_cpu_wide_ranges_and_neg_inf(scale):
     b = torch.randn(9, 5, generator=g, dtype=torch.float64) * scale
     a[0, 1, :] = NINF                  # a zero row -> -inf output row
     b[:, 2] = NINF                     # a zero column -> -inf output column
-    a[1, 2, 3] = NINF; b[4, 0] = NINF  # scattered zeros
+    a[1, 2, 3] = NINF
+    b[4, 0] = NINF  # scattered zeros
     c, r = lse_matmul(a, b), _lse_ref(a, b)
     assert torch.equal(torch.isneginf(c), torch.isneginf(r)) and not torch.isnan(c).any()
     fin = torch.isfinite(r)
@@ -267,7 +269,8 @@ def test_dlightsb_m_analytic_learns_on_a_tiny_benchmark():
     torch.manual_seed(0)
     b = SBBenchmark(2, 16, 3, "gaussian", 0.1, "gaussian", num_timesteps=3, num_skip_steps=2, std=1.0, seed=0)
     g = torch.Generator().manual_seed(0)
-    x0 = b.sample_source(2000, g); x1 = b.sample(b.sample_source(2000, g), g)     # unpaired samples
+    x0 = b.sample_source(2000, g)
+    x1 = b.sample(b.sample_source(2000, g), g)     # unpaired samples
     m = DLightSB(b.chain.to(torch.float32), 2, 8, init_samples=x1, generator=g)
     draw = lambda p: p[torch.randint(len(p), (128,), generator=g)]
     p1 = exact_plan(b).sum(0).clamp_min(1e-300).log()

@@ -34,7 +34,8 @@ def test_general_patterns_go_through_brute_force():
 
 
 def test_classical_identities():
-    G = nx.petersen_graph(); A = to_adjacency(G)
+    G = nx.petersen_graph()
+    A = to_adjacency(G)
     assert hom_count(nx.path_graph(2), G) == 2 * G.number_of_edges()
     assert hom_count(nx.star_graph(4), G) == float(np.sum(A.sum(1) ** 4))
     assert hom_tree(nx.path_graph(5), G) == float(np.ones(10) @ np.linalg.matrix_power(A, 4) @ np.ones(10))
@@ -123,7 +124,9 @@ def test_release_unbiased_and_noise_scale():
 
 def test_attack_stays_within_guarantee():
     mech = PrivateHomDensities(cycle_patterns(4) + tree_patterns(4), rho=0.5, max_degree=4)
-    G0 = nx.cycle_graph(8); G1 = G0.copy(); G1.add_edge(0, 4)
+    G0 = nx.cycle_graph(8)
+    G1 = G0.copy()
+    G1.add_edge(0, 4)
     r = distinguishing_attack(mech, G0, G1, 20000, rng=1)
     assert r["success_lo"] <= dp_success_bound(mech.epsilon(), 1e-6)
     assert r["eps_lower"] <= mech.epsilon()
@@ -148,7 +151,8 @@ def test_tu_round_trip(tmp_path):
 
 
 def test_tu_fixture_by_hand(tmp_path):
-    d = tmp_path / "HAND"; d.mkdir()
+    d = tmp_path / "HAND"
+    d.mkdir()
     (d / "HAND_A.txt").write_text("1, 2\n2, 1\n2, 3\n3, 2\n4, 5\n5, 4\n")
     (d / "HAND_graph_indicator.txt").write_text("1\n1\n1\n2\n2\n")
     (d / "HAND_graph_labels.txt").write_text("1\n-1\n")
@@ -157,7 +161,8 @@ def test_tu_fixture_by_hand(tmp_path):
 
 
 def test_ogb_fixture(tmp_path):
-    raw = tmp_path / "raw"; raw.mkdir()
+    raw = tmp_path / "raw"
+    raw.mkdir()
     files = {"edge.csv.gz": "0,1\n1,2\n2,0\n0,1\n", "num-node-list.csv.gz": "3\n2\n", "num-edge-list.csv.gz": "3\n1\n",
              "graph-label.csv.gz": "1\n0\n"}
     for name, text in files.items():

@@ -34,7 +34,8 @@ def test_cells_from_mask_threshold_and_format():
     m[8:12, 4:12] = True                 # row 3, cols 2-3
     assert cells_from_mask(m, 8) == {(1, 1), (3, 2), (3, 3)}
     assert encode_cells(cells_from_mask(m, 8)) == "(1,1) , (3,2)-(3,3)"
-    big = np.zeros((64, 64), bool); big[0, 0] = True      # 1/16 of a 4x4 cell at 16x16 -> covered; 1/64 at 8x8 -> not
+    big = np.zeros((64, 64), bool)
+    big[0, 0] = True      # 1/16 of a 4x4 cell at 16x16 -> covered; 1/64 at 8x8 -> not
     assert cells_from_mask(big, 16) == {(1, 1)}
     assert cells_from_mask(big, 8) == set()
     assert cells_from_mask(big, 8, fallback=True) == {(1, 1)}
@@ -96,7 +97,8 @@ def test_reward_table(f, completion, kw, want):
 
 
 def test_seg_reward_from_mask_array():
-    m = np.zeros((32, 32), bool); m[4:8, 8:16] = True          # cells (2,3), (2,4)
+    m = np.zeros((32, 32), bool)
+    m[4:8, 8:16] = True          # cells (2,3), (2,4)
     assert make_seg_f1_reward(8)([GOOD], mask=[m]) == pytest.approx([1.0])
 
 

@@ -60,7 +60,8 @@ def test_fp16_inputs_and_large_magnitudes():
 @needs_triton_path
 def test_autograd_matches_reference_grads():
     g = torch.Generator().manual_seed(11)
-    a = torch.randn(2, 5, 7, generator=g); b = torch.randn(7, 3, generator=g)
+    a = torch.randn(2, 5, 7, generator=g)
+    b = torch.randn(7, 3, generator=g)
     a[0, 1, 2] = NINF
     gc = torch.randn(2, 5, 3, generator=g)
     aa, bb = a.clone().to(DEV).requires_grad_(), b.clone().to(DEV).requires_grad_()

@@ -27,7 +27,8 @@ def test_knots_are_laplace_quantiles_with_extrapolated_ends():
         assert k.shape == (G + 1,)
         assert torch.all(k[1:] > k[:-1])
         torch.testing.assert_close(laplace_cdf(k[1:-1]), torch.arange(1, G, dtype=torch.float64) / G)
-        torch.testing.assert_close(k[0], 2 * k[1] - k[2]); torch.testing.assert_close(k[-1], 2 * k[-2] - k[-3])
+        torch.testing.assert_close(k[0], 2 * k[1] - k[2])
+        torch.testing.assert_close(k[-1], 2 * k[-2] - k[-3])
 
 
 def test_locate_cells_and_extrapolation():

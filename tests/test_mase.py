@@ -44,7 +44,8 @@ def test_full_lp_equals_constraint_generation(deviation, aggregator):
         g = random_game((2, 2, 2), seed=s)
         a = mase(g, aggregator, deviation, method="cg")
         b = mase(g, aggregator, deviation, method="full")
-        check_result(g, a); check_result(g, b)
+        check_result(g, a)
+        check_result(g, b)
         assert abs(a.value - b.value) < 1e-9
 
 

@@ -28,7 +28,8 @@ def neg():
 class _Img:   # a tiny stand-in image encoder: mean colour, padded
     def encode_images(self, ims):
         a = np.stack([to_array(i, size=8).reshape(-1, 3).mean(0) for i in ims]).astype(np.float32)
-        out = np.zeros((len(ims), 384), np.float32); out[:, :3] = a + 1
+        out = np.zeros((len(ims), 384), np.float32)
+        out[:, :3] = a + 1
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 

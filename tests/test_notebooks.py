@@ -18,6 +18,14 @@ SMOKE_LIMIT_S = float(os.environ.get("ICLR26_SMOKE_LIMIT", 240))
 # ipykernel logs "Kernel is running over TCP without encryption ..." at every start (a local kernel on loopback):
 # its app log goes to ERROR only; cell output, warnings raised in cells and tracebacks are untouched.
 QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
+# Notebooks whose smoke run is known to fail these gates, with the measured cause. Such a run is an expected
+# failure (xfail, strict): any *other* error or failed gate still fails, and a run whose gates all hold fails
+# as XPASS, so the entry must then be removed. Keep this list short and say why in the issue.
+KNOWN_GATE_FAILURES = {
+    "14_duet": ({"teacher sanity: forget EM with prefix"},
+                "DUET's prefixed teacher does not generalise the forget rule to the held-out domain (forget EM 0.95 "
+                "at smoke, 1.00 at full, gate <= 0.20); the notebook stops at its sanity gate (issue #30)"),
+}
 
 
 @pytest.fixture(autouse=True)
@@ -41,6 +49,13 @@ def test_notebook(path: Path):
     f = results / "smoke" / f"{nb.key}.json"
     if f.exists(): f.unlink()
     r = run_notebook(nb, "smoke", BUILD / "nbs", results=results, timeout=SMOKE_LIMIT_S)
+    if path.stem in KNOWN_GATE_FAILURES:
+        names, why = KNOWN_GATE_FAILURES[path.stem]
+        assert f.exists(), f"{path.name} failed before recording its claims: {r.error}"
+        failed = {c["name"] for c in json.loads(f.read_text())["claims"] if c["gate"] and not c["passed"]}
+        assert failed, f"{path.name}: every gate holds now; remove it from KNOWN_GATE_FAILURES"
+        assert failed <= names, f"{path.name}: unexpected failed gates {sorted(failed - names)}"
+        pytest.xfail(f"known gate failure: {why}")
     assert r.ok, f"{path.name} failed after {r.seconds:.0f} s: {r.error}"
     if nb.runnable:  # papers and toolkits (a `scale` parameter) record their claims
         assert f.exists(), f"{path.name} ran but wrote no results file {f}"

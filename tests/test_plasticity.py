@@ -52,7 +52,8 @@ def test_randomized_train_and_eval():
     m2 = RandomizedSmoothLeaky(0.1, 0.3, per_element=False).train()
     r2 = m2.slope(x)
     assert isinstance(r2, float) and 0.1 <= r2 <= 0.3
-    y = m2(x); alpha = (y - x * torch.sigmoid(5 / 3 * x)) / (x - x * torch.sigmoid(5 / 3 * x))
+    y = m2(x)
+    alpha = (y - x * torch.sigmoid(5 / 3 * x)) / (x - x * torch.sigmoid(5 / 3 * x))
     ok = (x - x * torch.sigmoid(5 / 3 * x)).abs() > 1e-2
     assert float(alpha[ok].std()) < 1e-4                                     # one slope for the whole tensor
     assert RandomizedSmoothLeaky(0.2, 0.2).train()(x).allclose(SmoothLeaky(0.2)(x))
@@ -114,7 +115,9 @@ def test_dead_units_are_detected():
     torch.manual_seed(0)
     m = PlasticMLP(4, 8, 3, 1, "ReLU")
     with torch.no_grad():
-        m.layers[0].weight.zero_(); m.layers[0].bias.fill_(-1.0); m.layers[0].bias[:2] = 1.0   # 6 of 8 units never active
+        m.layers[0].weight.zero_()
+        m.layers[0].bias.fill_(-1.0)
+        m.layers[0].bias[:2] = 1.0   # 6 of 8 units never active
     d = diagnose(m, torch.randn(50, 4))
     assert d["dead"] == pytest.approx(6 / 8) and d["saturated"] == pytest.approx(6 / 8)
     m2 = PlasticMLP(4, 8, 3, 1, "Smooth-Leaky")
@@ -123,11 +126,13 @@ def test_dead_units_are_detected():
 
 def test_tasks_and_training_smoke():
     torch.manual_seed(0)
-    X = torch.randn(120, 6); y = torch.arange(120) % 10
+    X = torch.randn(120, 6)
+    y = torch.arange(120) % 10
     rl = random_label_tasks(X, 3, 40, seed=1)
     assert len(rl) == 3 and all(t["Xtr"].shape == (40, 6) for t in rl) and not torch.equal(rl[0]["ytr"], rl[1]["ytr"])
     pt = permuted_tasks(X, y, 3, 80)
-    torch.testing.assert_close(pt[0]["Xtr"], X[:80]); assert sorted(pt[1]["Xtr"][0].tolist()) == sorted(X[0].tolist())
+    torch.testing.assert_close(pt[0]["Xtr"], X[:80])
+    assert sorted(pt[1]["Xtr"][0].tolist()) == sorted(X[0].tolist())
     ci = class_incremental_tasks(X, y, 80, 5, 2)
     assert len(ci) == 4 and set(ci[1]["ytr"].tolist()) == {5, 6, 7, 8, 9}
     h = train_continual("Smooth-Leaky", rl, width=16, epochs=3, lr=1e-2, seed=0)
@@ -147,16 +152,22 @@ def test_plasticity_score():
 
 
 def test_dynamics_shift_wrapper():
-    gym = pytest.importorskip("gymnasium"); pytest.importorskip("mujoco")
+    gym = pytest.importorskip("gymnasium")
+    pytest.importorskip("mujoco")
     env = DynamicsShift(gym.make("InvertedPendulum-v5"))
-    m = env.unwrapped.model; m0, g0, f0 = m.body_mass.copy(), m.opt.gravity.copy(), m.geom_friction.copy()
+    m = env.unwrapped.model
+    m0, g0, f0 = m.body_mass.copy(), m.opt.gravity.copy(), m.geom_friction.copy()
     env.set_shift(mass=2.0, friction=0.5, gravity=1.5)
-    np.testing.assert_allclose(m.body_mass, 2 * m0); np.testing.assert_allclose(m.opt.gravity, 1.5 * g0)
-    np.testing.assert_allclose(m.geom_friction[:, 0], 0.5 * f0[:, 0]); np.testing.assert_allclose(m.geom_friction[:, 1:], f0[:, 1:])
+    np.testing.assert_allclose(m.body_mass, 2 * m0)
+    np.testing.assert_allclose(m.opt.gravity, 1.5 * g0)
+    np.testing.assert_allclose(m.geom_friction[:, 0], 0.5 * f0[:, 0])
+    np.testing.assert_allclose(m.geom_friction[:, 1:], f0[:, 1:])
     env.set_shift()
     np.testing.assert_allclose(m.body_mass, m0)
     with pytest.raises(ValueError, match="mass"): env.set_shift(mass=0.0)
-    env.reset(seed=0); env.step(env.action_space.sample()); env.close()
+    env.reset(seed=0)
+    env.step(env.action_space.sample())
+    env.close()
 
 
 def test_fixed_mean_slope_is_deterministic_in_train_mode():
@@ -188,7 +199,9 @@ def test_diagnose_works_on_any_module():
     X = torch.randn(64, 16)
     seq = torch.nn.Sequential(torch.nn.Linear(16, 8), torch.nn.ReLU(), torch.nn.Linear(8, 8), SmoothLeaky(), torch.nn.Linear(8, 2))
     with torch.no_grad():
-        seq[0].weight.zero_(); seq[0].bias.fill_(-1.0); seq[0].bias[:2] = 1.0   # 6 of 8 ReLU units dead, SL units never
+        seq[0].weight.zero_()
+        seq[0].bias.fill_(-1.0)
+        seq[0].bias[:2] = 1.0   # 6 of 8 ReLU units dead, SL units never
     d = diagnose(seq, X)
     assert d["layers"] == 2 and d["dead"] == pytest.approx((6 / 8 + 0) / 2) and d["saturated"] == pytest.approx((6 / 8) / 2)
     feat = SmoothLeaky()(seq[2](seq[1](seq[0](X))))
@@ -217,7 +230,8 @@ def test_ppo_activation_fn():
 
 
 def test_ppo_logprob_gap_mean_slope_removes_the_mismatch():
-    pytest.importorskip("stable_baselines3"); gym = pytest.importorskip("gymnasium")
+    pytest.importorskip("stable_baselines3")
+    gym = pytest.importorskip("gymnasium")
     from stable_baselines3 import PPO
     from iclr26.plasticity import ppo_logprob_gap
     models = {mean: PPO("MlpPolicy", gym.make("Pendulum-v1"), seed=0, device="cpu",

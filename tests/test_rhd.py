@@ -18,22 +18,26 @@ def tiny():
 
 
 def test_jsd_bounds_and_symmetry():
-    p = torch.randn(5, 7).log_softmax(-1); q = torch.randn(5, 7).log_softmax(-1)
+    p = torch.randn(5, 7).log_softmax(-1)
+    q = torch.randn(5, 7).log_softmax(-1)
     d = jsd(p, q)
     assert d.shape == (5,) and (d >= 0).all() and (d <= LN2 + 1e-6).all()
     torch.testing.assert_close(d, jsd(q, p))
     torch.testing.assert_close(jsd(p, p), torch.zeros(5), atol=1e-7, rtol=0)
-    disjoint_p = torch.tensor([1.0, 0.0]).log(); disjoint_q = torch.tensor([0.0, 1.0]).log()
+    disjoint_p = torch.tensor([1.0, 0.0]).log()
+    disjoint_q = torch.tensor([0.0, 1.0]).log()
     assert abs(float(jsd(disjoint_p, disjoint_q)) - math.log(2)) < 1e-6
     with pytest.raises(ValueError, match="share a shape"): jsd(p, q[:, :3])
 
 
 def test_lens_zero_when_late_layer_equals_final(tiny):
     m, tok = tiny
-    m = type(m)(m.config).eval(); m.load_state_dict(tiny[0].state_dict())
+    m = type(m)(m.config).eval()
+    m.load_state_dict(tiny[0].state_dict())
     last = m.model.layers[-1]
     with torch.no_grad():                    # the last layer adds nothing: its output equals layer N-1's
-        last.self_attn.o_proj.weight.zero_(); last.mlp.down_proj.weight.zero_()
+        last.self_attn.o_proj.weight.zero_()
+        last.mlp.down_proj.weight.zero_()
     x = torch.tensor([tok("3+4-2=", add_special_tokens=True)["input_ids"]])
     lens = logit_lens(m, x, layers=[3, 4])
     r = token_reasoning_scores(lens["logprobs"][:1], lens["logprobs"][1])
@@ -56,7 +60,8 @@ def test_lens_bad_input(tiny):
 class _NoFinalNorm(torch.nn.Module):
     "A causal LM whose decoder exposes layers but no final norm."
     def __init__(self, lm):
-        super().__init__(); self.lm = lm
+        super().__init__()
+        self.lm = lm
     def get_decoder(self):
         from types import SimpleNamespace
         return SimpleNamespace(layers=self.lm.model.layers)
@@ -160,14 +165,17 @@ def test_noop_and_trace_checks():
 
 
 def test_step_level_outcome_norm():
-    R = [np.array([0.05, 0.3, 0.1])] * 4; ends = [[2, 5, 7]] * 4
-    out = torch.tensor([1.0, 0, 1, 0]); cm = torch.ones(4, 9)
+    R = [np.array([0.05, 0.3, 0.1])] * 4
+    ends = [[2, 5, 7]] * 4
+    out = torch.tensor([1.0, 0, 1, 0])
+    cm = torch.ones(4, 9)
     plain = expand_advantages(group_advantages(out, 4), cm)
     torch.testing.assert_close(grpo_r_advantages(R, ends, out, cm, 4, alpha=0.0), plain)
     a = grpo_r_advantages(R, ends, out, cm, 4, alpha=1.0, tau=0.2)
     # tokens of step 2 follow a shallow step (R_1 = 0.05 <= τ): reward-to-go −Φ(s_1) = 0.05, over the group std 0.5
     torch.testing.assert_close(a[:, 3:6] - plain[:, 3:6], torch.full((4, 3), 0.1), atol=1e-3, rtol=0)
-    torch.testing.assert_close(a[:, :3], plain[:, :3]); torch.testing.assert_close(a[:, 6:], plain[:, 6:])
+    torch.testing.assert_close(a[:, :3], plain[:, :3])
+    torch.testing.assert_close(a[:, 6:], plain[:, 6:])
     same = grpo_r_advantages(R, ends, torch.ones(4), cm, 4, alpha=1.0, tau=0.2)    # equal outcomes: shaping unscaled
     assert float(same.abs().max()) <= 0.05 + 1e-6
     with pytest.raises(ValueError, match="step_norm"): grpo_r_advantages(R, ends, out, cm, 4, step_norm="x")

@@ -63,7 +63,8 @@ def test_compute_rewards_weights_none_and_errors(policy, tok):
     ro = R.sample_group(policy, tok, DIGITS[:2], group_size=2, max_new_tokens=2, seed=0)
     seen = {}
     def spy(prompts, completions, completion_ids, target, **kw):
-        seen.update(n=len(prompts), ids=completion_ids, target=target); return [1.0, None, 0.5, 2.0]
+        seen.update(n=len(prompts), ids=completion_ids, target=target)
+        return [1.0, None, 0.5, 2.0]
     total, per = R.compute_rewards([spy, lambda prompts, completions, **k: [1.0] * 4], ro, weights=[2.0, -1.0])
     assert seen["n"] == 4 and seen["target"] == ["0", "0", "1", "1"] and len(seen["ids"]) == 4
     assert torch.isnan(per[1, 0]) and total.tolist() == [1.0, -1.0, 0.0, 3.0]
@@ -95,11 +96,16 @@ def test_token_advantages_process_supervision():
     r = torch.tensor([1., 0., 0.5, 0.25])
     cm = torch.tensor([[1, 1, 1, 0], [1, 1, 0, 0], [1, 1, 1, 1], [1, 0, 0, 0]]).float()
     last = cm.cumsum(1).argmax(1)
-    rm = F.one_hot(last, 4).bool(); sr = torch.zeros(4, 4); sr[torch.arange(4), last] = r
+    rm = F.one_hot(last, 4).bool()
+    sr = torch.zeros(4, 4)
+    sr[torch.arange(4), last] = r
     torch.testing.assert_close(R.token_advantages(sr, rm, cm, 4), R.expand_advantages(R.group_advantages(r, 4), cm))
     # two steps: token t gets the sum of the whitened step rewards ending at or after t
-    sr = torch.tensor([[0., 1., 0., 2.], [0., 3., 0., 4.]]); rm = torch.tensor([[0, 1, 0, 1], [0, 1, 0, 1]]).bool(); cm = torch.ones(2, 4)
-    vals = torch.tensor([1., 2., 3., 4.]); z = (vals - 2.5) / torch.sqrt(vals.var(unbiased=False) + 1e-4)
+    sr = torch.tensor([[0., 1., 0., 2.], [0., 3., 0., 4.]])
+    rm = torch.tensor([[0, 1, 0, 1], [0, 1, 0, 1]]).bool()
+    cm = torch.ones(2, 4)
+    vals = torch.tensor([1., 2., 3., 4.])
+    z = (vals - 2.5) / torch.sqrt(vals.var(unbiased=False) + 1e-4)
     expect = torch.tensor([[z[0] + z[1], z[0] + z[1], z[1], z[1]], [z[2] + z[3], z[2] + z[3], z[3], z[3]]])
     torch.testing.assert_close(R.token_advantages(sr, rm, cm, 2), expect)
     with pytest.raises(ValueError, match="shape"): R.token_advantages(sr, rm[:, :3], cm, 2)
@@ -118,7 +124,8 @@ def _bandit(theta, arms, r_arm, **kw):
 
 @pytest.mark.parametrize("theta", [torch.zeros(3), torch.tensor([0.3, -0.2, 0.1])])
 def test_bandit_gradient_is_analytic_and_has_the_policy_gradient_sign(theta):
-    r_arm = torch.tensor([1.0, 0.0, 0.5]); arms = torch.tensor([0, 1, 2, 0, 1, 2])
+    r_arm = torch.tensor([1.0, 0.0, 0.5])
+    arms = torch.tensor([0, 1, 2, 0, 1, 2])
     g, A, st = _bandit(theta, arms, r_arm)
     pi = torch.softmax(theta, 0)
     torch.testing.assert_close(g, -(A[:, None] * (F.one_hot(arms, 3) - pi)).mean(0))
@@ -155,7 +162,8 @@ def test_clip_and_clip_centre():
 
 def test_aggregations_kl_and_zero_variance_keep():
     logp = torch.tensor([[-1.0, -2.0, 0.0], [-0.5, 0.0, 0.0]], requires_grad=True)
-    mask = torch.tensor([[1., 1., 0.], [1., 0., 0.]]); A = torch.tensor([1.0, -2.0])
+    mask = torch.tensor([[1., 1., 0.], [1., 0., 0.]])
+    A = torch.tensor([1.0, -2.0])
     o = torch.tensor([[1.0, 1.0, 0.0], [-2.0, 0.0, 0.0]])      # on-policy: objective = A on every token
     for agg, J in (("sequence_mean", (1.0 + -2.0) / 2), ("token_mean", (2.0 - 2.0) / 3), ("fixed_length", (2.0 - 2.0) / (2 * 3))):
         loss, _ = R.policy_loss(logp, logp.detach(), A, mask, aggregation=agg)
@@ -176,13 +184,16 @@ def test_aggregations_kl_and_zero_variance_keep():
 
 
 def test_policy_loss_bad_input():
-    lp = torch.zeros(2, 3); m = torch.ones(2, 3); A = torch.zeros(2)
+    lp = torch.zeros(2, 3)
+    m = torch.ones(2, 3)
+    A = torch.zeros(2)
     cases = [(dict(old_logp=torch.zeros(2, 2)), "old_logp"), (dict(advantages=torch.zeros(3)), "advantages"),
              (dict(mask=torch.ones(3, 3)), "mask"), (dict(beta=0.1), "ref_logp"), (dict(ratio_level="word"), "ratio_level"),
              (dict(aggregation="median"), "aggregation"), (dict(keep=torch.ones(3, dtype=torch.bool)), "keep"),
              (dict(advantages=torch.zeros(2, 3), ratio_level="sequence"), "sequence-level"), (dict(beta=-1.0), "beta")]
     for kw, msg in cases:
-        args = dict(logp=lp, old_logp=lp, advantages=A, mask=m); args.update(kw)
+        args = dict(logp=lp, old_logp=lp, advantages=A, mask=m)
+        args.update(kw)
         with pytest.raises(ValueError, match=msg):
             R.policy_loss(args.pop("logp"), args.pop("old_logp"), args.pop("advantages"), args.pop("mask"), **args)
 
@@ -204,7 +215,8 @@ def test_stale_sampler_schedule(tok):
 
 
 def test_masked_sequence_logprobs_equal_plain(policy, tok):
-    a = torch.tensor([tok("12+3=15")["input_ids"]]); b = torch.tensor([tok("4:4")["input_ids"]])
+    a = torch.tensor([tok("12+3=15")["input_ids"]])
+    b = torch.tensor([tok("4:4")["input_ids"]])
     seg = torch.tensor([[0] * a.shape[1] + [1] * b.shape[1]])
     pos = torch.cat([torch.arange(a.shape[1]), torch.arange(b.shape[1])])[None]
     with torch.no_grad():

@@ -48,7 +48,8 @@ def test_environment_never_beats_the_optimum(tiny):
 
 def test_batched_rollouts_are_valid_schedules_of_mixed_instances():
     insts = [random_instance(5, 4, rng=s) for s in range(6)]
-    D = np.stack([i.dur for i in insts]); M = np.stack([i.mach for i in insts])
+    D = np.stack([i.dur for i in insts])
+    M = np.stack([i.mach for i in insts])
     th = np.stack([policy_init(16, rng=s) for s in range(6)])
     out = rollout(th, D, M, rng=1, record_order=True)
     for b, inst in enumerate(insts):
@@ -57,8 +58,10 @@ def test_batched_rollouts_are_valid_schedules_of_mixed_instances():
 
 
 def test_greedy_rollout_is_deterministic():
-    inst = random_instance(6, 6, rng=3); th = policy_init(16, rng=1)
-    a = evaluate(th, [inst])["best"]; b = evaluate(th, [inst])["best"]
+    inst = random_instance(6, 6, rng=3)
+    th = policy_init(16, rng=1)
+    a = evaluate(th, [inst])["best"]
+    b = evaluate(th, [inst])["best"]
     assert a == b
 
 
@@ -79,14 +82,18 @@ def test_rules_from_job_shop_lib_give_valid_schedules():
 # ----------------------------------------------------------------- policy gradient written by hand
 def test_score_gradient_matches_autograd():
     torch = pytest.importorskip("torch")
-    inst = random_instance(5, 3, rng=0); th = policy_init(8, rng=2)
+    inst = random_instance(5, 3, rng=0)
+    th = policy_init(8, rng=2)
     out = rollout(th[None], inst.dur[None], inst.mach[None], rng=0, hidden=8, grad=True, record_order=True)
     t = torch.tensor(th, requires_grad=True)
-    env = JobShopEnv(inst.dur, inst.mach); lp = 0.0
+    env = JobShopEnv(inst.dur, inst.mach)
+    lp = 0.0
     F, H = 6, 8
     for a in out["order"][0]:
         f = torch.tensor(env.features()[0])
-        W1 = t[:F * H].reshape(F, H); b1 = t[F * H:F * H + H]; w2 = t[F * H + H:]
+        W1 = t[:F * H].reshape(F, H)
+        b1 = t[F * H:F * H + H]
+        w2 = t[F * H + H:]
         s = torch.relu(f @ W1 + b1) @ w2
         s = torch.where(torch.tensor(env.mask[0]), s, torch.tensor(-float("inf"), dtype=s.dtype))
         lp = lp + torch.log_softmax(s, 0)[a]
@@ -98,7 +105,9 @@ def test_score_gradient_matches_autograd():
 # ----------------------------------------------------------------- ES
 def test_es_gradient_points_along_the_true_gradient_on_a_quadratic():
     rng = np.random.default_rng(0)
-    A = np.diag([1.0, 2.0, 4.0, 0.5]); x = np.array([1.0, -1.0, 0.5, 2.0]); sigma = 0.5
+    A = np.diag([1.0, 2.0, 4.0, 0.5])
+    x = np.array([1.0, -1.0, 0.5, 2.0])
+    sigma = 0.5
     eps = rng.standard_normal((20000, 4))
     F = 0.5 * np.einsum("nd,de,ne->n", x + sigma * eps, A, x + sigma * eps)
     for shaping in ("none", "standardize", "rank"):
@@ -110,7 +119,8 @@ def test_es_gradient_points_along_the_true_gradient_on_a_quadratic():
 
 
 def test_es_gradient_descent_converges_on_a_quadratic():
-    rng = np.random.default_rng(1); x = np.full(3, 2.0)
+    rng = np.random.default_rng(1)
+    x = np.full(3, 2.0)
     for _ in range(300):
         eps = rng.standard_normal((20, 3))
         F = ((x + 0.1 * eps) ** 2).sum(1)
@@ -120,7 +130,8 @@ def test_es_gradient_descent_converges_on_a_quadratic():
 
 def test_es_gradient_is_batched_over_leading_axes():
     rng = np.random.default_rng(2)
-    F = rng.random((3, 10)); eps = rng.standard_normal((3, 10, 5))
+    F = rng.random((3, 10))
+    eps = rng.standard_normal((3, 10, 5))
     g = es_gradient(F, eps, 0.2)
     for n in range(3): np.testing.assert_allclose(g[n], es_gradient(F[n], eps[n], 0.2))
 
@@ -170,7 +181,8 @@ def test_bad_machine_orders_and_shapes_are_rejected():
 
 
 def test_population_smaller_than_two_is_rejected():
-    inst = random_instance(3, 3, rng=0); th = policy_init(16, rng=0)
+    inst = random_instance(3, 3, rng=0)
+    th = policy_init(16, rng=0)
     with pytest.raises(ValueError, match="mu"): es_adapt(th, [inst], steps=1, mu=1)
     with pytest.raises(ValueError, match="mu"): es_gradient(np.ones(1), np.ones((1, 4)), 0.1)
     with pytest.raises(ValueError, match="sigma"): es_adapt(th, [inst], steps=1, mu=4, sigma=0.0)
@@ -178,7 +190,8 @@ def test_population_smaller_than_two_is_rejected():
 
 
 def test_other_bad_arguments():
-    inst = random_instance(3, 3, rng=0); th = policy_init(16, rng=0)
+    inst = random_instance(3, 3, rng=0)
+    th = policy_init(16, rng=0)
     with pytest.raises(ValueError, match="eps"): es_gradient(np.ones(4), np.ones((3, 2)), 0.1)
     with pytest.raises(ValueError, match="shaping"): es_gradient(np.ones(4), np.ones((4, 2)), 0.1, shaping="softmax")
     with pytest.raises(ValueError, match="theta"): rollout(np.ones((2, 5)), inst.dur[None], inst.mach[None])

@@ -118,9 +118,11 @@ def test_sizes_and_model_factory(bpe):
     assert m.config.vocab_size == len(bpe) and m.config.num_hidden_layers == 2 and m.config.hidden_size == 128
     assert m.config.pad_token_id == 0 and m.config.eos_token_id == 2
     assert torch.equal(m.lm_head.weight, m.model.embed_tokens.weight)       # tied
-    torch.manual_seed(0); a = torch.rand(1)
+    torch.manual_seed(0)
+    a = torch.rand(1)
     m2 = T.make_model("llama-2L-128", bpe, seed=5)
-    torch.manual_seed(0); assert torch.rand(1) == a                         # global RNG untouched
+    torch.manual_seed(0)
+    assert torch.rand(1) == a                         # global RNG untouched
     assert all(torch.equal(p, q) for p, q in zip(m.parameters(), m2.parameters()))
     assert T.make_model("llama-1L-64", bpe, attn="eager").config._attn_implementation == "eager"
     for bad in ("llama-2L", "gpt-2L-128", "llama-2L-100-3h"):
@@ -132,7 +134,8 @@ def test_sizes_and_model_factory(bpe):
 @pytest.mark.parametrize("attn", ["sdpa", "eager"])
 def test_masked_forward_equals_plain_forward(bpe, attn):
     m = T.make_model("llama-2L-128", bpe, attn=attn, seed=1)
-    a = torch.tensor([bpe("import os\nx = 1")["input_ids"]]); b = torch.tensor([bpe("def g():\n    pass")["input_ids"]])
+    a = torch.tensor([bpe("import os\nx = 1")["input_ids"]])
+    b = torch.tensor([bpe("def g():\n    pass")["input_ids"]])
     with torch.no_grad():
         pa, pb = m(input_ids=a).logits, m(input_ids=b).logits
         torch.testing.assert_close(T.forward_logits(m, a, allowed=T.causal_allowed(torch.ones_like(a))), pa, atol=1e-5, rtol=0)
@@ -243,8 +246,10 @@ def test_pretrained_cache_hit_miss_and_keying(cache):
 
 
 def test_cache_refuses_pickles_and_bad_input(cache, bpe, tmp_path):
-    d = tmp_path / "pickled"; d.mkdir()
-    (d / "config.json").write_text("{}"); (d / "pytorch_model.bin").write_bytes(b"not loaded")
+    d = tmp_path / "pickled"
+    d.mkdir()
+    (d / "config.json").write_text("{}")
+    (d / "pytorch_model.bin").write_bytes(b"not loaded")
     with pytest.raises(ValueError, match="safetensors"): T.load_model(d)
     with pytest.raises(FileNotFoundError): T.load_model(tmp_path / "none")
     m = T.make_model("llama-1L-64", bpe)
@@ -254,7 +259,8 @@ def test_cache_refuses_pickles_and_bad_input(cache, bpe, tmp_path):
     with pytest.raises(ValueError, match="folder name"): T.cached_model("a/b", {}, lambda: None)
     calls = []
     def build():
-        calls.append(1); return T.make_model("llama-1L-64", bpe, seed=3), bpe, {"note": "x"}
+        calls.append(1)
+        return T.make_model("llama-1L-64", bpe, seed=3), bpe, {"note": "x"}
     m1, _, i1 = T.cached_model("custom", {"k": 1}, build)
     m2, _, i2 = T.cached_model("custom", {"k": 1}, build)
     assert len(calls) == 1 and i2["cached"] and i2["note"] == "x"

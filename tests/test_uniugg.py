@@ -64,7 +64,8 @@ def test_plucker_raymap_properties():
     np.testing.assert_allclose((d * m).sum(0), 0, atol=1e-6)                  # moment ⟂ direction
     np.testing.assert_allclose(m, np.cross(t, d.transpose(1, 2, 0)).transpose(2, 0, 1), atol=1e-6)
     # the mean direction is close to the camera's optical axis R e_z
-    mean_d = d.reshape(3, -1).mean(1); mean_d /= np.linalg.norm(mean_d)
+    mean_d = d.reshape(3, -1).mean(1)
+    mean_d /= np.linalg.norm(mean_d)
     assert mean_d @ R[:, 2] > 0.99
     # identity camera at the origin: zero moments
     assert np.abs(plucker_raymap(K, np.eye(3), np.zeros(3), 32, 4)[3:]).max() == 0
@@ -72,14 +73,17 @@ def test_plucker_raymap_properties():
 
 
 def test_losses_on_hand_made_tensors():
-    pts = torch.randn(2, 2, 4, 4, 3); mask = torch.ones(2, 2, 4, 4, dtype=torch.bool)
+    pts = torch.randn(2, 2, 4, 4, 3)
+    mask = torch.ones(2, 2, 4, 4, dtype=torch.bool)
     assert regr_loss(pts * 5, pts, mask) == pytest.approx(0, abs=1e-5)       # average-distance normalisation: scale-free
     one = torch.ones(2, 2, 4, 4)
     assert conf_loss(pts, one, pts, mask) == pytest.approx(0, abs=1e-6)
     assert conf_loss(pts, one * math.e ** 2, pts, mask, alpha=0.2) == pytest.approx(-0.4, abs=1e-5)
     # one point wrong by a known amount, confidence 1: loss = its normalised error / number of valid pixels
-    gt = torch.zeros(1, 2, 1, 2, 3); gt[..., 2] = 1.0                         # all points at distance 1 -> norm factor 1
-    pr = gt.clone(); pr[0, 1, 0, 1, 2] = 1.0
+    gt = torch.zeros(1, 2, 1, 2, 3)
+    gt[..., 2] = 1.0                         # all points at distance 1 -> norm factor 1
+    pr = gt.clone()
+    pr[0, 1, 0, 1, 2] = 1.0
     mk = torch.ones(1, 2, 1, 2, dtype=torch.bool)
     _, nrm = avg_dist_normalise(pr, mk)
     assert nrm.item() == pytest.approx(1.0)
@@ -87,7 +91,8 @@ def test_losses_on_hand_made_tensors():
     pr[0, 1, 0, 1] = torch.tensor([0.0, 0.0, 3.0])                            # avg dist (1+1+1+3)/4 = 1.5
     assert regr_loss(pr, gt, mk).item() == pytest.approx((3 * abs(1 / 1.5 - 1) + abs(3 / 1.5 - 1)) / 4, rel=1e-5)
     # masked pixels are ignored
-    mk2 = mk.clone(); mk2[0, 1, 0, 1] = False
+    mk2 = mk.clone()
+    mk2[0, 1, 0, 1] = False
     assert regr_loss(pr, gt, mk2) == pytest.approx(0.0, abs=1e-6)
     # semantic loss: 0.9 (1 - cos) + 0.1 smooth-L1
     a, b = torch.tensor([[1.0, 0.0]]), torch.tensor([[0.0, 1.0]])
@@ -145,7 +150,8 @@ def test_vqa_questions_and_tokenizer():
     q = {x["type"]: x for x in vqa_questions(pr, rng)}
     if "closer" in q:
         red_first = q["closer"]["question"].startswith("is the red")
-        zr = transform_points(np.array([0.0, 0.3, -1.0]), *invert_pose(R1, t1))[2]; zb = transform_points(np.array([0.0, 0.3, 1.0]), *invert_pose(R1, t1))[2]
+        zr = transform_points(np.array([0.0, 0.3, -1.0]), *invert_pose(R1, t1))[2]
+        zb = transform_points(np.array([0.0, 0.3, 1.0]), *invert_pose(R1, t1))[2]
         assert (q["closer"]["answer"] == "yes") == ((zr < zb) == red_first)
 
 
@@ -156,7 +162,8 @@ def test_dust3r_loader_round_trip(tmp_path):
     R2, t2 = R1 @ pr["R12"], R1 @ pr["t12"] + t1
     views = []
     for v, (R, t) in enumerate(((R1, t1), (R2, t2))):
-        P = np.eye(4); P[:3, :3], P[:3, 3] = R, t
+        P = np.eye(4)
+        P[:3, :3], P[:3, 3] = R, t
         f = tmp_path / f"v{v}.npz"
         np.savez(f, rgb=(pr["rgb"][v] * 255).astype(np.uint8), depthmap=pr["depth"][v], camera_intrinsics=pr["K"], camera_pose=P)
         views.append(f)

@@ -67,7 +67,9 @@ def test_verify_clean_and_detects_corruption(tmp_path):
     shutil.copytree(zoo.models_dir(), root)
     assert zoo.verify(root) == []
     f = root / BUILT[0] / "model.safetensors"
-    b = bytearray(f.read_bytes()); b[-1] ^= 0xFF; f.write_bytes(bytes(b))
+    b = bytearray(f.read_bytes())
+    b[-1] ^= 0xFF
+    f.write_bytes(bytes(b))
     problems = zoo.verify(root)
     assert problems == [f"{BUILT[0]}/model.safetensors: checksum differs from the manifest"]
     (root / BUILT[0] / "config.json").unlink()
