@@ -618,7 +618,8 @@ def chi_square_test(samples: Sequence[int], probs: torch.Tensor, min_expected: f
     big = exp >= min_expected
     obs_b, exp_b = list(counts[big]), list(exp[big])
     if (~big).any() and float(exp[~big].sum()) > 0:
-        obs_b.append(counts[~big].sum()); exp_b.append(exp[~big].sum())
+        obs_b.append(counts[~big].sum())
+        exp_b.append(exp[~big].sum())
     obs_b, exp_b = torch.tensor(obs_b), torch.tensor(exp_b)
     stat = float(((obs_b - exp_b) ** 2 / exp_b).sum())
     dof = max(1, len(obs_b) - 1)

@@ -346,7 +346,8 @@ def test_vllm_layout(tmp_path, tok, models):
     assert sc == {"model": str(p), "num_speculative_tokens": 6, "method": "draft_model", "parallel_drafting": True}
     with pytest.raises(ValueError, match="k"): vllm_speculative_config(p, 0)
     with pytest.raises(FileNotFoundError): vllm_speculative_config(tmp_path / "nowhere", 4)
-    (tmp_path / "plain").mkdir(); (tmp_path / "plain" / "config.json").write_text("{}")
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / "config.json").write_text("{}")
     with pytest.raises(ValueError, match="pard_token"): vllm_speculative_config(tmp_path / "plain", 4)
 
 
