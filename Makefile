@@ -22,7 +22,7 @@ PYTEST_ARGS ?=
 GPU_PY ?= $(if $(wildcard $(PY)),$(PY),python3)
 NOBASELINE := lint.per-file-ignores = {"*.ipynb" = ["F401", "F404", "F811", "F841"]}
 
-.PHONY: run test test-fast lint format gpu-check install browser docs clean
+.PHONY: run full test test-fast lint format gpu-check install browser docs clean
 
 $(VENV)/.installed: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,11 @@ run: install
 	$(VENV)/bin/iclr26 scoreboard || status=1; \
 	$(VENV)/bin/iclr26 docs --scale $(SCALE) --no-execute --executed _build/$(SCALE)/nbs || status=1; \
 	exit $$status
+
+# one paper at full scale: `make full KEY=pdns` (commit first: a full result records the commit it ran from)
+full: install
+	@test -n "$(KEY)" || { echo "usage: make full KEY=<paper key> (keys: iclr26 list)"; exit 2; }
+	$(VENV)/bin/iclr26 reproduce $(KEY) --scale full --out _build/full/nbs
 
 test: install browser
 	$(PY) -m pytest -q -rs --durations=30 $(PYTEST_ARGS)

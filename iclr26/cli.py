@@ -146,7 +146,10 @@ def run_notebook(nb: Notebook, scale: str, out_dir: str | Path, results: str | P
     try:
         pm.execute_notebook(str(nb.path), str(out), parameters=params, cwd=str(nb.path.parent), kernel_name=kernel,
                             language="python",
-                            progress_bar=False, log_output=log_output, execution_timeout=timeout)
+                            progress_bar=False, log_output=log_output, execution_timeout=timeout,
+                            # ipykernel logs "Kernel is running over TCP without encryption" at every start of a
+                            # local kernel on loopback: noise on every run, so the kernel logs errors only
+                            extra_arguments=["--IPKernelApp.log_level=ERROR"])
     except Exception as e:  # papermill's PapermillExecutionError carries the notebook's traceback
         err = f"{type(e).__name__}: {getattr(e, 'ename', '')} {getattr(e, 'evalue', e)}".strip()
     finally:

@@ -195,3 +195,13 @@ def test_notebooks_draw_inline_even_under_a_headless_backend(monkeypatch, tmp_pa
     r = run_notebook(notebook_info(ROOT / "nbs" / "00_core.ipynb"), "smoke", tmp_path)
     assert r.ok and seen["backend"] == "module://matplotlib_inline.backend_inline"
     assert os.environ["MPLBACKEND"] == "Agg", "the caller's backend is restored"
+
+
+def test_run_notebook_starts_a_quiet_kernel(monkeypatch, tmp_path):
+    "ipykernel's 'running over TCP without encryption' warning would print on every run: the kernel logs errors only."
+    import papermill
+    from iclr26.cli import notebook_info, run_notebook
+    seen = {}
+    monkeypatch.setattr(papermill, "execute_notebook", lambda *a, **k: seen.update(k))
+    assert run_notebook(notebook_info(ROOT / "nbs" / "00_core.ipynb"), "smoke", tmp_path).ok
+    assert seen["extra_arguments"] == ["--IPKernelApp.log_level=ERROR"]
