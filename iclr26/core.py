@@ -478,8 +478,9 @@ STYLE = {
     "axes.grid": True, "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False,
     "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": 8, "legend.frameon": False,
     "lines.linewidth": 1.6, "image.cmap": "viridis",
-    "axes.prop_cycle": __import__("cycler").cycler(color=["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-                                                          "#8c564b", "#e377c2", "#7f7f7f"]),
+    # a string that matplotlib's validator parses, so importing core needs no matplotlib (vLLM's venv has none)
+    "axes.prop_cycle": "cycler(color=['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', "
+                       "'#7f7f7f'])",
 }
 
 def use_style() -> None:

