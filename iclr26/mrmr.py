@@ -19,15 +19,16 @@ import pandas as pd
 from .core import check_int
 
 # %% auto #0
-__all__ = ['KNOWLEDGE_CATEGORIES', 'THEOREM_CATEGORIES', 'MRMR_TASKS', 'SUBTASKS', 'TASK_OF_SUBTASK', 'IMAGE_RE', 'COLORS',
-           'SHAPES', 'COLOR_TERMS', 'SHAPE_TERMS', 'INK', 'KNOWLEDGE_FRAMES', 'KNOWLEDGE_QUESTIONS', 'THEOREMS',
-           'EXPANSION_LEXICON', 'to_array', 'substitute_captions', 'load_captions', 'RetrievalTask', 'load_task',
+__all__ = ['KNOWLEDGE_CATEGORIES', 'THEOREM_CATEGORIES', 'MRMR_HUB', 'MRMR_REVISIONS', 'MRMR_TASKS', 'SUBTASKS',
+           'TASK_OF_SUBTASK', 'IMAGE_RE', 'COLORS', 'SHAPES', 'COLOR_TERMS', 'SHAPE_TERMS', 'INK', 'KNOWLEDGE_FRAMES',
+           'KNOWLEDGE_QUESTIONS', 'THEOREMS', 'THEOREM_QUESTION', 'THEOREM_NEAR_MISSES', 'EXPANSION_LEXICON',
+           'to_array', 'substitute_captions', 'load_captions', 'RetrievalTask', 'load_task', 'default_backend',
            'evaluate_run', 'multichoice_hit1', 'Retriever', 'RandomRetriever', 'OracleRetriever', 'scores_to_run',
            'run_task', 'MRMRReport', 'evaluate', 'HashingEncoder', 'SentenceTransformerEncoder', 'minilm',
            'merge_images', 'query_texts', 'doc_texts', 'TextToText', 'DualStreamFusion', 'MergedImage',
            'DocumentAsImage', 'BM25Retriever', 'MTEBRetriever', 'render_scene', 'caption_scene', 'random_scene',
-           'render_document', 'make_mini_mrmr', 'mini_captions', 'load_mini_mrmr', 'ImageTower', 'train_image_tower',
-           'TemplateExpander']
+           'render_document', 'theorem_distractors', 'make_mini_mrmr', 'mini_captions', 'load_mini_mrmr', 'ImageTower',
+           'train_image_tower', 'TemplateExpander']
 
 # %% ../nbs/16_mrmr.ipynb #6ae83392
 KNOWLEDGE_CATEGORIES = {
@@ -40,22 +41,30 @@ THEOREM_CATEGORIES = {
     "Electronics": "Engineering", "Computer_Science": "Engineering", "Mechanical_Engineering": "Engineering", "Materials": "Engineering",
     "Architecture_and_Engineering": "Engineering", "Math": "Math", "Physics": "Physics", "Energy_and_Power": "Physics"}
 
+MRMR_HUB = "MRMRbenchmark"   # the authors' current hub organisation (the official code still points at the older 'MMB-25')
+# dataset revisions as pinned by the MTEB v2 port of MRMR (pass revision= to load_task for another snapshot)
+MRMR_REVISIONS = {"knowledge": "c4e9395dfd01e875e5b4d204d2f9fd285c2a9d2e", "theorem": "2a4b0d370ed0e2d322cf092ab1d35348997b3fed",
+                  "negation": "ee5e669c8b257790a9c66c4d9464f6d77f33636b", "design": "fc6325cdffd332e69da9144d55a0fdb4cfb98848",
+                  "traffic": "5de2aa10c61753c2c23cbf8c42b2743859c709a5"}
+# extra_ids: how the distractor corpus (`pin_p`) is given ids, as in the official loaders: Knowledge always re-ids its
+# rows `redo-<split>-<row>`; Theorem keeps the rows' own ids
 MRMR_TASKS: dict[str, dict] = {
-    "knowledge": dict(hf="MMB-25/knowledge", protocol="ndcg@10", category_map=KNOWLEDGE_CATEGORIES, extra="pin_p",
+    "knowledge": dict(hf=f"{MRMR_HUB}/knowledge", protocol="ndcg@10", category_map=KNOWLEDGE_CATEGORIES, extra="pin_p", extra_ids="reindex",
                       prompt="Retrieve relevant documents that help answer the question."),
-    "theorem": dict(hf="MMB-25/theorem", protocol="ndcg@10", category_map=THEOREM_CATEGORIES, extra="pin_p",
+    "theorem": dict(hf=f"{MRMR_HUB}/theorem", protocol="ndcg@10", category_map=THEOREM_CATEGORIES, extra="pin_p", extra_ids="keep",
                     prompt="Retrieve relevant theorems that are involved in solving the problem."),
-    "negation": dict(hf="MMB-25/negation", protocol="hit@1-of-4", category_map=None, extra=None, subtask="Negation",
+    "negation": dict(hf=f"{MRMR_HUB}/negation", protocol="hit@1-of-4", category_map=None, extra=None, subtask="Negation",
                      prompt="Given an image, retrieve descriptions that have contradictory information with the image."),
-    "design": dict(hf="MMB-25/design", protocol="ndcg@10", category_map=None, extra=None, subtask="Design",
+    "design": dict(hf=f"{MRMR_HUB}/design", protocol="ndcg@10", category_map=None, extra=None, subtask="Design",
                    prompt="Given a design, retrieve the rule it violates."),
-    "traffic": dict(hf="MMB-25/traffic", protocol="ndcg@10", category_map=None, extra=None, subtask="Traffic",
+    "traffic": dict(hf=f"{MRMR_HUB}/traffic", protocol="ndcg@10", category_map=None, extra=None, subtask="Traffic",
                     prompt="Given a traffic scene, retrieve the rule it violates."),
 }
 SUBTASKS = ("Art", "Humanities", "Medicine", "Science", "Math", "Physics", "Engineering", "Business", "Negation", "Design", "Traffic")
 TASK_OF_SUBTASK = {**{s: "knowledge" for s in SUBTASKS[:4]}, **{s: "theorem" for s in SUBTASKS[4:8]},
                    "Negation": "negation", "Design": "design", "Traffic": "traffic"}
 IMAGE_RE = re.compile(r"<image\s*(\d+)>", re.I)
+
 
 # %% ../nbs/16_mrmr.ipynb #401133b7
 def to_array(img, base: str | Path | None = None, size: int | None = None) -> np.ndarray | None:
@@ -121,6 +130,7 @@ def load_captions(source) -> dict[str, dict[str, str]]:
 
 # %% ../nbs/16_mrmr.ipynb #e97c2099
 _CONFIG_FILES = ("{c}.jsonl", "{c}.json", "{c}.parquet", "{c}/*.parquet", "{c}/*.jsonl", "data/{c}-*.parquet", "{c}/{s}*.parquet")
+_IMAGE_COL = re.compile(r"image[ _]?(\d+)")   # numbered image columns: `image 1` (the released data), `image_1` (MMMU style)
 
 def _rows(obj, split: str) -> pd.DataFrame:
     "A configuration given as a DataFrame, a list of dicts, a `datasets` Dataset/DatasetDict, or a dict of columns."
@@ -134,7 +144,7 @@ def _rows(obj, split: str) -> pd.DataFrame:
     if isinstance(obj, (list, tuple)): return pd.DataFrame(list(obj))
     raise TypeError(f"cannot read rows from a {type(obj).__name__}")
 
-def _read_config(source, config: str, split: str = "test") -> tuple[pd.DataFrame | None, Path | None]:
+def _read_config(source, config: str, split: str = "test", revision: str | None = None) -> tuple[pd.DataFrame | None, Path | None]:
     "One configuration (`query`, `corpus`, `qrels`, `pin_p`) of a task source, and the folder relative image paths refer to."
     if isinstance(source, Mapping):
         return (_rows(source[config], split), None) if config in source and source[config] is not None else (None, None)
@@ -152,23 +162,34 @@ def _read_config(source, config: str, split: str = "test") -> tuple[pd.DataFrame
         return None, p
     if isinstance(source, str) and re.fullmatch(r"[\w.-]+/[\w.-]+", source):   # a hub name: needs `datasets` and network
         import datasets
-        try: return _rows(datasets.load_dataset(source, config, split=split), split), None
+        try: return _rows(datasets.load_dataset(source, config, split=split, revision=revision), split), None
         except ValueError: return None, None
     raise ValueError(f"source {str(source)!r} is neither a folder, a mapping of configurations, nor a hub dataset name")
 
+def _present(v) -> bool:
+    if v is None or (isinstance(v, float) and math.isnan(v)): return False
+    return not (isinstance(v, (list, tuple)) and not any(x is not None for x in v))
+
 def _images(row: Mapping, base) -> list:
-    "The images of a row in placeholder order: `image`, then `image_1`, `image_2`, ... (MMMU-style columns)."
-    keys = (["image"] if "image" in row else []) + sorted((k for k in row if re.fullmatch(r"image_\d+", str(k))), key=lambda k: int(k[6:]))
+    """The images of a row in placeholder order. Numbered columns (`image 1`, `image_1`, `image1`) fill the slots
+    `<image k>`; `image` fills slot 1 when no numbered column does *(inferred: the official loaders read `image`
+    only, the released data adds `image 1` ... `image 4` for multi-image items)*."""
+    slots: dict[int, Any] = {}
+    for k, v in row.items():
+        m = _IMAGE_COL.fullmatch(str(k))
+        if m and _present(v): slots[int(m.group(1))] = v
+    if "image" in row and _present(row["image"]) and 1 not in slots: slots[1] = row["image"]
     out = []
-    for k in keys:
-        v = row[k]
-        if isinstance(v, (list, tuple)): out += [x for x in v if x is not None]
-        elif v is not None and not (isinstance(v, float) and math.isnan(v)): out.append(v)
+    for k in sorted(slots):
+        v = slots[k]
+        out += [x for x in v if x is not None] if isinstance(v, (list, tuple)) else [v]
     return [to_array(v, base) if isinstance(v, (str, Path)) else v for v in out]
 
 @dataclass
 class RetrievalTask:
-    "One MRMR task in memory (see `load_task`)."
+    """One MRMR task in memory (see `load_task`). Qrels that name a query missing from `queries` are dropped; qrels
+    that name a document missing from `corpus` are kept (the document counts as relevant and is never retrieved, as
+    in MTEB's pytrec_eval scoring). Either kind warns and is counted in `missing`; `strict=True` raises instead."""
     name: str
     queries: pd.DataFrame      # id, text, images, modality, category, subtask
     corpus: pd.DataFrame       # id, text, images, vision, modality, source ('corpus' | extra config name)
@@ -177,49 +198,65 @@ class RetrievalTask:
     candidates: dict | None = None   # {query_id: [corpus ids]} for the multiple-choice protocol
     captions: dict = field(default_factory=dict)   # {'query-<id>' | 'corpus-<id>': {image_key: caption}}
     prompt: str = ""
+    strict: bool = False
 
     def __post_init__(self):
+        import warnings
         if len(self.corpus) == 0: raise ValueError(f"task {self.name!r}: empty corpus")
         if len(self.queries) == 0: raise ValueError(f"task {self.name!r}: no queries")
         for what, df in (("query", self.queries), ("corpus", self.corpus)):
             if df["id"].duplicated().any(): raise ValueError(f"task {self.name!r}: duplicate {what} ids {df['id'][df['id'].duplicated()].tolist()[:5]}")
+        if self.protocol not in ("ndcg@10", "hit@1-of-4"): raise ValueError(f"protocol must be 'ndcg@10' or 'hit@1-of-4', got {self.protocol!r}")
         qids, dids = set(self.queries["id"]), set(self.corpus["id"])
         bad_q = sorted(set(self.qrels) - qids)
         bad_d = sorted({d for r in self.qrels.values() for d in r} - dids)
-        if bad_q: raise ValueError(f"task {self.name!r}: qrels name unknown query ids {bad_q[:5]}")
-        if bad_d: raise ValueError(f"task {self.name!r}: qrels name unknown corpus ids {bad_d[:5]}")
-        if self.protocol not in ("ndcg@10", "hit@1-of-4"): raise ValueError(f"protocol must be 'ndcg@10' or 'hit@1-of-4', got {self.protocol!r}")
+        if self.strict and bad_q: raise ValueError(f"task {self.name!r}: qrels name unknown query ids {bad_q[:5]}")
+        if self.strict and bad_d: raise ValueError(f"task {self.name!r}: qrels name unknown corpus ids {bad_d[:5]}")
+        if bad_q:
+            warnings.warn(f"task {self.name!r}: {len(bad_q)} qrels queries are not among the queries (dropped): {bad_q[:5]}")
+            self.qrels = {q: v for q, v in self.qrels.items() if q in qids}
+        if bad_d:
+            warnings.warn(f"task {self.name!r}: {len(bad_d)} relevant documents are missing from the corpus "
+                          f"(kept: they count as relevant and are never retrieved): {bad_d[:5]}")
+        self.missing = {"qrels_queries": len(bad_q), "qrels_docs": len(bad_d)}
         self.doc_index = {d: i for i, d in enumerate(self.corpus["id"])}
 
     def __repr__(self):
+        miss = f", missing {self.missing}" if any(self.missing.values()) else ""
         return (f"RetrievalTask({self.name!r}: {len(self.queries)} queries, {len(self.corpus)} docs, "
-                f"{sum(len(v) for v in self.qrels.values())} qrels, protocol {self.protocol})")
+                f"{sum(len(v) for v in self.qrels.values())} qrels, protocol {self.protocol}{miss})")
 
     def query_captions(self, i: int) -> dict: return self.captions.get(f"query-{self.queries['id'].iat[i]}", {})
     def doc_captions(self, j: int) -> dict: return self.captions.get(f"corpus-{self.corpus['id'].iat[j]}", {})
 
 def load_task(source, name: str | None = None, split: str = "test", captions=None, extra: bool | str = True,
-              protocol: str | None = None, category_map: Mapping | None = None) -> RetrievalTask:
+              protocol: str | None = None, category_map: Mapping | None = None, revision: str | None = None,
+              strict: bool = False) -> RetrievalTask:
     """Load one MRMR task from `source` (a folder, a mapping `{config: rows}`, or a hub name such as
-    `MMB-25/knowledge`). `name` (default: the folder or hub name) picks the protocol, category map and
+    `MRMRbenchmark/knowledge`). `name` (default: the folder or hub name) picks the protocol, category map and
     extra-corpus config from `MRMR_TASKS`; `captions` is a caption file/list (`load_captions`) or a mapping;
-    `extra=False` leaves out the distractor corpus (`pin_p`)."""
+    `extra=False` leaves out the distractor corpus (`pin_p`); `revision` is the hub snapshot (default: the one
+    pinned in `MRMR_REVISIONS` for `MRMRbenchmark/<task>`, else the latest); `strict` raises on qrels that name
+    unknown ids (default: warn and count, see `RetrievalTask`)."""
+    import warnings
     if name is None:
         name = Path(str(source)).name.lower() if not isinstance(source, Mapping) else None
         if name is None: raise ValueError("name is required when source is a mapping")
     spec = MRMR_TASKS.get(name, dict(protocol="ndcg@10", category_map=None, extra=None, prompt=""))
-    q, qbase = _read_config(source, "query", split)
-    c, cbase = _read_config(source, "corpus", split)
-    r, _ = _read_config(source, "qrels", split)
+    if revision is None and isinstance(source, str) and source == spec.get("hf"): revision = MRMR_REVISIONS.get(name)
+    q, qbase = _read_config(source, "query", split, revision)
+    c, cbase = _read_config(source, "corpus", split, revision)
+    r, _ = _read_config(source, "qrels", split, revision)
     for what, df in (("query", q), ("corpus", c), ("qrels", r)):
         if df is None: raise ValueError(f"source {str(source)[:80]!r} has no {what!r} configuration")
     extra_name = (extra if isinstance(extra, str) else spec.get("extra")) if extra else None
     parts = [c.assign(source="corpus")]
     if extra_name:
-        e, ebase = _read_config(source, extra_name, split)
+        e, ebase = _read_config(source, extra_name, split, revision)
         if e is not None:
             e = e.copy()
-            if "id" not in e or e["id"].isna().any(): e["id"] = [f"{extra_name}-{i}" for i in range(len(e))]
+            if spec.get("extra_ids") == "reindex" or "id" not in e or e["id"].isna().any():   # the official Knowledge loader's ids
+                e["id"] = [f"redo-{split}-{i}" for i in range(len(e))]
             parts.append(e.assign(source=extra_name))
     corpus = pd.concat(parts, ignore_index=True)
     # qrels: both column spellings
@@ -232,12 +269,17 @@ def load_task(source, name: str | None = None, split: str = "test", captions=Non
         qrels.setdefault(qi, {})[di] = int(s)
     # queries
     cmap = category_map if category_map is not None else spec.get("category_map")
+    if "category" in q: cats = q["category"].astype(str)
+    else:
+        if cmap: warnings.warn(f"task {name!r}: the query configuration has no 'category' column; its queries cannot be split "
+                               f"into the paper's subtasks and are reported as one subtask {name.capitalize()!r}")
+        cats = pd.Series([spec.get("subtask", name.capitalize())] * len(q))
     queries = pd.DataFrame({
         "id": q["id"].astype(str),
         "text": [t if isinstance(t, str) else "" for t in q.get("text", pd.Series([""] * len(q)))],
         "images": [_images(row, qbase) for row in q.to_dict("records")],
         "modality": q.get("modality", pd.Series(["text"] * len(q))).astype(str),
-        "category": q.get("category", pd.Series([spec.get("subtask", name)] * len(q))).astype(str)})
+        "category": cats.to_numpy()})
     if cmap: queries["subtask"] = [cmap.get(x, x) for x in queries["category"]]
     else: queries["subtask"] = spec.get("subtask", name.capitalize())
     base = cbase or qbase
@@ -251,16 +293,18 @@ def load_task(source, name: str | None = None, split: str = "test", captions=Non
         "source": corpus["source"]})
     proto = protocol or spec.get("protocol", "ndcg@10")
     cands = None
-    if proto == "hit@1-of-4":   # each query's own candidates: the qrels docs plus '<query id>_<i>' docs
+    if proto == "hit@1-of-4":   # each query's own candidates: its qrels docs plus the '<query id>_<i>' docs of the corpus
+        in_corpus = set(docs["id"])
         by_prefix: dict[str, list[str]] = {}
         for d in docs["id"]:
             m = re.fullmatch(r"(.+)_(\d+)", d)
             if m: by_prefix.setdefault(m.group(1), []).append(d)
-        cands = {qi: sorted(set(qrels.get(qi, {})) | set(by_prefix.get(qi, []))) for qi in queries["id"]}
+        cands = {qi: sorted((set(qrels.get(qi, {})) & in_corpus) | set(by_prefix.get(qi, []))) for qi in queries["id"]}
         few = [qi for qi, v in cands.items() if len(v) < 2]
         if few: raise ValueError(f"task {name!r}: queries with fewer than 2 candidates under {proto}: {few[:5]}")
     caps = {} if captions is None else (load_captions(captions) if not (isinstance(captions, Mapping) and all(isinstance(v, Mapping) for v in captions.values())) else {str(k): dict(v) for k, v in captions.items()})
-    return RetrievalTask(name, queries, docs, qrels, proto, cands, caps, spec.get("prompt", ""))
+    return RetrievalTask(name, queries, docs, qrels, proto, cands, caps, spec.get("prompt", ""), strict)
+
 
 # %% ../nbs/16_mrmr.ipynb #3e1a7b46
 def _parse_metric(m: str) -> tuple[str, int]:
@@ -287,10 +331,28 @@ def _numpy_metric(kind: str, k: int, rel: Mapping[str, int], ranked: Sequence[st
     if kind == "mrr": return next((1 / (i + 1) for i, r in enumerate(top) if r > 0), 0.0)
     raise ValueError(kind)
 
-def evaluate_run(qrels: Mapping, run: Mapping, metrics: Sequence[str] = ("ndcg@10", "recall@10"), backend: str = "ranx") -> pd.DataFrame:
+def default_backend() -> str:
+    "The default scoring engine: 'pytrec_eval' (MTEB's engine, trec_eval's tie order) when installed, else 'numpy'."
+    try:
+        import pytrec_eval  # noqa: F401
+        return "pytrec_eval"
+    except ImportError:
+        return "numpy"
+
+def _rank(scores: Mapping[str, float], ties: str = "trec") -> list[str]:
+    "Documents by decreasing score; ties by decreasing id ('trec': trec_eval/pytrec_eval, hence MTEB) or increasing id ('id')."
+    if ties not in ("trec", "id"): raise ValueError(f"ties must be 'trec' or 'id', got {ties!r}")
+    by_id = sorted(scores, reverse=(ties == "trec"))
+    return sorted(by_id, key=lambda d: -scores[d])   # a stable sort keeps the id order among equal scores
+
+def evaluate_run(qrels: Mapping, run: Mapping, metrics: Sequence[str] = ("ndcg@10", "recall@10"), backend: str | None = None,
+                 ties: str = "trec") -> pd.DataFrame:
     """Per-query ranking metrics of `run` ({qid: {doc: score}}) against `qrels` ({qid: {doc: rel}}): one row per
     query with a relevant document, one column per metric (`ndcg@k`, `recall@k`, `hit@k`, `precision@k`,
-    `mrr@k`). `backend`: 'ranx', 'pytrec_eval' or 'numpy'. A query missing from the run scores 0."""
+    `mrr@k`). `backend`: 'pytrec_eval', 'ranx' or 'numpy' (default: `default_backend()`). Equal scores are ordered
+    by each engine's own rule: pytrec_eval by decreasing document id (trec_eval's), ranx by its sort; the NumPy
+    reference by `ties` ('trec': as pytrec_eval; 'id': increasing id). A query missing from the run scores 0."""
+    if backend is None: backend = default_backend()
     qrels, run = _check_qrels_run(qrels, run)
     if isinstance(metrics, str): metrics = [metrics]
     parsed = [_parse_metric(m) for m in metrics]
@@ -301,7 +363,7 @@ def evaluate_run(qrels: Mapping, run: Mapping, metrics: Sequence[str] = ("ndcg@1
     if backend == "numpy":
         rows = {}
         for q in qids:
-            ranked = sorted(full_run[q], key=lambda d: (-full_run[q][d], d))
+            ranked = _rank(full_run[q], ties)
             rows[q] = [_numpy_metric(kind, k, qrels[q], ranked) for kind, k in parsed]
         return pd.DataFrame.from_dict(rows, orient="index", columns=list(metrics)).loc[qids]
     if backend == "ranx":
@@ -329,10 +391,13 @@ def evaluate_run(qrels: Mapping, run: Mapping, metrics: Sequence[str] = ("ndcg@1
         return pd.DataFrame({m: [out[q][f"{names[kind]}_{k}"] for q in qids] for m, (kind, k) in zip(metrics, parsed)}, index=qids)
     raise ValueError(f"backend must be 'ranx', 'pytrec_eval' or 'numpy', got {backend!r}")
 
-def multichoice_hit1(scores: Mapping[str, Mapping[str, float]], qrels: Mapping, candidates: Mapping[str, Sequence[str]]) -> pd.Series:
+def multichoice_hit1(scores: Mapping[str, Mapping[str, float]], qrels: Mapping, candidates: Mapping[str, Sequence[str]],
+                     ties: str = "trec") -> pd.Series:
     """Hit@1 of the multiple-choice protocol (MRMR's Negation): for each query, 1 if its highest-scoring
-    candidate is relevant, else 0 (ties count as a miss unless all tied candidates are relevant). `scores` is
-    {qid: {doc: score}} over at least the query's candidates."""
+    candidate is relevant, else 0. Among tied top candidates `ties='trec'` takes the one trec_eval ranks first
+    (the largest id: what MTEB's pytrec_eval scoring does); `ties='miss'` counts a tie as a miss unless all tied
+    candidates are relevant. `scores` is {qid: {doc: score}} over at least the query's candidates."""
+    if ties not in ("trec", "miss"): raise ValueError(f"ties must be 'trec' or 'miss', got {ties!r}")
     out = {}
     for q, cands in candidates.items():
         if q not in qrels or not any(r > 0 for r in qrels[q].values()): continue
@@ -341,6 +406,7 @@ def multichoice_hit1(scores: Mapping[str, Mapping[str, float]], qrels: Mapping, 
             continue
         s = np.array([scores[q].get(d, -np.inf) for d in cands], float)
         best = [d for d, x in zip(cands, s) if x == s.max()]
+        if ties == "trec": best = [max(best)]
         out[q] = float(all(qrels[q].get(d, 0) > 0 for d in best))
     if not out: raise ValueError("no query of candidates has a relevant document in qrels")
     return pd.Series(out, name="hit@1")
@@ -363,7 +429,8 @@ class OracleRetriever(Retriever):
     def score(self, task):
         s = 1e-3 * self.rng.random((len(task.queries), len(task.corpus)))
         for i, q in enumerate(task.queries["id"]):
-            for d, r in task.qrels.get(q, {}).items(): s[i, task.doc_index[d]] += r
+            for d, r in task.qrels.get(q, {}).items():
+                if d in task.doc_index: s[i, task.doc_index[d]] += r
         return s
 
 def scores_to_run(scores: np.ndarray, task: RetrievalTask, k: int = 100) -> dict:
@@ -377,11 +444,12 @@ def scores_to_run(scores: np.ndarray, task: RetrievalTask, k: int = 100) -> dict
     top = np.argpartition(-S, kk - 1, axis=1)[:, :kk] if kk < S.shape[1] else np.tile(np.arange(S.shape[1]), (S.shape[0], 1))
     return {q: {dids[j]: float(S[i, j]) for j in top[i]} for i, q in enumerate(task.queries["id"])}
 
-def run_task(retriever, task: RetrievalTask, k: int = 100, negation: str = "multichoice", backend: str = "ranx",
+def run_task(retriever, task: RetrievalTask, k: int = 100, negation: str = "multichoice", backend: str | None = None,
              metrics: Sequence[str] = ("ndcg@10", "recall@10")) -> pd.DataFrame:
     """Score `retriever` (a `Retriever` or a precomputed score matrix) on `task`; one row per query with
     `task`, `subtask`, `main` (the protocol's score) and the ranking `metrics`. `negation`: 'multichoice'
-    (Hit@1 over each query's own candidates, the paper) or 'corpus' (nDCG@10 over the pooled corpus, the MTEB port)."""
+    (Hit@1 over each query's own candidates, the paper) or 'corpus' (nDCG@10 over the pooled corpus, the MTEB port).
+    `backend`: the scoring engine of `evaluate_run` (default: pytrec_eval when installed)."""
     if not isinstance(task, RetrievalTask): raise TypeError(f"task must be a RetrievalTask, got {type(task).__name__}")
     if negation not in ("multichoice", "corpus"): raise ValueError(f"negation must be 'multichoice' or 'corpus', got {negation!r}")
     S = retriever.score(task) if hasattr(retriever, "score") else np.asarray(retriever, float)
@@ -428,15 +496,15 @@ def _resolve_bench(source, tasks) -> dict:
     if isinstance(source, Mapping): return {n: (source[n] if isinstance(source[n], RetrievalTask) else load_task(source[n], n)) for n in names if n in source}
     p = Path(str(source))
     if p.is_dir(): return {n: load_task(p / n, n) for n in names if (p / n).is_dir()}
-    if isinstance(source, str) and re.fullmatch(r"[\w.-]+", source):   # a hub organisation, e.g. 'MMB-25'
+    if isinstance(source, str) and re.fullmatch(r"[\w.-]+", source):   # a hub organisation, e.g. 'MRMRbenchmark'
         return {n: load_task(f"{source}/{n}", n) for n in names}
     raise ValueError(f"source {str(source)!r}: give a folder of task folders, a mapping of tasks, or a hub organisation name")
 
 def evaluate(retriever, source, tasks: Sequence[str] | None = None, k: int = 100, negation: str = "multichoice",
-             backend: str = "ranx") -> MRMRReport:
+             backend: str | None = None) -> MRMRReport:
     """Run `retriever` on MRMR: `source` is a folder holding `knowledge/`, `theorem/`, `negation/`, ... task
-    folders, a mapping {task: folder | config mapping | RetrievalTask}, or a hub organisation ('MMB-25',
-    needs `datasets` and network). Returns an `MRMRReport`."""
+    folders, a mapping {task: folder | config mapping | RetrievalTask}, or a hub organisation
+    ('MRMRbenchmark' at the pinned revisions; needs `datasets` and network). Returns an `MRMRReport`."""
     if not hasattr(retriever, "score"): raise TypeError(f"retriever must have a score(task) method, got {type(retriever).__name__}")
     bench = _resolve_bench(source, tasks)
     if not bench: raise ValueError(f"no MRMR task found in {str(source)[:80]!r}")
@@ -696,54 +764,101 @@ KNOWLEDGE_QUESTIONS = {
     "Clinical_Medicine": "<image 1> A patient's slide looks like <image 1>. What is the diagnosis?",
     "Biology": "<image 1> Which organism shows the marking in <image 1>?",
 }
-THEOREMS = [  # (category, diagram shapes, caption of the diagram, question, theorem statement); first 12 have queries
-    ("Math", ("triangle",), "a right triangle with its two shorter sides marked {a} and {b}", "<image 1> Using the numbers {a} and {b} marked in <image 1>, find the length of the longest side.",
+THEOREMS = [  # (category, diagram shapes, caption of the diagram, theorem statement); the first 12 have queries
+    ("Math", ("triangle",), "a right triangle with its two shorter sides marked {a} and {b}",
      "Pythagorean theorem: in a right-angled triangle the square of the hypotenuse equals the sum of the squares of the two legs."),
-    ("Math", ("ring",), "a circle with its radius marked {a}", "<image 1> Given the value {a} shown in <image 1>, compute the area enclosed by the figure.",
+    ("Math", ("ring",), "a circle with its radius marked {a}",
      "Area of a disc: the region bounded by a circle of radius r has area pi times r squared."),
-    ("Math", ("triangle", "ring"), "a triangle with two interior angles marked {a} and {b} degrees", "<image 1> Two of the values in <image 1> are {a} and {b}. What is the third one?",
+    ("Math", ("triangle", "ring"), "a triangle with two interior angles marked {a} and {b} degrees",
      "Angle sum theorem: the interior angles of any triangle add up to 180 degrees."),
-    ("Physics", ("square", "cross"), "a block of mass {a} kg pushed by a force arrow of {b} newtons", "<image 1> With {a} and {b} as marked in <image 1>, how fast does the object speed up?",
+    ("Physics", ("square", "cross"), "a block of mass {a} kg pushed by a force arrow of {b} newtons",
      "Newton's second law: the net force on a body equals its mass times its acceleration."),
-    ("Physics", ("ring", "square"), "an electric circuit with a battery of {a} volts and a resistor of {b} ohms", "<image 1> What current flows in <image 1> given {a} and {b}?",
+    ("Physics", ("ring", "square"), "an electric circuit with a battery of {a} volts and a resistor of {b} ohms",
      "Ohm's law: the current through a conductor equals the voltage across it divided by its resistance."),
-    ("Physics", ("diamond", "square"), "a spring stretched by {a} cm holding a weight of {b} newtons", "<image 1> From the readings {a} and {b} in <image 1>, determine the stiffness constant.",
+    ("Physics", ("diamond", "square"), "a spring stretched by {a} cm holding a weight of {b} newtons",
      "Hooke's law: the restoring force of an elastic spring is proportional to its extension."),
-    ("Engineering", ("square", "triangle"), "a cantilever beam of length {a} m with a load of {b} kN at its free end", "<image 1> Find the largest moment at the support in <image 1> for {a} and {b}.",
+    ("Engineering", ("square", "triangle"), "a cantilever beam of length {a} m with a load of {b} kN at its free end",
      "Cantilever bending: a point load P at the free end of a cantilever of length L produces a maximum bending moment P times L at the fixed support."),
-    ("Engineering", ("cross", "ring"), "a logic circuit with two inputs feeding an AND gate, inputs {a} and {b}", "<image 1> What is the output of <image 1> when the inputs are {a} and {b}?",
+    ("Engineering", ("cross", "ring"), "a logic circuit with two inputs feeding an AND gate, inputs {a} and {b}",
      "Conjunction rule: an AND gate outputs 1 only when all of its inputs are 1."),
-    ("Engineering", ("square", "square"), "a sorted array of {a} elements halved at each step of a search", "<image 1> At most how many comparisons does the procedure in <image 1> need for {a} items?",
+    ("Engineering", ("square", "square"), "a sorted array of {a} elements halved at each step of a search",
      "Binary search complexity: searching a sorted list by repeatedly halving the interval takes at most log2(n) + 1 comparisons."),
-    ("Business", ("square", "diamond"), "a bar chart of an account growing from {a} dollars at {b} percent per year", "<image 1> What is the balance after three years in <image 1> starting from {a} at {b}?",
+    ("Business", ("square", "diamond"), "a bar chart of an account growing from {a} dollars at {b} percent per year",
      "Compound interest: a principal P invested at rate r per period grows to P times (1 + r) to the power n after n periods."),
-    ("Business", ("triangle", "square"), "a cost chart with fixed costs of {a} dollars and a unit margin of {b} dollars", "<image 1> How many units must be sold to stop losing money in <image 1>?",
+    ("Business", ("triangle", "square"), "a cost chart with fixed costs of {a} dollars and a unit margin of {b} dollars",
      "Break-even point: the volume at which total revenue covers total cost equals fixed cost divided by the contribution margin per unit."),
-    ("Business", ("cross", "triangle"), "two crossing lines of supply and demand with slopes {a} and {b}", "<image 1> At what price does the market in <image 1> settle?",
+    ("Business", ("cross", "triangle"), "two crossing lines of supply and demand with slopes {a} and {b}",
      "Market equilibrium: the price at which quantity supplied equals quantity demanded clears the market."),
-    (None, (), "", "", "Law of cosines: in any triangle c squared equals a squared plus b squared minus 2ab cos C."),
-    (None, (), "", "", "Bayes' theorem: the posterior probability is proportional to the likelihood times the prior."),
-    (None, (), "", "", "Kirchhoff's current law: the currents entering a junction sum to the currents leaving it."),
-    (None, (), "", "", "Conservation of energy: in an isolated system the total energy stays constant."),
-    (None, (), "", "", "Snell's law: the ratio of the sines of the angles of incidence and refraction equals the ratio of the wave speeds."),
-    (None, (), "", "", "Little's law: the average number of items in a queue equals the arrival rate times the average waiting time."),
-    (None, (), "", "", "Net present value: future cash flows are discounted by (1 + r) to the power t and summed."),
-    (None, (), "", "", "Amdahl's law: the speed-up of a program is limited by the fraction of it that cannot be parallelised."),
-    (None, (), "", "", "Ideal gas law: pressure times volume equals the amount of gas times the gas constant times temperature."),
-    (None, (), "", "", "Euler's formula for polyhedra: vertices minus edges plus faces equals two."),
-    (None, (), "", "", "Fermat's little theorem: a to the power p minus a is divisible by any prime p."),
-    (None, (), "", "", "Triangle inequality: the length of any side of a triangle is at most the sum of the other two."),
+    (None, (), "", "Law of cosines: in any triangle c squared equals a squared plus b squared minus 2ab cos C."),
+    (None, (), "", "Bayes' theorem: the posterior probability is proportional to the likelihood times the prior."),
+    (None, (), "", "Kirchhoff's current law: the currents entering a junction sum to the currents leaving it."),
+    (None, (), "", "Conservation of energy: in an isolated system the total energy stays constant."),
+    (None, (), "", "Snell's law: the ratio of the sines of the angles of incidence and refraction equals the ratio of the wave speeds."),
+    (None, (), "", "Little's law: the average number of items in a queue equals the arrival rate times the average waiting time."),
+    (None, (), "", "Net present value: future cash flows are discounted by (1 + r) to the power t and summed."),
+    (None, (), "", "Amdahl's law: the speed-up of a program is limited by the fraction of it that cannot be parallelised."),
+    (None, (), "", "Ideal gas law: pressure times volume equals the amount of gas times the gas constant times temperature."),
+    (None, (), "", "Euler's formula for polyhedra: vertices minus edges plus faces equals two."),
+    (None, (), "", "Fermat's little theorem: a to the power p minus a is divisible by any prime p."),
+    (None, (), "", "Triangle inequality: the length of any side of a triangle is at most the sum of the other two."),
 ]
+
+# the question is generic: only the diagram (its picture, or its caption) says which theorem is needed
+THEOREM_QUESTION = "<image 1> Solve the problem in <image 1> with a = {a} and b = {b}."
+THEOREM_NEAR_MISSES = [  # per active theorem: true statements about the same kind of diagram that do not solve it
+    ("Area of a right triangle: the area of a right-angled triangle is half the product of its two legs.",
+     "Perimeter of a triangle: the perimeter of a triangle is the sum of the lengths of its three sides."),
+    ("Circumference of a circle: the perimeter of a circle of radius r is two times pi times r.",
+     "Volume of a sphere: a ball of radius r has volume four thirds pi r cubed."),
+    ("Exterior angle theorem: an exterior angle of a triangle equals the sum of the two opposite interior angles.",
+     "Angle sum of a quadrilateral: the interior angles of any quadrilateral add up to 360 degrees."),
+    ("Newton's third law: every force exerted on a body is matched by an equal and opposite force on the other body.",
+     "Momentum: the momentum of a body equals its mass times its velocity."),
+    ("Electric power: the power dissipated in a resistor equals the voltage across it times the current through it.",
+     "Resistors in series: the total resistance of resistors in series is the sum of their resistances."),
+    ("Elastic potential energy: a spring stretched by x stores one half times k times x squared of energy.",
+     "Period of a mass on a spring: the oscillation period is two pi times the square root of mass over stiffness."),
+    ("Simply supported beam: a central point load P on a beam of span L gives a maximum bending moment P L over 4.",
+     "Cantilever deflection: the tip deflection of a cantilever under an end load is P L cubed over 3 E I."),
+    ("Disjunction rule: an OR gate outputs 1 when at least one of its inputs is 1.",
+     "Exclusive or: an XOR gate outputs 1 exactly when its two inputs differ."),
+    ("Linear search complexity: scanning an unsorted list of n items takes up to n comparisons.",
+     "Merge sort complexity: sorting n items by merging sorted halves takes on the order of n log n comparisons."),
+    ("Simple interest: a principal P at rate r per period earns P times r times n in interest after n periods.",
+     "Rule of 72: an investment doubles in roughly 72 divided by its percentage rate of return years."),
+    ("Profit: the profit of a firm equals its total revenue minus its total cost.",
+     "Average cost: the average cost per unit equals total cost divided by the number of units produced."),
+    ("Price elasticity of demand: the percentage change in quantity demanded divided by the percentage change in price.",
+     "Consumer surplus: the area between the demand curve and the market price measures the buyers' gain."),
+]
+_THEOREM_FILLER = ("{t} (history): first written down by {p} in the {n}th century, it is still taught in {f} courses.",
+                   "Common mistake with the {t}: students apply it where it does not hold, for example instead of the {o}.",
+                   "Exercise {n} on the {t}: a textbook drill in {f}; the worked solution is omitted here.")
+
+def theorem_distractors(n: int, seed: int = 0) -> list[str]:
+    """The theorem task's `pin_p` distractors: the hand-written near misses (two per active theorem), then `n` filler
+    statements that name a theorem of the corpus without stating anything usable (history, common mistakes, exercises)."""
+    check_int("n", n, 0)
+    rng = np.random.default_rng(seed)
+    names = [t[3].split(":")[0] for t in THEOREMS]
+    out = [s for pair in THEOREM_NEAR_MISSES for s in pair]
+    fields = ("geometry", "mechanics", "circuits", "structures", "algorithms", "finance", "economics", "logic")
+    for k in range(n):
+        a, b = rng.choice(len(names), 2, replace=False)
+        out.append(str(rng.choice(_THEOREM_FILLER)).format(t=names[a], o=names[b], p=_name(rng), n=int(rng.integers(2, 40)),
+                                                           f=str(rng.choice(fields))))
+    return out
 
 def _diagram(shapes, rng) -> list[dict]:
     if len(shapes) == 1: return [dict(shape=shapes[0], color=INK, x=0.5, y=0.5, r=0.3)]
     return [dict(shape=s, color=INK, x=0.3 + 0.4 * k, y=float(rng.uniform(0.4, 0.6)), r=0.18) for k, s in enumerate(shapes)]
 
 def make_mini_mrmr(n_knowledge: int = 200, n_theorem: int = 96, n_negation: int = 120, n_design: int = 96, n_traffic: int = 96,
-                   n_extra: int = 120, size: int = 32, seed: int = 0) -> dict[str, dict]:
+                   n_extra: int = 120, size: int = 32, seed: int = 0, n_theorem_extra: int = 240) -> dict[str, dict]:
     """A synthetic mini-MRMR: {task: {'query', 'corpus', 'qrels'[, 'pin_p'], '_scenes'}} in MRMR's schema (images
     as RGB arrays, qrels as `query_id`/`corpus_id`, or `query-id`/`corpus-id` for Negation). `_scenes` keeps each
-    picture's scene so that captions (clean or noisy) can be made with `mini_captions`. Load with `load_task(d, name)`."""
+    picture's scene so that captions (clean or noisy) can be made with `mini_captions`. The theorem task's `pin_p` holds
+    the near misses and `n_theorem_extra` filler statements (`theorem_distractors`). Load with `load_task(d, name)`."""
     for nm, v in dict(n_knowledge=n_knowledge, n_theorem=n_theorem, n_negation=n_negation, n_design=n_design, n_traffic=n_traffic).items():
         check_int(nm, v, 1)
     if not isinstance(n_extra, int) or n_extra < 0: raise ValueError(f"n_extra must be an int >= 0, got {n_extra!r}")
@@ -795,19 +910,21 @@ def make_mini_mrmr(n_knowledge: int = 200, n_theorem: int = 96, n_negation: int 
         qrels.append(dict(query_id=f"kq{i}", corpus_id=f"k{concepts.index((c, s))}", score=1))
     out["knowledge"] = dict(query=queries, corpus=corpus, pin_p=extra, qrels=qrels, _scenes=scenes)
     # ---- theorem
-    corpus = [dict(id=f"t{k}", text=t[4], image=None, modality="text", vision=render_document(None, seed=2000 + k)) for k, t in enumerate(THEOREMS)]
+    corpus = [dict(id=f"t{k}", text=t[3], image=None, modality="text", vision=render_document(None, seed=2000 + k)) for k, t in enumerate(THEOREMS)]
+    t_extra = [dict(id=f"tp{e}", text=txt, image=None, modality="text", vision=render_document(None, seed=5000 + e))
+               for e, txt in enumerate(theorem_distractors(n_theorem_extra, seed + 1))]
     active = [k for k, t in enumerate(THEOREMS) if t[0]]
     sub_cat = {"Math": "Math", "Physics": "Physics", "Engineering": "Computer_Science", "Business": "Finance"}
     queries, qrels, scenes = [], [], {}
     for i in range(n_theorem):
         k = active[i % len(active)] if i < len(active) else int(rng.choice(active))
-        cat, shapes, cap, question, _ = THEOREMS[k]
+        cat, shapes, cap, _ = THEOREMS[k]
         a, b = int(rng.integers(2, 40)), int(rng.integers(2, 40))
         objs = _diagram(shapes, rng)
-        queries.append(dict(id=f"tq{i}", text=question.format(a=a, b=b), image=render_scene(objs, size), modality="image,text", category=sub_cat[cat]))
+        queries.append(dict(id=f"tq{i}", text=THEOREM_QUESTION.format(a=a, b=b), image=render_scene(objs, size), modality="image,text", category=sub_cat[cat]))
         scenes[f"query-tq{i}"] = {"image_1": {"caption": cap.format(a=a, b=b)}}
         qrels.append(dict(query_id=f"tq{i}", corpus_id=f"t{k}", score=1))
-    out["theorem"] = dict(query=queries, corpus=corpus, qrels=qrels, _scenes=scenes)
+    out["theorem"] = dict(query=queries, corpus=corpus, pin_p=t_extra, qrels=qrels, _scenes=scenes)
     # ---- negation: 4 candidates per query, one contradicts the picture
     queries, corpus, qrels, scenes = [], [], [], {}
     for i in range(n_negation):

@@ -1,12 +1,18 @@
-"Unit and bad-input tests for iclr26.mrmr (paper 16: MRMR retrieval harness), on the fixture in the real MRMR schema."
-import json, warnings
+"""Unit and bad-input tests for iclr26.mrmr (paper 16: MRMR retrieval harness), on the fixture in the real MRMR schema.
+
+The fixture (tests/fixtures/mrmr/) is copied in shape from the released data: configurations, column names, qrels
+spellings and the caption-file layout from the official loaders of github.com/rebeccaz4/MRMR (commit 0bb55295), the
+numbered `image 1` ... `image 4` query columns from the `MRMRbenchmark/*` hub snapshot, the hub names and pinned
+revisions from the MTEB v2 port; its README.md lists which file each part comes from.
+"""
+import json, sys, types, warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from iclr26.mrmr import (SUBTASKS, BM25Retriever, DocumentAsImage, DualStreamFusion, HashingEncoder, MergedImage, OracleRetriever,
+from iclr26.mrmr import (MRMR_REVISIONS, SUBTASKS, default_backend, BM25Retriever, DocumentAsImage, DualStreamFusion, HashingEncoder, MergedImage, OracleRetriever,
                          RandomRetriever, RetrievalTask, TemplateExpander, TextToText, caption_scene, evaluate, evaluate_run,
                          load_captions, load_mini_mrmr, load_task, make_mini_mrmr, merge_images, multichoice_hit1, render_scene,
                          run_task, scores_to_run, substitute_captions, to_array)
@@ -17,12 +23,13 @@ warnings.filterwarnings("ignore", message=".*unsafe cast.*")
 
 @pytest.fixture(scope="module")
 def kn():
-    return load_task(FIX / "knowledge", captions=FIX / "knowledge" / "captions.json")
+    with pytest.warns(UserWarning, match="missing from the corpus"):
+        return load_task(FIX / "knowledge", captions=FIX / "knowledge" / "captions.json")
 
 
 @pytest.fixture(scope="module")
 def neg():
-    return load_task(FIX / "negation")
+    return load_task(FIX / "negation", captions=FIX / "negation" / "captions.json")
 
 
 class _Img:   # a tiny stand-in image encoder: mean colour, padded
@@ -36,14 +43,20 @@ class _Img:   # a tiny stand-in image encoder: mean colour, padded
 def test_fixture_loads_in_real_schema(kn, neg):
     assert len(kn.queries) == 3 and len(kn.corpus) == 7
     assert kn.corpus["source"].tolist().count("pin_p") == 2 and kn.corpus["id"].is_unique
-    assert [len(x) for x in kn.queries["images"]] == [1, 2, 0]
+    assert kn.corpus["id"].tolist()[5:] == ["redo-test-0", "redo-test-1"]   # the official Knowledge re-id (pin_p ids collide)
+    assert [len(x) for x in kn.queries["images"]] == [1, 2, 0]             # `image`; `image 1`, `image 2`; none
     assert kn.queries["images"][0][0].shape == (16, 16, 3)
     assert kn.queries["subtask"].tolist() == ["Art", "Medicine", "Humanities"]
-    assert kn.qrels == {"q1": {"d1": 1}, "q2": {"d3": 1}, "q3": {"d4": 1, "d5": 1}}
+    assert kn.qrels == {"q1": {"d1": 1}, "q2": {"d3": 1}, "q3": {"d4": 1, "d5": 1, "d9": 1}}   # d9: not in the corpus
+    assert kn.missing == {"qrels_queries": 0, "qrels_docs": 1}
     assert kn.corpus["vision"][0].shape == (16, 16, 3) and kn.corpus["vision"][1] is None
-    assert neg.protocol == "hit@1-of-4" and neg.qrels == {"n1": {"n1_3": 1}, "n2": {"n2_1": 1}}   # hyphenated columns
+    assert neg.protocol == "hit@1-of-4" and neg.qrels == {"n1": {"n1_1": 1}, "n2": {"n2_1": 1}}   # hyphenated columns
+    assert neg.query_captions(0) == {"image": "a blue square"}
     assert neg.candidates == {"n1": ["n1_1", "n1_2", "n1_3", "n1_4"], "n2": ["n2_1", "n2_2", "n2_3", "n2_4"]}
-    assert len(load_task(FIX / "knowledge", extra=False).corpus) == 5
+    with pytest.warns(UserWarning):
+        assert len(load_task(FIX / "knowledge", extra=False).corpus) == 5
+    with pytest.raises(ValueError, match="unknown corpus ids"):
+        load_task(FIX / "knowledge", strict=True)
 
 
 def test_load_from_mapping_and_datasets_like(tmp_path):
@@ -54,6 +67,78 @@ def test_load_from_mapping_and_datasets_like(tmp_path):
     assert t.qrels == {"1": {"8": 1}} and t.queries["subtask"][0] == "Math"
     with pytest.raises(ValueError, match="name"):
         load_task(rows)
+
+
+def _img(v):
+    return np.full((4, 4, 3), v, np.uint8)
+
+
+def test_numbered_image_columns_both_spellings_and_order():
+    for sp in ("image {}", "image_{}", "image{}"):
+        row = {"id": "a", "text": "<image 1> <image 2> <image 3>", "image": None,
+               sp.format(3): _img(3), sp.format(1): _img(1), sp.format(2): _img(2), "category": "Math"}
+        t = load_task({"query": [row], "corpus": [{"id": "d", "text": "x"}], "qrels": [{"query_id": "a", "corpus_id": "d"}]}, "theorem")
+        assert [int(im[0, 0, 0]) for im in t.queries["images"][0]] == [1, 2, 3], sp
+    # `image` fills slot 1 when no numbered column does; a numbered `image 1` wins over it
+    rows = [{"id": "a", "text": "t", "image": _img(7), "image 1": None, "image 2": _img(8)},
+            {"id": "b", "text": "t", "image": _img(7), "image 1": _img(1), "image 2": None}]
+    t = load_task({"query": rows, "corpus": [{"id": "d", "text": "x"}], "qrels": [{"query_id": "a", "corpus_id": "d"}]}, "design")
+    assert [[int(im[0, 0, 0]) for im in s] for s in t.queries["images"]] == [[7, 8], [1]]
+
+
+def test_non_strict_qrels_warn_and_count():
+    cfg = {"query": [{"id": "a", "text": "t", "category": "Math"}], "corpus": [{"id": "d", "text": "x"}],
+           "qrels": [{"query_id": "a", "corpus_id": "d"}, {"query_id": "a", "corpus_id": "gone"}, {"query_id": "zz", "corpus_id": "d"}]}
+    with pytest.warns(UserWarning) as rec:
+        t = load_task(cfg, "theorem")
+    msgs = " ".join(str(w.message) for w in rec)
+    assert "not among the queries" in msgs and "missing from the corpus" in msgs
+    assert t.missing == {"qrels_queries": 1, "qrels_docs": 1} and t.qrels == {"a": {"d": 1, "gone": 1}}
+    # the missing gold document counts (as in MTEB): a perfect ranking of what exists scores 1/(1 + 1/log2 3)
+    r = run_task(OracleRetriever(), t, backend="numpy")
+    assert r["ndcg@10"].iloc[0] == pytest.approx(1 / (1 + 1 / np.log2(3)))
+    with pytest.raises(ValueError, match="unknown query ids"):
+        load_task(cfg, "theorem", strict=True)
+
+
+def test_missing_category_warns():
+    cfg = {"query": [{"id": "a", "text": "t"}], "corpus": [{"id": "d", "text": "x"}], "qrels": [{"query_id": "a", "corpus_id": "d"}]}
+    with pytest.warns(UserWarning, match="no 'category' column"):
+        t = load_task(cfg, "knowledge")
+    assert t.queries["subtask"].tolist() == ["Knowledge"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load_task(cfg, "design").queries["subtask"].tolist() == ["Design"]   # no category map: no warning
+
+
+def test_pin_p_ids_as_the_official_loaders():
+    base = {"query": [{"id": "a", "text": "t", "category": "Math"}], "corpus": [{"id": "d", "text": "x"}],
+            "qrels": [{"query_id": "a", "corpus_id": "d"}], "pin_p": [{"id": "p7", "text": "y"}, {"id": "p8", "text": "z"}]}
+    assert load_task(base, "knowledge").corpus["id"].tolist() == ["d", "redo-test-0", "redo-test-1"]   # always re-id'd
+    assert load_task(base, "theorem").corpus["id"].tolist() == ["d", "p7", "p8"]                       # kept
+    nb = {**base, "pin_p": [{"text": "y"}]}
+    assert load_task(nb, "theorem").corpus["id"].tolist() == ["d", "redo-test-0"]                       # ids given when missing
+
+
+def test_hub_names_use_pinned_revisions(monkeypatch):
+    calls = []
+    rows = {"query": [{"id": "a", "text": "t", "category": "Art"}], "corpus": [{"id": "d", "text": "x"}],
+            "qrels": [{"query_id": "a", "corpus_id": "d", "score": 1}]}
+
+    def load_dataset(path, config, split=None, revision=None):
+        calls.append((path, config, revision))
+        if config not in rows: raise ValueError(f"no config {config}")
+        return pd.DataFrame(rows[config])
+    monkeypatch.setitem(sys.modules, "datasets", types.SimpleNamespace(load_dataset=load_dataset))
+    t = load_task("MRMRbenchmark/knowledge")
+    assert t.name == "knowledge" and len(t.corpus) == 1
+    assert {c[0] for c in calls} == {"MRMRbenchmark/knowledge"} and {c[2] for c in calls} == {MRMR_REVISIONS["knowledge"]}
+    calls.clear()
+    load_task("MRMRbenchmark/knowledge", revision="abc")
+    assert {c[2] for c in calls} == {"abc"}
+    calls.clear()
+    load_task("MMB-25/knowledge")                                # the older organisation: latest snapshot
+    assert {c[2] for c in calls} == {None}
 
 
 def test_placeholder_substitution():
@@ -83,8 +168,33 @@ def test_metrics_on_hand_made_runs():
     e = evaluate_run({"a": {"x": 1}, "b": {"y": 1}}, {"a": {"x": 1.0}}, ["ndcg@10"], backend="numpy")
     assert e.loc["b", "ndcg@10"] == 0.0   # a query missing from the run scores 0
     h = multichoice_hit1({"q": {"c1": 0.2, "c2": 0.9, "c3": 0.1}, "r": {"d1": 0.5, "d2": 0.5}},
-                         {"q": {"c2": 1}, "r": {"d1": 1}}, {"q": ["c1", "c2", "c3"], "r": ["d1", "d2"]})
-    assert h["q"] == 1.0 and h["r"] == 0.0   # a tie with a wrong candidate is a miss
+                         {"q": {"c2": 1}, "r": {"d1": 1}}, {"q": ["c1", "c2", "c3"], "r": ["d1", "d2"]}, ties="miss")
+    assert h["q"] == 1.0 and h["r"] == 0.0   # ties='miss': a tie with a wrong candidate is a miss
+
+
+def test_ties_default_to_pytrec_eval_order():
+    import pytrec_eval  # noqa: F401  (installed with the mrmr extra)
+    assert default_backend() == "pytrec_eval"
+    rng = np.random.default_rng(1)
+    docs = [f"d{i}" for i in range(12)]
+    qrels = {f"q{i}": {d: 1 for d in rng.choice(docs, int(rng.integers(1, 4)), replace=False)} for i in range(40)}
+    run = {q: {d: float(rng.integers(0, 3)) for d in docs} for q in qrels}   # many ties
+    ms = ["ndcg@10", "recall@5", "hit@1"]
+    tr, nt, ni = (evaluate_run(qrels, run, ms, backend=b, ties=t) for b, t in (("pytrec_eval", "trec"), ("numpy", "trec"), ("numpy", "id")))
+    assert np.abs(tr - nt).to_numpy().max() < 1e-9                   # the reference follows trec_eval's order exactly
+    assert np.abs(tr - ni).to_numpy().max() > 0.01                    # the other order gives other numbers on tied runs
+    assert np.abs(evaluate_run(qrels, run, ms) - tr).to_numpy().max() == 0   # the default is pytrec_eval
+    rx = evaluate_run(qrels, run, ms, backend="ranx")                 # ranx has its own tie order (an unstable sort):
+    assert np.abs(rx - tr).to_numpy().max() > 0.01                    # on tied runs it differs from MTEB's numbers
+    with pytest.raises(ValueError, match="ties"):
+        evaluate_run(qrels, run, ms, backend="numpy", ties="random")
+    cands = {"n": ["n_1", "n_2", "n_3"]}
+    tied = {"n": {"n_1": 0.5, "n_2": 0.5, "n_3": 0.1}}
+    assert multichoice_hit1(tied, {"n": {"n_2": 1}}, cands).iloc[0] == 1.0             # trec: the larger id first
+    assert multichoice_hit1(tied, {"n": {"n_1": 1}}, cands).iloc[0] == 0.0
+    assert multichoice_hit1(tied, {"n": {"n_2": 1}}, cands, ties="miss").iloc[0] == 0.0
+    with pytest.raises(ValueError, match="ties"):
+        multichoice_hit1(tied, {"n": {"n_2": 1}}, cands, ties="first")
 
 
 def test_ranx_and_pytrec_eval_agree_on_random_graded_runs():
@@ -99,7 +209,9 @@ def test_ranx_and_pytrec_eval_agree_on_random_graded_runs():
 
 def test_oracle_and_random_on_fixture(kn, neg):
     rep = evaluate(OracleRetriever(), {"knowledge": kn, "negation": neg}, backend="pytrec_eval")
-    assert rep.average == 1.0 and set(rep.subtasks.index) == {"Art", "Medicine", "Humanities", "Negation"} and not rep.complete
+    q3 = (1 + 1 / np.log2(3)) / (1 + 1 / np.log2(3) + 1 / 2)   # its third relevant document is not in the corpus
+    assert rep.subtasks.to_dict() == pytest.approx({"Art": 1.0, "Medicine": 1.0, "Humanities": q3, "Negation": 1.0})
+    assert set(rep.subtasks.index) == {"Art", "Medicine", "Humanities", "Negation"} and not rep.complete
     r = run_task(RandomRetriever(0), neg, backend="numpy")
     assert set(r["main"]) <= {0.0, 1.0} and "hit@1" in r
     r2 = run_task(RandomRetriever(0), neg, negation="corpus", backend="numpy")
@@ -133,9 +245,9 @@ def test_mini_mrmr_roundtrip_and_protocol():
 
 def test_bad_input(kn):
     with pytest.raises(ValueError, match="unknown corpus ids"):
-        RetrievalTask("x", kn.queries, kn.corpus, {"q1": {"nope": 1}})
+        RetrievalTask("x", kn.queries, kn.corpus, {"q1": {"nope": 1}}, strict=True)
     with pytest.raises(ValueError, match="unknown query ids"):
-        RetrievalTask("x", kn.queries, kn.corpus, {"zz": {"d1": 1}})
+        RetrievalTask("x", kn.queries, kn.corpus, {"zz": {"d1": 1}}, strict=True)
     with pytest.raises(ValueError, match="empty corpus"):
         RetrievalTask("x", kn.queries, kn.corpus.iloc[:0], {})
     with pytest.raises(ValueError, match="k"):
