@@ -19,10 +19,11 @@ import torch.nn.functional as F
 from .core import check_int, progress
 
 # %% auto #0
-__all__ = ['sign_pm', 'bcq_greedy', 'bcq_fit_scales', 'sign_patterns', 'bcq_nearest_codes', 'bcq_reconstruct', 'bcq_quantize',
-           'BCQCode', 'anybcq_quantize', 'relative_error', 'pack_code', 'group_size_for', 'AnyBCQLinear',
-           'quantize_model', 'set_model_precision', 'save_quantized', 'load_quantized', 'blockwise_reconstruct',
-           'rtn_quantize', 'nested_uniform', 'nested_kmeans', 'separate_bcq', 'fake_quantize_model']
+__all__ = ['EXPAND_ITERS', 'sign_pm', 'bcq_greedy', 'bcq_fit_scales', 'sign_patterns', 'bcq_nearest_codes', 'bcq_reconstruct',
+           'bcq_quantize', 'BCQCode', 'anybcq_quantize', 'relative_error', 'pack_code', 'group_size_for',
+           'AnyBCQLinear', 'quantize_model', 'set_model_precision', 'save_quantized', 'load_quantized',
+           'blockwise_reconstruct', 'rtn_quantize', 'nested_uniform', 'nested_kmeans', 'separate_bcq',
+           'fake_quantize_model']
 
 # %% ../nbs/28_anybcq.ipynb #5fe3355b
 def _check_groups(w: torch.Tensor, name: str = "w") -> None:
@@ -115,18 +116,26 @@ class BCQCode:
         return p
 
 def _groups(W: torch.Tensor, group_size: int) -> torch.Tensor:
-    if not isinstance(W, torch.Tensor) or W.dim() != 2: raise ValueError(f"W must be a 2-D weight (out_features, in_features), got {getattr(W, 'shape', type(W).__name__)}")
+    if not isinstance(W, torch.Tensor) or W.dim() != 2:
+        raise ValueError(f"W must be a 2-D weight (out_features, in_features), got {getattr(W, 'shape', type(W).__name__)}")
     if not W.is_floating_point(): raise TypeError(f"W must be floating point, got {W.dtype}")
     group_size = check_int("group_size", group_size, 1)
-    if W.shape[1] % group_size: raise ValueError(f"W's in_features ({W.shape[1]}) is not divisible by group_size={group_size}")
+    if W.shape[1] % group_size:
+        raise ValueError(f"W's in_features ({W.shape[1]}) is not divisible by group_size={group_size}")
     return W.float().reshape(W.shape[0], W.shape[1] // group_size, group_size)
 
+EXPAND_ITERS = 20
+"Alternating (new plane <-> scales) rounds per added plane in the official progressive expansion (issue #32's reading)."
+
 def anybcq_quantize(W: torch.Tensor, p_min: int = 2, p_max: int = 4, group_size: int = 128, iters: int = 15,
-                    offset: bool = True, scale_dtype: torch.dtype | None = torch.float16, expand_iters: int = 0) -> BCQCode:
+                    offset: bool = True, scale_dtype: torch.dtype | None = torch.float16,
+                    expand_iters: int = EXPAND_ITERS) -> BCQCode:
     """AnyBCQ code of `W` (out_features, in_features): a `p_min`-bit BCQ base (greedy + `iters` alternating refits),
-    then progressive expansion to `p_max` planes (sign of the residual, all scales re-solved by least squares).
-    `expand_iters` > 0 re-derives the new plane from the re-solved scales that many times (our optional
-    extension; the paper's step is one sign + one solve). Scales are rounded to `scale_dtype` (None: keep float32)."""
+    then progressive expansion to `p_max` planes. Each added plane starts as the sign of the residual, all scales
+    are re-solved by least squares, and then `expand_iters` alternating rounds (new plane = nearest sign given the
+    scales, then all scales re-solved) refine it while planes 1..p stay frozen. The default, 20 rounds, is the
+    official code's (as read in issue #32; inferred, not re-read here); `expand_iters=0` is the one-shot step.
+    Scales are rounded to `scale_dtype` (None: keep float32)."""
     p_min, p_max = check_int("p_min", p_min, 1), check_int("p_max", p_max, 1)
     expand_iters = check_int("expand_iters", expand_iters, 0)
     if p_max < p_min: raise ValueError(f"p_max ({p_max}) must be >= p_min ({p_min})")
@@ -135,12 +144,14 @@ def anybcq_quantize(W: torch.Tensor, p_min: int = 2, p_max: int = 4, group_size:
     B, a, b = bcq_quantize(w, p_min, iters, offset)
     alphas, betas = {p_min: rnd(a)}, {p_min: rnd(b)}
     for p in range(p_min, p_max):
+        # expansion p -> p+1: b_{p+1} = sign(w - W_hat^(p)), then all p+1 scales (and the offset) by least squares
         resid = w - bcq_reconstruct(B, alphas[p], betas[p])
         B = torch.cat([B, sign_pm(resid)[..., None, :]], -2)
         a, b = bcq_fit_scales(w, B, offset)
-        for _ in range(expand_iters):       # coordinate descent on the new plane only; planes 1..p stay frozen
+        for _ in range(expand_iters):       # exact coordinate descent on the new plane; planes 1..p stay frozen
             rest = w - bcq_reconstruct(B[..., :-1, :], a[..., :-1], b)
-            B = torch.cat([B[..., :-1, :], sign_pm(rest)[..., None, :]], -2)
+            # the nearest sign of the new plane given its scale: sign(rest * alpha_{p+1})
+            B = torch.cat([B[..., :-1, :], sign_pm(rest * a[..., -1:])[..., None, :]], -2)
             a, b = bcq_fit_scales(w, B, offset)
         alphas[p + 1], betas[p + 1] = rnd(a), rnd(b)
     return BCQCode(B, alphas, betas, group_size, p_min, p_max)
@@ -169,54 +180,88 @@ def pack_code(code: BCQCode) -> dict:
     return dict(qweight=pack_bitplanes(planes), alpha=alpha, beta=beta)
 
 # %% ../nbs/28_anybcq.ipynb #82b8fa5f
+def _padded(in_features: int) -> int:
+    "`in_features` rounded up to a multiple of 32 (one packed int32 word per 32 inputs)."
+    return -(-in_features // 32) * 32
+
 def group_size_for(in_features: int, group_size: int = 128) -> int:
-    "The group size used for a layer with `in_features` inputs: `group_size` if it divides them, else the largest multiple of 32 that does and is <= `group_size`."
+    """The group size used for a layer with `in_features` inputs (zero-padded up to a multiple of 32): `group_size`
+    if it divides the padded width, else the largest multiple of 32 that does and is <= `group_size`."""
     in_features, group_size = check_int("in_features", in_features, 1), check_int("group_size", group_size, 32)
-    if in_features % 32: raise ValueError(f"in_features must be a multiple of 32 (packed words), got {in_features}")
-    if in_features % group_size == 0: return group_size
-    return max(g for g in range(32, group_size + 1, 32) if in_features % g == 0)
+    K = _padded(in_features)
+    if K % group_size == 0: return group_size
+    return max(g for g in range(32, group_size + 1, 32) if K % g == 0)
 
 from .kernels import anybcq as _kernel, select_backend   # imports without triton; only its launcher needs it
 
+def _conv1d_type():
+    try:
+        from transformers.pytorch_utils import Conv1D
+        return Conv1D
+    except ImportError: return ()
+
+def _as_weight(layer: nn.Module, name: str = "linear") -> torch.Tensor:
+    "The (out_features, in_features) weight of an `nn.Linear` or a GPT-2 style `Conv1D` (whose weight is stored (in, out))."
+    if isinstance(layer, nn.Linear): return layer.weight.data
+    C = _conv1d_type()
+    if C and isinstance(layer, C): return layer.weight.data.T
+    raise TypeError(f"{name} must be an nn.Linear or a transformers Conv1D, got {type(layer).__name__}")
+
 class AnyBCQLinear(nn.Module):
-    "A linear layer stored as nested BCQ bit-planes with one scale set per precision; `set_precision(p)` at run time."
+    """A linear layer stored as nested BCQ bit-planes with one scale set per precision; `set_precision(p)` at run time.
+    Inputs are zero-padded to `k_pad` (a multiple of 32) inside the layer when `in_features` is not one.
+    On the CPU path (and on CUDA without Triton) inference caches the dequantised weight of each precision used
+    (`cache_dequant`, on by default): up to `p_max - p_min + 1` float32 copies of the weight, traded for a dense matmul
+    per call instead of a dequantisation per call. `clear_cache()` drops them (done by `load_code` and reconstruction)."""
     def __init__(self, in_features: int, out_features: int, p_min: int = 2, p_max: int = 4, group_size: int = 128,
-                 offset: bool = True, bias: bool = False):
+                 offset: bool = True, bias: bool = False, cache_dequant: bool = True):
         super().__init__()
-        self.in_features, self.out_features = check_int("in_features", in_features, 1), check_int("out_features", out_features, 1)
+        self.in_features = check_int("in_features", in_features, 1)
+        self.out_features = check_int("out_features", out_features, 1)
         self.p_min, self.p_max = check_int("p_min", p_min, 1), check_int("p_max", p_max, 1)
         if self.p_max < self.p_min: raise ValueError(f"p_max ({p_max}) must be >= p_min ({p_min})")
         self.group_size = check_int("group_size", group_size, 32)
-        if group_size % 32 or in_features % group_size:
-            raise ValueError(f"group_size must be a multiple of 32 that divides in_features={in_features}, got {group_size}")
-        G, n_prec = in_features // group_size, self.p_max - self.p_min + 1
-        self.register_buffer("qweight", torch.zeros(in_features // 32, self.p_max, out_features, dtype=torch.int32))
+        self.k_pad = _padded(in_features)
+        if group_size % 32 or self.k_pad % group_size:
+            raise ValueError(f"group_size must be a multiple of 32 that divides the padded in_features={self.k_pad}, "
+                             f"got {group_size}")
+        G, n_prec = self.k_pad // group_size, self.p_max - self.p_min + 1
+        self.register_buffer("qweight", torch.zeros(self.k_pad // 32, self.p_max, out_features, dtype=torch.int32))
         self.alpha = nn.Parameter(torch.zeros(n_prec, G, self.p_max, out_features), requires_grad=False)
         self.beta = nn.Parameter(torch.zeros(n_prec, G, out_features), requires_grad=False) if offset else None
         self.bias = nn.Parameter(torch.zeros(out_features), requires_grad=False) if bias else None
         self.precision = self.p_max
+        self.cache_dequant = bool(cache_dequant)
         self._planes = None            # unpacked +-1 planes, cached only while the scales are being trained
+        self._wcache = {}              # p -> dequantised (k_pad, N) weight (inference on the PyTorch path)
 
     @classmethod
-    def from_linear(cls, linear: nn.Linear, p_min: int = 2, p_max: int = 4, group_size: int = 128, iters: int = 15,
-                    offset: bool = True) -> "AnyBCQLinear":
-        "Quantise `linear` with `anybcq_quantize` (group size adapted by `group_size_for`)."
-        if not isinstance(linear, nn.Linear): raise TypeError(f"linear must be an nn.Linear, got {type(linear).__name__}")
-        g = group_size_for(linear.in_features, group_size)
-        code = anybcq_quantize(linear.weight.data, p_min, p_max, g, iters, offset)
-        lay = cls(linear.in_features, linear.out_features, p_min, p_max, g, offset, linear.bias is not None)
+    def from_linear(cls, linear: nn.Module, p_min: int = 2, p_max: int = 4, group_size: int = 128, iters: int = 15,
+                    offset: bool = True, expand_iters: int = EXPAND_ITERS) -> "AnyBCQLinear":
+        "Quantise an `nn.Linear` (or `Conv1D`) with `anybcq_quantize` (inputs zero-padded to 32, group size by `group_size_for`)."
+        W = _as_weight(linear)
+        N, K = W.shape
+        g = group_size_for(K, group_size)
+        Wp = F.pad(W.float(), (0, _padded(K) - K))     # zero columns: they meet zero-padded inputs
+        code = anybcq_quantize(Wp, p_min, p_max, g, iters, offset, expand_iters=expand_iters)
+        lay = cls(K, N, p_min, p_max, g, offset, linear.bias is not None)
         lay.load_code(code)
         if linear.bias is not None: lay.bias.data.copy_(linear.bias.data.float())
-        return lay.to(linear.weight.device)
+        return lay.to(W.device)
 
     def load_code(self, code: BCQCode) -> None:
-        "Fill the buffers from a `BCQCode` of matching shape."
+        "Fill the buffers from a `BCQCode` of matching (padded) shape."
         pk = pack_code(code)
         if pk["qweight"].shape != self.qweight.shape or pk["alpha"].shape != self.alpha.shape:
             raise ValueError(f"code does not match this layer: qweight {tuple(pk['qweight'].shape)} vs {tuple(self.qweight.shape)}")
         self.qweight.copy_(pk["qweight"])
         self.alpha.data.copy_(pk["alpha"])
         if self.beta is not None: self.beta.data.copy_(pk["beta"])
+        self.clear_cache()
+
+    def clear_cache(self) -> None:
+        "Drop the cached dequantised weights (call after changing `alpha`/`beta` by hand)."
+        self._wcache = {}
 
     def set_precision(self, p: int) -> "AnyBCQLinear":
         "Use the first `p` bit-planes (and precision `p`'s scales) from now on."
@@ -230,34 +275,40 @@ class AnyBCQLinear(nn.Module):
         return self.alpha[j], (self.beta[j] if self.beta is not None else None)
 
     def _dequant(self, p, a, b) -> torch.Tensor:
-        "(K, N) weight of precision p from the packed planes (or from the unpacked cache while training scales)."
+        "(k_pad, N) weight of precision p from the packed planes (or from the unpacked cache while training scales)."
         if self._planes is None: return dequantize(self.qweight, a, b, p, self.group_size)
         G, N = a.shape[0], self.out_features
         W = (self._planes[:p].view(p, G, self.group_size, N) * a[:, :p].permute(1, 0, 2)[:, :, None, :]).sum(0)
         if b is not None: W = W + b[:, None, :]
-        return W.reshape(self.in_features, N)
+        return W.reshape(self.k_pad, N)
 
     def cache_planes(self, on: bool = True) -> None:
         "Keep the unpacked +-1 planes in memory (speeds up repeated forwards while the scales are trained) or drop them."
         self._planes = unpack_bitplanes(self.qweight) if on else None
+        self.clear_cache()
 
     def weight_at(self, p: int | None = None) -> torch.Tensor:
         "The dequantised weight (out_features, in_features) of precision `p` (default: the current one)."
         p = self.precision if p is None else p
         a, b = self._scales(p)
-        return self._dequant(p, a, b).T
+        return self._dequant(p, a, b)[:self.in_features].T
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         p = self.precision
         a, b = self._scales(p)
         x2 = x.reshape(-1, self.in_features)
+        if self.k_pad != self.in_features: x2 = F.pad(x2, (0, self.k_pad - self.in_features))
         needs_grad = torch.is_grad_enabled() and (a.requires_grad or x.requires_grad)
         # inference on a GPU: the Triton bit-plane kernel; CPU, or scales being trained: PyTorch
         if select_backend(x2, self.qweight, a, backend="torch" if needs_grad else "auto") == "triton":
             y = _kernel.bcq_matmul(x2, self.qweight, a.to(x.dtype), None if b is None else b.to(x.dtype), p, self.group_size)
-        else:
-            y = x2.float() @ self._dequant(p, a, b)
-            y = y.to(x.dtype)
+        elif needs_grad or not self.cache_dequant or a.requires_grad:
+            y = (x2.float() @ self._dequant(p, a, b)).to(x.dtype)
+        else:                               # the cached dequantised weight of precision p
+            W = self._wcache.get(p)
+            if W is None or W.device != x2.device:
+                with torch.no_grad(): W = self._wcache[p] = self._dequant(p, a, b).detach()
+            y = (x2.float() @ W).to(x.dtype)
         if self.bias is not None: y = y + self.bias.to(y.dtype)
         return y.reshape(*x.shape[:-1], self.out_features)
 
@@ -265,29 +316,37 @@ class AnyBCQLinear(nn.Module):
         "Bytes of the stored layer: all `p_max` planes plus every precision's scales and offsets (float16 by default)."
         n_scales = self.alpha.shape[1] * self.out_features * sum(range(self.p_min, self.p_max + 1))
         n_off = 0 if self.beta is None else self.beta.numel()
-        return self.qweight.numel() * 4 + (n_scales + n_off) * scale_bytes + (0 if self.bias is None else self.bias.numel() * scale_bytes)
+        n_bias = 0 if self.bias is None else self.bias.numel()
+        return self.qweight.numel() * 4 + (n_scales + n_off + n_bias) * scale_bytes
 
     def read_bytes(self, p: int | None = None, scale_bytes: int = 2) -> int:
         "Bytes a product at precision `p` reads: its `p` planes, its scales and offsets."
         p = self.precision if p is None else p
         G = self.alpha.shape[1]
-        return self.in_features // 32 * p * self.out_features * 4 + G * self.out_features * (p + (self.beta is not None)) * scale_bytes
+        return self.k_pad // 32 * p * self.out_features * 4 + G * self.out_features * (p + (self.beta is not None)) * scale_bytes
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, p={self.precision} in "
                 f"[{self.p_min}, {self.p_max}], group_size={self.group_size}, offset={self.beta is not None}")
 
+def _quantisable(model: nn.Module, skip: Sequence[str]) -> list[str]:
+    C = _conv1d_type()
+    kinds = (nn.Linear, C) if C else (nn.Linear,)
+    return [n for n, m in model.named_modules() if isinstance(m, kinds) and not any(n == s or n.endswith("." + s) for s in skip)]
+
 def quantize_model(model: nn.Module, p_min: int = 2, p_max: int = 4, group_size: int = 128, iters: int = 15,
-                   offset: bool = True, skip: Sequence[str] = ("lm_head",), progress_bar: bool = True) -> dict[str, AnyBCQLinear]:
-    "Replace (in place) every `nn.Linear` of `model` whose name does not end in one of `skip` by an `AnyBCQLinear`; return them by name."
+                   offset: bool = True, skip: Sequence[str] = ("lm_head",), progress_bar: bool = True,
+                   expand_iters: int = EXPAND_ITERS) -> dict[str, AnyBCQLinear]:
+    """Replace (in place) every `nn.Linear` and `Conv1D` of `model` whose name does not end in one of `skip` by an
+    `AnyBCQLinear`; return them by name."""
     if not isinstance(model, nn.Module): raise TypeError(f"model must be a torch module, got {type(model).__name__}")
-    names = [n for n, m in model.named_modules() if isinstance(m, nn.Linear) and not any(n == s or n.endswith("." + s) for s in skip)]
-    if not names: raise ValueError("model has no nn.Linear layers to quantise")
+    names = _quantisable(model, skip)
+    if not names: raise ValueError("model has no nn.Linear or Conv1D layers to quantise")
     out = {}
     for n in (progress(names, desc="AnyBCQ") if progress_bar else names):
         parent, _, attr = n.rpartition(".")
         owner = model.get_submodule(parent) if parent else model
-        out[n] = AnyBCQLinear.from_linear(getattr(owner, attr), p_min, p_max, group_size, iters, offset)
+        out[n] = AnyBCQLinear.from_linear(getattr(owner, attr), p_min, p_max, group_size, iters, offset, expand_iters)
         setattr(owner, attr, out[n])
     return out
 
@@ -470,10 +529,12 @@ def separate_bcq(W: torch.Tensor, bits: int, group_size: int = 128, iters: int =
     return bcq_reconstruct(B, a, b).reshape(W.shape).to(W.dtype)
 
 def fake_quantize_model(model: nn.Module, fn: Callable[[torch.Tensor, str], torch.Tensor], skip: Sequence[str] = ("lm_head",)) -> nn.Module:
-    "A deep copy of `model` whose `nn.Linear` weights (except `skip`) are replaced by `fn(weight, name)` (a dequantised weight)."
+    """A deep copy of `model` whose `nn.Linear` (and `Conv1D`) weights (except `skip`) are replaced by `fn(weight, name)`
+    (a dequantised weight; `fn` always sees the (out_features, in_features) layout)."""
     m = copy.deepcopy(model)
     with torch.no_grad():
-        for n, mod in m.named_modules():
-            if isinstance(mod, nn.Linear) and not any(n == s or n.endswith("." + s) for s in skip):
-                mod.weight.copy_(fn(mod.weight.data, n))
+        for n in _quantisable(m, skip):
+            mod = m.get_submodule(n)
+            if isinstance(mod, nn.Linear): mod.weight.copy_(fn(mod.weight.data, n))
+            else: mod.weight.copy_(fn(mod.weight.data.T, n).T)
     return m

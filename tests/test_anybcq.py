@@ -55,12 +55,79 @@ def test_progressive_expansion_nested_and_monotone(offset):
     errs = [relative_error(W, code.weight(p)) for p in range(1, 6)]
     assert all(b < a for a, b in zip(errs, errs[1:]))
     assert (code.betas[3] is None) == (not offset)
-    # the code at p+1 reuses planes 1..p unchanged (nesting) and p+1 = sign of the p-bit residual
+    # expansion reuses the lower planes: a code grown to 5 planes holds the 3-plane code unchanged (planes and scales)
+    code3 = anybcq_quantize(W, 1, 3, group_size=64, iters=4, offset=offset)
+    assert torch.equal(code.planes[:, :, :3], code3.planes)
+    for p in (1, 2, 3):
+        torch.testing.assert_close(code.weight(p), code3.weight(p))
+    # the one-shot step (0 rounds): plane p+1 = sign of the p-bit residual
+    one = anybcq_quantize(W, 1, 5, group_size=64, iters=4, offset=offset, expand_iters=0)
     w = W.view(32, 4, 64)
-    torch.testing.assert_close(code.planes[:, :, 3], sign_pm(w - bcq_reconstruct(code.planes[:, :, :3], code.alphas[3], code.betas[3])))
-    code2 = anybcq_quantize(W, 1, 5, group_size=64, iters=4, offset=offset, expand_iters=3)
-    assert relative_error(W, code2.weight(5)) <= errs[-1] * 1.001
-    assert torch.equal(code2.planes[:, :, 0], code.planes[:, :, 0])
+    torch.testing.assert_close(one.planes[:, :, 3], sign_pm(w - bcq_reconstruct(one.planes[:, :, :3], one.alphas[3], one.betas[3])))
+    assert torch.equal(one.planes[:, :, 0], code.planes[:, :, 0])
+
+
+def test_default_is_official_20_rounds_and_refinement_lowers_error():
+    import inspect
+    assert inspect.signature(anybcq_quantize).parameters["expand_iters"].default == 20
+    gen = torch.Generator().manual_seed(5)
+    # a heavy-tailed (Student-t, 3 dof) matrix: x / sqrt(chi2_3 / 3)
+    z = torch.randn(64, 512, generator=gen)
+    chi = (torch.randn(3, 64, 512, generator=gen) ** 2).sum(0) / 3
+    W = 0.02 * z / chi.sqrt()
+    e = {r: [relative_error(W, anybcq_quantize(W, 2, 5, 128, iters=5, expand_iters=r).weight(p)) for p in range(2, 6)]
+         for r in (0, 1, 20)}
+    for r in (0, 20):
+        assert all(b < a for a, b in zip(e[r], e[r][1:]))         # strictly falls with each plane
+    assert e[20][0] == e[0][0]                                     # the base is not touched
+    for i in range(1, 4):                                          # more rounds, lower error at every added plane
+        assert e[20][i] <= e[1][i] * (1 + 1e-3) and e[1][i] <= e[0][i] * (1 + 1e-3)
+    assert e[20][2] < 0.9 * e[0][2]
+
+
+def test_cached_cpu_path_matches_and_is_cleared():
+    lin = nn.Linear(128, 24, bias=False)
+    q = AnyBCQLinear.from_linear(lin, 2, 4, 128, iters=2)
+    x = torch.randn(4, 128)
+    with torch.no_grad():
+        y = {p: q.set_precision(p)(x) for p in (2, 3, 4)}
+    assert sorted(q._wcache) == [2, 3, 4]
+    q.cache_dequant = False
+    with torch.no_grad():
+        for p in (2, 3, 4):
+            torch.testing.assert_close(q.set_precision(p)(x), y[p])
+    q.load_code(anybcq_quantize(_W(24, 128, seed=9), 2, 4, 128, iters=2))
+    assert q._wcache == {}
+
+
+def test_odd_widths_are_padded_and_conv1d_is_quantised():
+    from transformers.pytorch_utils import Conv1D
+    lin = nn.Linear(100, 24, bias=True)
+    q = AnyBCQLinear.from_linear(lin, 2, 4, 128, iters=3)
+    assert q.k_pad == 128 and q.qweight.shape == (4, 4, 24)
+    x = torch.randn(3, 100)
+    with torch.no_grad():
+        torch.testing.assert_close(q.set_precision(3)(x), x @ q.weight_at(3).T + lin.bias, rtol=1e-4, atol=1e-5)
+    assert relative_error(lin.weight.data, q.weight_at(4)) < relative_error(lin.weight.data, q.weight_at(2)) < 0.2
+    c = Conv1D(48, 64)
+    with torch.no_grad(): c.bias.normal_()
+    qc = AnyBCQLinear.from_linear(c, 2, 4, 128, iters=3)
+    x = torch.randn(2, 5, 64)
+    with torch.no_grad():
+        torch.testing.assert_close(qc(x), x @ qc.weight_at(4).T + c.bias, rtol=1e-4, atol=1e-5)
+    assert relative_error(c.weight.data.T, qc.weight_at(4)) < 0.05
+
+
+def test_gpt2_conv1d_model_is_quantised(one_torch_thread):
+    from transformers import GPT2Config, GPT2LMHeadModel
+    m = GPT2LMHeadModel(GPT2Config(vocab_size=64, n_positions=32, n_embd=64, n_layer=1, n_head=2)).eval()
+    ids = torch.randint(0, 64, (1, 12), generator=torch.Generator().manual_seed(0))
+    ref = fake_quantize_model(m, lambda W, n: anybcq_quantize(W, 2, 4, group_size_for(W.shape[1]), 3).weight(4))
+    layers = quantize_model(m, 2, 4, 128, iters=3, progress_bar=False)
+    assert sorted(n.rsplit(".", 1)[1] for n in layers) == ["c_attn", "c_fc", "c_proj", "c_proj"]
+    with torch.no_grad():
+        torch.testing.assert_close(set_model_precision(m, 4)(input_ids=ids).logits, ref(input_ids=ids).logits,
+                                   rtol=1e-3, atol=1e-3)
 
 
 def test_pack_code_round_trip_and_per_precision_scales():
@@ -86,16 +153,20 @@ def test_anybcq_linear_matches_code_and_switches_precision():
         q.set_precision(5)
     with pytest.raises(ValueError, match="p must be in"):
         q.set_precision(1)
-    with pytest.raises(TypeError, match="nn.Linear"):
+    with pytest.raises(TypeError, match="nn.Linear or a transformers Conv1D"):
         AnyBCQLinear.from_linear(nn.Conv1d(2, 2, 1))
+    with pytest.raises(ValueError, match="p must be in"):
+        set_model_precision(nn.Sequential(q), 7)
 
 
 def test_group_size_for_small_layers():
     assert group_size_for(256, 128) == 128
     assert group_size_for(352, 128) == 32
     assert group_size_for(192, 128) == 96
-    with pytest.raises(ValueError, match="in_features"):
-        group_size_for(100, 128)
+    assert group_size_for(100, 128) == 128          # zero-padded to 128 inputs
+    assert group_size_for(160, 128) == 32 and group_size_for(448, 128) == 64
+    with pytest.raises(ValueError, match="group_size"):
+        group_size_for(256, 16)
 
 
 def test_quantize_hf_model_save_load_and_reconstruct(tmp_path, one_torch_thread):
@@ -146,8 +217,12 @@ def test_bad_inputs():
         bcq_greedy(torch.randn(3, 8), 0)
     with pytest.raises(TypeError, match="floating point"):
         bcq_quantize(torch.ones(3, 8, dtype=torch.int64), 2)
-    with pytest.raises(ValueError, match="in_features"):
-        AnyBCQLinear(100, 8, group_size=32)
+    with pytest.raises(ValueError, match="group_size"):
+        AnyBCQLinear(100, 8, group_size=48)
+    with pytest.raises(ValueError, match="p_max"):
+        AnyBCQLinear(64, 8, p_min=3, p_max=2, group_size=32)
+    with pytest.raises(ValueError, match="expand_iters"):
+        anybcq_quantize(torch.randn(4, 64), group_size=32, expand_iters=-1)
     with pytest.raises(ValueError, match="bits"):
         nested_uniform(torch.randn(4, 64), 5, 4, 32)
     with pytest.raises(ValueError, match="p must be in"):
