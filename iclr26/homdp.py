@@ -19,26 +19,31 @@ import numpy as np
 from scipy import optimize, sparse, stats
 
 # %% auto #0
-__all__ = ['CSL_SKIPS', 'to_adjacency', 'project_max_degree', 'check_degree_bound', 'is_cycle', 'pattern_name', 'tree_patterns',
-           'cycle_patterns', 'hom_brute_force', 'hom_tree', 'cycle_homs', 'hom_count', 'hom_density', 'hom_counts',
-           'hom_densities', 'density_sensitivity', 'sensitivity_vector', 'edge_flips', 'audit_sensitivity',
-           'calibrate_noise', 'zcdp_of_noise', 'zcdp_epsilon', 'opendp_zcdp_epsilon', 'tcdp_epsilon_authors',
-           'PrivateHomDensities', 'csl_graphs', 'sbm_degree_bound', 'sbm_adjacency', 'sbm_dataset', 'write_tu_dataset',
-           'read_tu_dataset', 'read_ogb_graphprop', 'make_classifier', 'holdout_accuracy', 'cv_accuracy',
-           'reidentification_rate', 'clopper_pearson', 'dp_success_bound', 'dp_advantage_bound',
-           'distinguishing_attack']
+__all__ = ['TD_MAX_ENTRIES', 'CSL_SKIPS', 'to_adjacency', 'project_max_degree', 'check_degree_bound', 'is_cycle', 'pattern_name',
+           'tree_patterns', 'cycle_patterns', 'hom_brute_force', 'hom_tree', 'cycle_homs', 'hom_count', 'hom_density',
+           'hom_counts', 'hom_densities', 'elimination_order', 'treewidth', 'hom_treedec', 'random_patterns',
+           'density_sensitivity', 'sensitivity_vector', 'edge_flips', 'audit_sensitivity', 'calibrate_noise',
+           'zcdp_of_noise', 'zcdp_epsilon', 'opendp_zcdp_epsilon', 'tcdp_epsilon_authors', 'PrivateHomDensities',
+           'csl_graphs', 'sbm_degree_bound', 'sbm_adjacency', 'sbm_dataset', 'write_tu_dataset', 'read_tu_dataset',
+           'read_ogb_graphprop', 'make_classifier', 'holdout_accuracy', 'cv_accuracy', 'reidentification_rate',
+           'clopper_pearson', 'dp_success_bound', 'dp_advantage_bound', 'distinguishing_attack']
 
 # %% ../nbs/20_private_homdensity.ipynb #b2108007
 from .core import check_int as _check_int, check_positive as _check_pos  # shared argument checks
 
-def to_adjacency(G, name: str = "G") -> np.ndarray:
-    "The 0/1 symmetric adjacency matrix (float64) of a simple undirected unweighted graph `G` (networkx graph or square 0/1 matrix)."
+def to_adjacency(G, name: str = "G", ignore_weights: bool = False) -> np.ndarray:
+    """The 0/1 symmetric adjacency matrix (float64) of a simple undirected unweighted graph `G` (networkx graph or square 0/1 matrix).
+
+    Edge weights other than 1 are refused unless `ignore_weights=True`, which keeps every edge (every non-zero
+    matrix entry) as an unweighted edge: the method counts homomorphisms of the unweighted graph."""
     if isinstance(G, nx.Graph):
         if G.is_directed(): raise ValueError(f"{name} must be undirected: homomorphism densities are defined here for simple undirected graphs")
         if G.is_multigraph(): raise ValueError(f"{name} is a multigraph: parallel edges are not allowed")
         if nx.number_of_selfloops(G): raise ValueError(f"{name} has {nx.number_of_selfloops(G)} self loop(s): self loops are not allowed")
-        w = [d["weight"] for _, _, d in G.edges(data=True) if "weight" in d]
-        if any(x != 1 for x in w): raise ValueError(f"{name} has weighted edges (weights other than 1): only unweighted graphs are supported")
+        w = [] if ignore_weights else [d["weight"] for _, _, d in G.edges(data=True) if "weight" in d]
+        if any(x != 1 for x in w):
+            raise ValueError(f"{name} has weighted edges (weights other than 1): only unweighted graphs are supported "
+                             "(pass ignore_weights=True to count the unweighted graph)")
         return nx.to_numpy_array(G, nodelist=list(G.nodes), weight=None, dtype=np.float64)
     if sparse.issparse(G): G = G.toarray()
     if not isinstance(G, np.ndarray): raise TypeError(f"{name} must be a networkx Graph or a square 0/1 adjacency matrix, got {type(G).__name__}")
@@ -47,7 +52,10 @@ def to_adjacency(G, name: str = "G") -> np.ndarray:
     if not np.issubdtype(G.dtype, np.number): raise TypeError(f"{name} must hold numbers, got dtype {G.dtype}")
     A = np.asarray(G, dtype=np.float64)
     if not np.all(np.isfinite(A)): raise ValueError(f"{name} has non-finite entries")
-    if not np.all((A == 0) | (A == 1)): raise ValueError(f"{name} has entries other than 0/1 (a weighted graph): only unweighted graphs are supported")
+    if ignore_weights: A = (A != 0).astype(np.float64)
+    if not np.all((A == 0) | (A == 1)):
+        raise ValueError(f"{name} has entries other than 0/1 (a weighted graph): only unweighted graphs are supported "
+                         "(pass ignore_weights=True to count the unweighted graph)")
     if not np.array_equal(A, A.T): raise ValueError(f"{name} is not symmetric (a directed graph): only undirected graphs are supported")
     if np.any(np.diag(A)): raise ValueError(f"{name} has {int(np.diag(A).sum())} self loop(s) on the diagonal: self loops are not allowed")
     return A
@@ -66,9 +74,10 @@ def project_max_degree(A, max_degree: float) -> np.ndarray:
             deg[j] += 1
     return B
 
-def check_degree_bound(A, max_degree: float, on_violation: str = "raise", name: str = "G") -> np.ndarray:
+def check_degree_bound(A, max_degree: float, on_violation: str = "raise", name: str = "G",
+                       ignore_weights: bool = False) -> np.ndarray:
     "Return the adjacency of `A` if its maximum degree is <= `max_degree`; else raise (default) or project with a warning."
-    A = to_adjacency(A, name)
+    A = to_adjacency(A, name, ignore_weights)
     D = _check_pos("max_degree", max_degree)
     if on_violation not in ("raise", "project"): raise ValueError(f"on_violation must be 'raise' or 'project', got {on_violation!r}")
     d = int(A.sum(1).max()) if A.size else 0
@@ -181,44 +190,203 @@ def cycle_homs(G, k_max: int, k_min: int = 3) -> np.ndarray:
     if k_min > k_max: raise ValueError(f"k_min={k_min} > k_max={k_max}")
     return _cycle_homs_A(to_adjacency(G), k_max, k_min)
 
-def _hom_count_A(F: nx.Graph, A: np.ndarray, max_maps: float = 5e7) -> float:
+def _hom_count_A(F: nx.Graph, A: np.ndarray, max_maps: float = 5e7, max_treewidth: int = 3) -> float:
     if nx.is_tree(F): return _hom_tree_A(F, A)
     if is_cycle(F):
         k = F.number_of_nodes()
         return float(_cycle_homs_A(A, k, k)[0])
+    order, width = elimination_order(F)
+    if width <= max_treewidth: return _hom_td_A(F, A, order, name="F")
     return hom_brute_force(F, A, max_maps=max_maps)
 
-def hom_count(F: nx.Graph, G, max_maps: float = 5e7) -> float:
-    "hom(F, G): the tree DP for trees, traces for cycles, brute force otherwise."
-    return _hom_count_A(_check_pattern(F), to_adjacency(G), max_maps)
+def hom_count(F: nx.Graph, G, max_maps: float = 5e7, max_treewidth: int = 3, ignore_weights: bool = False) -> float:
+    """hom(F, G): the tree DP for trees, traces for cycles, the tree-decomposition DP (`hom_treedec`) for other
+    patterns of width <= `max_treewidth`, brute force (at most `max_maps` maps) otherwise."""
+    w = _check_int("max_treewidth", max_treewidth, 1)
+    return _hom_count_A(_check_pattern(F), to_adjacency(G, ignore_weights=ignore_weights), max_maps, w)
 
-def hom_density(F: nx.Graph, G) -> float:
+def hom_density(F: nx.Graph, G, max_treewidth: int = 3, ignore_weights: bool = False) -> float:
     "t(F, G) = hom(F, G) / n^{|V(F)|}."
-    A = to_adjacency(G)
-    return hom_count(F, A) / float(A.shape[0]) ** F.number_of_nodes()
+    A = to_adjacency(G, ignore_weights=ignore_weights)
+    return hom_count(F, A, max_treewidth=max_treewidth) / float(A.shape[0]) ** F.number_of_nodes()
 
-def hom_counts(graphs: Sequence, patterns: Sequence[nx.Graph]) -> np.ndarray:
-    "The matrix $[\\hom(F_j, G_i)]_{ij}$ of homomorphism counts (graphs × patterns)."
+def hom_counts(graphs: Sequence, patterns: Sequence[nx.Graph], max_treewidth: int = 3, ignore_weights: bool = False) -> np.ndarray:
+    "The matrix $[\\hom(F_j, G_i)]_{ij}$ of homomorphism counts (graphs × patterns); `hom_count` picks the method per pattern."
     if isinstance(graphs, nx.Graph) or sparse.issparse(graphs) or (isinstance(graphs, np.ndarray) and graphs.ndim == 2 and graphs.dtype != object):
         raise TypeError("graphs must be a sequence of graphs (wrap a single graph in a list)")
     pats = [_check_pattern(F, f"patterns[{j}]") for j, F in enumerate(patterns)]
     if not pats: raise ValueError("patterns must not be empty")
+    w = _check_int("max_treewidth", max_treewidth, 1)
     cyc = {j for j, F in enumerate(pats) if is_cycle(F)}
     kmax = max((pats[j].number_of_nodes() for j in cyc), default=0)
     out = np.empty((len(graphs), len(pats)))
     for i, G in enumerate(graphs):
-        A = to_adjacency(G, f"graphs[{i}]")
+        A = to_adjacency(G, f"graphs[{i}]", ignore_weights)
         ch = _cycle_homs_A(A, kmax) if cyc else None
         for j, F in enumerate(pats):
-            out[i, j] = ch[F.number_of_nodes() - 3] if j in cyc else _hom_count_A(F, A)
+            out[i, j] = ch[F.number_of_nodes() - 3] if j in cyc else _hom_count_A(F, A, max_treewidth=w)
     return out
 
-def hom_densities(graphs: Sequence, patterns: Sequence[nx.Graph]) -> np.ndarray:
+def hom_densities(graphs: Sequence, patterns: Sequence[nx.Graph], max_treewidth: int = 3,
+                  ignore_weights: bool = False) -> np.ndarray:
     "The matrix $[t(F_j, G_i)]_{ij}$ of homomorphism densities (graphs × patterns)."
-    C = hom_counts(graphs, patterns)
+    C = hom_counts(graphs, patterns, max_treewidth, ignore_weights)
     n = np.array([G.shape[0] if hasattr(G, "shape") else len(G) for G in graphs], dtype=float)
     k = np.array([F.number_of_nodes() for F in patterns], dtype=float)
     return C / n[:, None] ** k[None, :]
+
+# %% ../nbs/20_private_homdensity.ipynb #1307d9fd
+def elimination_order(F: nx.Graph, heuristic: str = "best") -> tuple[list, int]:
+    """An elimination ordering of the pattern `F` and its width (the tree decomposition it induces: the bag of $v$ is
+    $\\{v\\}\\cup N^+(v)$, its neighbours still present when $v$ is eliminated; width $=\\max_v|N^+(v)|$).
+
+    `heuristic`: 'min_fill' (fewest fill edges, ties by degree), 'min_degree', or 'best' (the narrower of the two).
+    The width is an upper bound on the treewidth; it is exact for trees (1), cycles (2), $K_4$ (3) and the small
+    patterns used here, and equals networkx's `treewidth_min_fill_in` / `treewidth_min_degree` on them."""
+    F = _check_pattern(F)
+    if heuristic == "best":
+        return min((elimination_order(F, h) for h in ("min_fill", "min_degree")), key=lambda ow: ow[1])
+    if heuristic not in ("min_fill", "min_degree"):
+        raise ValueError(f"heuristic must be 'min_fill', 'min_degree' or 'best', got {heuristic!r}")
+    H = {v: set(F.neighbors(v)) for v in F.nodes}
+    order, width = [], 0
+    def fill(v): return sum(1 for a, b in combinations(H[v], 2) if b not in H[a])
+    while H:
+        key = (lambda v: (fill(v), len(H[v]), v)) if heuristic == "min_fill" else (lambda v: (len(H[v]), v))
+        v = min(H, key=key)
+        nb = H.pop(v)
+        width = max(width, len(nb))
+        for a in nb:                                          # eliminating v makes its neighbours a clique
+            H[a] |= nb - {a}
+            H[a].discard(v)
+        order.append(v)
+    return order, width
+
+def treewidth(F: nx.Graph) -> int:
+    "Width of the best heuristic elimination ordering of `F` (an upper bound on its treewidth: 1 for trees, 2 for cycles, 3 for $K_4$)."
+    return elimination_order(F)[1]
+
+def _aligned(X, xs, target):
+    "View of factor X (axes labelled xs) broadcastable against the axes `target` (xs ⊆ target)."
+    perm = sorted(range(len(xs)), key=lambda i: target.index(xs[i]))
+    X = np.transpose(X, perm)
+    shape, k = [], 0
+    for t in target:
+        if t in xs:
+            shape.append(X.shape[k])
+            k += 1
+        else:
+            shape.append(1)
+    return X.reshape(shape)
+
+def _side(group, n):
+    "Elementwise product of factors (X, labels) over the union of their labels."
+    labels = sorted({x for _, xs in group for x in xs})
+    P = np.ones((1,) * len(labels))
+    for X, xs in group: P = P * _aligned(X, xs, labels)
+    return np.broadcast_to(P, (n,) * len(labels)), labels
+
+def _eliminate(group, v, n, limit: float = 2e8):
+    """Sum over the image of pattern vertex v of the product of the factors in `group` (all contain v): one bag's message.
+
+    The factors are split into two sides, each multiplied out, and v is summed by a batched matrix product. If a side
+    would exceed `limit` entries, the product is computed one value of a shared label at a time (memory / n)."""
+    if len(group) == 1:
+        X, xs = group[0]
+        return X.sum(axis=xs.index(v)), [x for x in xs if x != v]
+    best = None
+    for mask in range(1, 2 ** (len(group) - 1)):              # split the factors into two sides, contract over v by matmul
+        L = [g for i, g in enumerate(group) if mask >> i & 1]
+        R = [g for i, g in enumerate(group) if not mask >> i & 1]
+        ul, ur = {x for _, xs in L for x in xs}, {x for _, xs in R for x in xs}
+        cost = (max(len(ul), len(ur), len(ul | ur) - 1), len(ul) + len(ur))
+        if best is None or cost < best[0]: best = (cost, L, R)
+    if float(n) ** best[0][0] > limit:                        # chunk: fix the label shared by most factors
+        labels = sorted({x for _, xs in group for x in xs} - {v})
+        x = max(labels, key=lambda y: (sum(y in xs for _, xs in group), -y))
+        parts = [_eliminate([(np.take(X, i, axis=xs.index(x)), [y for y in xs if y != x]) if x in xs else (X, xs)
+                             for X, xs in group], v, n, limit) for i in range(n)]
+        return np.stack([Z for Z, _ in parts]), [x] + parts[0][1]
+    (X, xs), (Y, ys) = _side(best[1], n), _side(best[2], n)
+    batch = [x for x in xs if x in ys and x != v]
+    left, right = [x for x in xs if x not in ys], [x for x in ys if x not in xs]
+    Xm = np.transpose(X, [xs.index(x) for x in batch + left + [v]]).reshape(n ** len(batch), n ** len(left), n)
+    Ym = np.transpose(Y, [ys.index(x) for x in batch + [v] + right]).reshape(n ** len(batch), n, n ** len(right))
+    return (Xm @ Ym).reshape((n,) * (len(batch) + len(left) + len(right))), batch + left + right
+
+TD_MAX_ENTRIES = 2e8   # largest table (n^width entries) the DP may allocate: 1.6 GB of float64
+
+def _order_width(F: nx.Graph, order: Sequence) -> int:
+    H = {v: set(F.neighbors(v)) for v in F.nodes}
+    width = 0
+    for v in order:
+        nb = H.pop(v)
+        width = max(width, len(nb))
+        for a in nb: H[a] = (H[a] | nb) - {a, v}
+    return width
+
+def _hom_td_A(F: nx.Graph, A: np.ndarray, order: Sequence | None = None, name: str = "F", chunk_limit: float | None = None) -> float:
+    if order is None: order = elimination_order(F)[0]
+    n = A.shape[0]
+    width = _order_width(F, order)
+    if float(n) ** width > TD_MAX_ENTRIES:
+        raise ValueError(f"{name}: the tree-decomposition DP needs tables of n^width = {n}^{width} entries "
+                         f"> TD_MAX_ENTRIES={TD_MAX_ENTRIES:g}")
+    factors = [(A, [a, b]) for a, b in F.edges()]
+    for v in order:
+        group = [f for f in factors if v in f[1]]
+        factors = [f for f in factors if v not in f[1]] + [_eliminate(group, v, n, chunk_limit or TD_MAX_ENTRIES)]
+    return float(np.prod([float(X) for X, _ in factors]))
+
+def hom_treedec(F: nx.Graph, G, max_treewidth: int = 3, ignore_weights: bool = False) -> float:
+    """hom(F, G) by dynamic programming over a tree decomposition of `F` of width <= `max_treewidth`.
+
+    Variable elimination along `elimination_order(F)`: eliminating $v$ multiplies the tables that contain $v$ and
+    sums $v$ out, $m_v[h|_{N^+(v)}] = \\sum_{h(v)\\in V(G)} \\prod_{f\\ni v} f$, which is the message of the bag
+    $\\{v\\}\\cup N^+(v)$ to its parent in the induced tree decomposition; the last message is hom(F, G).
+    Cost $O(n^{w+1})$ per bag (the sum over $v$ is a batched matrix product), memory $O(n^{w})$, for width $w$.
+    Float64: exact while the count is below $2^{53}$."""
+    F = _check_pattern(F)
+    w = _check_int("max_treewidth", max_treewidth, 1)
+    order, width = elimination_order(F)
+    if width > w:
+        raise ValueError(f"F has a tree decomposition of width {width} > max_treewidth={w} "
+                         "(raise max_treewidth, or use hom_brute_force on small graphs)")
+    return _hom_td_A(F, to_adjacency(G, ignore_weights=ignore_weights), order)
+
+def random_patterns(count: int, n_nodes: int, max_treewidth: int = 2, edge_keep: float = 0.7, seed=None,
+                    max_tries: int = 10000) -> list[nx.Graph]:
+    """`count` pairwise non-isomorphic connected patterns on `n_nodes` nodes of treewidth <= `max_treewidth`.
+
+    Random partial $k$-trees ($k$ = `max_treewidth`): start from $K_{k+1}$, attach each further node to a random
+    $k$-clique, then keep each edge with probability `edge_keep` as long as the pattern stays connected.
+    *(Our sampler; the authors sample patterns of treewidth <= 2/3 too, their sampler may differ.)*"""
+    count = _check_int("count", count, 1)
+    k = _check_int("max_treewidth", max_treewidth, 1)
+    n_nodes = _check_int("n_nodes", n_nodes, k + 1)
+    if not 0 < edge_keep <= 1: raise ValueError(f"edge_keep must be in (0, 1], got {edge_keep}")
+    rng = np.random.default_rng(seed)
+    out, hashes = [], []
+    for _ in range(_check_int("max_tries", max_tries, 1)):
+        F = nx.complete_graph(k + 1)
+        cliques = [tuple(c) for c in combinations(range(k + 1), k)]
+        for v in range(k + 1, n_nodes):
+            c = cliques[int(rng.integers(len(cliques)))]
+            F.add_edges_from((v, u) for u in c)
+            cliques += [tuple(sorted(set(c) - {u} | {v})) for u in c]
+        for e in [tuple(e) for e in rng.permutation(np.array(F.edges()))]:
+            if rng.random() > edge_keep:
+                F.remove_edge(*e)
+                if not nx.is_connected(F): F.add_edge(*e)
+        with warnings.catch_warnings():                       # networkx 3.5 notes a change of its hash values
+            warnings.simplefilter("ignore", UserWarning)
+            h = nx.weisfeiler_lehman_graph_hash(F)
+        if any(h == h2 and nx.is_isomorphic(F, G2) for h2, G2 in zip(hashes, out)): continue
+        out.append(F)
+        hashes.append(h)
+        if len(out) == count: return out
+    raise ValueError(f"found only {len(out)} distinct patterns in max_tries={max_tries} tries (ask for fewer)")
+
 
 # %% ../nbs/20_private_homdensity.ipynb #f719377b
 def density_sensitivity(F: nx.Graph, n: int, max_degree: float) -> float:
@@ -337,7 +505,7 @@ def tcdp_epsilon_authors(rho: float, n_patterns: int, delta: float = 1e-6) -> fl
 class PrivateHomDensities:
     "Edge-level private homomorphism-density embeddings: $t(F,G)$ for F in `patterns`, plus Gaussian noise giving ρ-zCDP per graph under maximum degree `max_degree`."
     def __init__(self, patterns: Sequence[nx.Graph], rho: float, max_degree: float, calibration: str = "shared",
-                 weights=None, on_violation: str = "raise"):
+                 weights=None, on_violation: str = "raise", ignore_weights: bool = False, max_treewidth: int = 3):
         self.patterns = [_check_pattern(F, f"patterns[{j}]") for j, F in enumerate(patterns)]
         if not self.patterns: raise ValueError("patterns must not be empty")
         self.rho = _check_pos("rho", rho, allow_inf=True)
@@ -345,6 +513,8 @@ class PrivateHomDensities:
         if calibration not in ("shared", "per_density"): raise ValueError(f"calibration must be 'shared' or 'per_density', got {calibration!r}")
         if on_violation not in ("raise", "project"): raise ValueError(f"on_violation must be 'raise' or 'project', got {on_violation!r}")
         self.calibration, self.weights, self.on_violation = calibration, weights, on_violation
+        self.ignore_weights = bool(ignore_weights)           # True: count weighted graphs as unweighted
+        self.max_treewidth = _check_int("max_treewidth", max_treewidth, 1)
         self.names = [pattern_name(F) for F in self.patterns]
 
     def __repr__(self):
@@ -352,12 +522,13 @@ class PrivateHomDensities:
 
     def adjacencies(self, graphs: Sequence) -> list[np.ndarray]:
         "Validated adjacency matrices (degree bound enforced per `on_violation`)."
-        return [check_degree_bound(G, self.max_degree, self.on_violation, name=f"graphs[{i}]") for i, G in enumerate(graphs)]
+        return [check_degree_bound(G, self.max_degree, self.on_violation, name=f"graphs[{i}]", ignore_weights=self.ignore_weights)
+                for i, G in enumerate(graphs)]
 
     def densities(self, graphs: Sequence) -> tuple[np.ndarray, np.ndarray]:
         "Exact densities (graphs × patterns) and the node counts n of the validated graphs."
         As = self.adjacencies(graphs)
-        return hom_densities(As, self.patterns), np.array([A.shape[0] for A in As])
+        return hom_densities(As, self.patterns, self.max_treewidth), np.array([A.shape[0] for A in As])
 
     def sensitivities(self, n: int) -> np.ndarray:
         "Sensitivity bounds s_F(n, Δ) of the densities."
