@@ -17,10 +17,12 @@ import numpy as np
 from scipy import optimize, stats
 
 # %% auto #0
-__all__ = ['SYNTH_THETA', 'SYNTH_BETA', 'CARD_CONTROLS', 'CARD_CONTROLS_FULL', 'check_iv_data', 'tsls', 'ols', 'clip_weights',
-           'clipped_grad_stage1', 'clipped_grad_stage2', 'noise_scale', 'zcdp_to_dp_bs', 'zcdp_to_dp_cks',
-           'opendp_epsilon', 'gdp_delta', 'gdp_epsilon', 'privacy_report', 'DPIVResult', 'dp_2s_gd_many', 'dp_2s_gd',
-           'IVData', 'make_iv_data', 'load_card', 'load_mroz', 'library_fits', 'AuditResult', 'canary_audit']
+__all__ = ['ADJACENCIES', 'SYNTH_THETA', 'SYNTH_BETA', 'CARD_CONTROLS', 'CARD_CONTROLS_FULL', 'CARD_RANGES', 'MROZ_RANGES',
+           'check_iv_data', 'tsls', 'ols', 'clip_weights', 'clipped_grad_stage1', 'clipped_grad_stage2', 'sensitivity',
+           'noise_scale', 'zcdp_to_dp_bs', 'zcdp_to_dp_cks', 'opendp_epsilon', 'gdp_delta', 'gdp_epsilon',
+           'privacy_report', 'DPIVResult', 'dp_2s_gd_many', 'dp_2s_gd', 'IVData', 'make_iv_data', 'load_card',
+           'load_mroz', 'private_moments', 'standardise', 'library_fits', 'AuditResult', 'canary_audit', 'DPInterval',
+           'dp_confidence_interval']
 
 # %% ../nbs/27_dp_iv.ipynb #9511dae0
 def check_iv_data(Z: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -96,13 +98,22 @@ def _check_delta(delta):
 
 from .core import check_int   # the shared argument check: check_int(name, value, low)
 
-def noise_scale(C: float, n: int, T: int, rho: float) -> float:
-    "Gaussian noise std $\\sigma=\\frac{2C}{n}\\sqrt{T/(2\\rho)}$ that makes $T$ releases of a clipped mean (replace-one sensitivity $2C/n$) $\\rho$-zCDP."
+ADJACENCIES = ("replace", "add_remove")
+
+def sensitivity(C: float, n: int, adjacency: str = "replace") -> float:
+    """$\\ell_2$ sensitivity of a clipped mean $\\frac1n\\sum_i\\mathrm{clip}_C(g_i)$: $2C/n$ when one record is replaced
+    (`adjacency="replace"`, the default), $C/n$ when one record is added or removed (`"add_remove"`; $n$, the
+    normaliser, is treated as public)."""
     clip_weights(np.ones(1), C)
-    check_int("n", n, 1)
+    n = check_int("n", n, 1)
+    if adjacency not in ADJACENCIES: raise ValueError(f"adjacency must be one of {ADJACENCIES}, got {adjacency!r}")
+    return (2.0 if adjacency == "replace" else 1.0) * C / n
+
+def noise_scale(C: float, n: int, T: int, rho: float, adjacency: str = "replace") -> float:
+    "Gaussian noise std $\\sigma=\\Delta\\sqrt{T/(2\\rho)}$ that makes $T$ releases of a clipped mean (sensitivity $\\Delta$ = `sensitivity(C, n, adjacency)`) $\\rho$-zCDP."
     check_int("T", T, 1)
     rho = _check_rho(rho)
-    return (2.0 * C / n) * math.sqrt(T / (2.0 * rho))
+    return sensitivity(C, n, adjacency) * math.sqrt(T / (2.0 * rho))
 
 def zcdp_to_dp_bs(rho: float, delta: float) -> float:
     "Bun–Steinke (2016) conversion: $\\rho$-zCDP implies $(\\rho + 2\\sqrt{\\rho\\ln(1/\\delta)}, \\delta)$-DP."
@@ -160,6 +171,7 @@ class DPIVResult:
     T: int
     n: int
     trace: dict | None = field(default=None, repr=False)
+    adjacency: str = "replace"       # the neighbouring notion the noise was calibrated for
 
     @property
     def rho(self):
@@ -186,11 +198,14 @@ def _engine_data(Z, X, y):
 
 def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: Sequence[int] = (0,), *,
                   split: float = 0.5, eta: float = 0.5, alpha: float = 0.5, C1: float = 4.0, C2: float = 4.0,
-                  private: bool = True, schedule: str = "joint", noise_factor: float = 1.0, trace: bool = False) -> DPIVResult:
+                  private: bool = True, schedule: str = "joint", noise_factor: float = 1.0, trace: bool = False,
+                  adjacency: str = "replace") -> DPIVResult:
     """Run DP-2S-GD for every total budget in `rhos` and every seed in `seeds` (returns arrays of shape `(S, R, ...)`).
 
     `Z, X, y` are one data set (`(n, d_z)`, `(n, d_x)`, `(n,)`) shared by all seeds, or one per seed
     (`(S, n, d_z)`, `(S, n, d_x)`, `(S, n)`). Budget $\\rho$ is split as $\\rho_1=$ `split`$\\cdot\\rho$, $\\rho_2=\\rho-\\rho_1$.
+    `adjacency` is the neighbouring notion the noise is calibrated for: 'replace' (one record replaced, $\\Delta=2C/n$)
+    or 'add_remove' (one record added or removed, $\\Delta=C/n$, the normaliser $n$ public).
     `private=False` drops the noise (clipping still applies unless `C1=C2=inf`). `noise_factor` scales the
     calibrated noise and exists for audits only: values below 1 void the privacy guarantee. `trace=True`
     keeps $\\Theta_t$, $\\beta_t$ and the released noisy gradients of every step (arrays `(S, R, T, ...)`)."""
@@ -210,11 +225,12 @@ def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: 
     clip_weights(np.ones(1), C2)
     if schedule not in ("joint", "sequential"): raise ValueError(f"schedule must be 'joint' or 'sequential', got {schedule!r}")
     if not (noise_factor >= 0): raise ValueError(f"noise_factor must be >= 0, got {noise_factor!r}")
+    if adjacency not in ADJACENCIES: raise ValueError(f"adjacency must be one of {ADJACENCIES}, got {adjacency!r}")
     rho1, rho2 = split * rhos, (1 - split) * rhos
     if private:
         if math.isinf(C1) or math.isinf(C2): raise ValueError("private=True needs finite clipping norms C1 and C2 (the sensitivity is 2C/n)")
-        s1 = np.array([noise_scale(C1, n, T, float(r)) for r in rho1]) * noise_factor
-        s2 = np.array([noise_scale(C2, n, T, float(r)) for r in rho2]) * noise_factor
+        s1 = np.array([noise_scale(C1, n, T, float(r), adjacency) for r in rho1]) * noise_factor
+        s2 = np.array([noise_scale(C2, n, T, float(r), adjacency) for r in rho2]) * noise_factor
     else:
         s1 = s2 = np.zeros(R)
     # Common random numbers: one noise stream per seed, shared by every budget. The stream is keyed
@@ -280,7 +296,7 @@ def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: 
                 tr["g2"].append(run(G2))
             b = b - alpha * G2
     if trace: tr = {k: np.stack(v, axis=2) for k, v in tr.items()}   # (S, R, T, ...)
-    return DPIVResult(beta=run(b), theta=run(Th), sigma1=s1, sigma2=s2, rho1=rho1, rho2=rho2, T=T, n=n, trace=tr)
+    return DPIVResult(beta=run(b), theta=run(Th), sigma1=s1, sigma2=s2, rho1=rho1, rho2=rho2, T=T, n=n, trace=tr, adjacency=adjacency)
 
 def dp_2s_gd(Z: Any, X: Any, y: Any, rho: float = 1.0, T: int = 30, seed: int = 0, **kwargs) -> DPIVResult:
     """One DP-2S-GD estimate of $\\beta$ under a total budget of `rho`-zCDP (see `dp_2s_gd_many` for the options).
@@ -291,7 +307,7 @@ def dp_2s_gd(Z: Any, X: Any, y: Any, rho: float = 1.0, T: int = 30, seed: int = 
     r = dp_2s_gd_many(Z, X, y, [rho], T, [seed], **kwargs)
     tr = None if r.trace is None else {k: v[0, 0] for k, v in r.trace.items()}
     return DPIVResult(beta=r.beta[0, 0], theta=r.theta[0, 0], sigma1=float(r.sigma1[0]), sigma2=float(r.sigma2[0]),
-                      rho1=float(r.rho1[0]), rho2=float(r.rho2[0]), T=r.T, n=r.n, trace=tr)
+                      rho1=float(r.rho1[0]), rho2=float(r.rho2[0]), T=r.T, n=r.n, trace=tr, adjacency=r.adjacency)
 
 # %% ../nbs/27_dp_iv.ipynb #bd73a7a9
 @dataclass
@@ -307,6 +323,7 @@ class IVData:
     y_scale: float = 1.0
     beta_true: np.ndarray | None = None
     frame: Any = field(default=None, repr=False)
+    rho_std: float = 0.0              # zCDP budget spent on private standardisation (0: moments treated as public)
 
     @property
     def n(self) -> int: return self.Z.shape[0]
@@ -331,32 +348,85 @@ def make_iv_data(n: int, seed: int = 0, confounding: float = 0.8, noise: float =
     y = X @ SYNTH_BETA + u + noise * rng.standard_normal(n)
     return IVData(Z, X, y, [f"z{j}" for j in range(4)], ["x0", "x1"], beta_true=SYNTH_BETA.copy())
 
-def _standardised(df, z_cols, x_cols, y_col) -> IVData:
-    def s(cols):
-        a = df[cols].to_numpy(float)
-        return (a - a.mean(0)) / a.std(0), a.std(0)
-    Z, _ = s(z_cols)
-    X, xs = s(x_cols)
-    y, ys = s([y_col])
-    return IVData(Z, X, y[:, 0], list(z_cols), list(x_cols), y_col, xs, float(ys[0]), frame=df)
-
 CARD_CONTROLS = ["exper", "expersq", "black", "south", "smsa"]
 CARD_CONTROLS_FULL = CARD_CONTROLS + ["reg661", "reg662", "reg663", "reg664", "reg665", "reg666", "reg667", "reg668", "smsa66"]
 
-def load_card(controls: Sequence[str] = CARD_CONTROLS) -> IVData:
-    "Card (1995) from `linearmodels.datasets`: lwage on educ (instrument nearc4) and `controls`, standardised; educ is the last regressor."
+def load_card(controls: Sequence[str] = CARD_CONTROLS, rho_std: float | None = None, adjacency: str = "replace", seed: int = 0) -> IVData:
+    """Card (1995) from `linearmodels.datasets`: lwage on educ (instrument nearc4) and `controls`, standardised; educ is the last regressor.
+
+    `rho_std`: see `standardise` (None: public moments, as in the paper; a number: private moments with the public
+    bounds `CARD_RANGES`)."""
     from linearmodels.datasets import card
     df = card.load()
     cols = list(controls) + ["educ", "nearc4", "lwage"]
     df = df[cols].dropna().reset_index(drop=True)
-    return _standardised(df, list(controls) + ["nearc4"], list(controls) + ["educ"], "lwage")
+    return standardise(df, list(controls) + ["nearc4"], list(controls) + ["educ"], "lwage", rho_std, CARD_RANGES, adjacency, seed)
 
-def load_mroz() -> IVData:
-    "Mroz (1987) from `linearmodels.datasets`, working women only: lwage on exper, expersq, educ (instruments fatheduc, motheduc), standardised."
+def load_mroz(rho_std: float | None = None, adjacency: str = "replace", seed: int = 0) -> IVData:
+    """Mroz (1987) from `linearmodels.datasets`, working women only: lwage on exper, expersq, educ (instruments fatheduc, motheduc), standardised.
+
+    `rho_std`: see `standardise` (public bounds `MROZ_RANGES`)."""
     from linearmodels.datasets import mroz
     df = mroz.load()
     df = df[df.inlf == 1][["lwage", "educ", "exper", "expersq", "fatheduc", "motheduc"]].dropna().reset_index(drop=True)
-    return _standardised(df, ["exper", "expersq", "fatheduc", "motheduc"], ["exper", "expersq", "educ"], "lwage")
+    return standardise(df, ["exper", "expersq", "fatheduc", "motheduc"], ["exper", "expersq", "educ"], "lwage", rho_std, MROZ_RANGES,
+                       adjacency, seed)
+
+# %% ../nbs/27_dp_iv.ipynb #6eea8c9e
+CARD_RANGES = dict(exper=(0, 30), expersq=(0, 900), black=(0, 1), south=(0, 1), smsa=(0, 1), nearc4=(0, 1), educ=(0, 20),
+                   lwage=(4, 8))
+MROZ_RANGES = dict(exper=(0, 50), expersq=(0, 2500), educ=(0, 20), fatheduc=(0, 20), motheduc=(0, 20), lwage=(-2, 4))
+
+def private_moments(A: Any, lo: Any, hi: Any, rho: float, adjacency: str = "replace", seed: int = 0) -> dict:
+    """$\\rho$-zCDP means and standard deviations of the columns of `A` (n × d), given public bounds `lo` <= x <= `hi`.
+
+    Each value is clipped to its bounds and rescaled to $u=(x-c)/r\\in[-1,1]$ ($c$, $r$ the centre and half-width);
+    the Gaussian mechanism releases $\\sum_i u_i$ and $\\sum_i u_i^2$ with one $\\sigma$. One record moves the pair by
+    at most $\\sqrt{5d}$ in $\\ell_2$ when it is replaced ($2\\sqrt d$ and $\\sqrt d$) and $\\sqrt{2d}$ when it is added or
+    removed, so $\\sigma = \\Delta/\\sqrt{2\\rho}$. Mean $=c+r\\,\\bar u$, sd $=r\\sqrt{\\max(\\overline{u^2}-\\bar u^2,\\ 1/n^2)}$
+    (post-processing; $n$ public)."""
+    A = np.asarray(A, float)
+    if A.ndim != 2 or A.shape[0] < 2: raise ValueError(f"A must be a 2-D array with at least 2 rows, got shape {A.shape}")
+    lo, hi = np.broadcast_to(np.asarray(lo, float), A.shape[1:]), np.broadcast_to(np.asarray(hi, float), A.shape[1:])
+    if not np.all(hi > lo): raise ValueError("hi must exceed lo in every column (public bounds of each column)")
+    rho = _check_rho(rho)
+    if adjacency not in ADJACENCIES: raise ValueError(f"adjacency must be one of {ADJACENCIES}, got {adjacency!r}")
+    n, d = A.shape
+    c, r = (lo + hi) / 2, (hi - lo) / 2
+    U = (np.clip(A, lo, hi) - c) / r
+    sens = math.sqrt((5.0 if adjacency == "replace" else 2.0) * d)
+    sigma = sens / math.sqrt(2 * rho)
+    g = np.random.default_rng([27, 1, seed])
+    s1 = U.sum(0) + sigma * g.standard_normal(d)
+    s2 = (U ** 2).sum(0) + sigma * g.standard_normal(d)
+    m = s1 / n
+    var = np.maximum(s2 / n - m ** 2, 1.0 / n ** 2)
+    return dict(mean=c + r * m, sd=r * np.sqrt(var), sigma=sigma, sensitivity=sens, rho=rho, adjacency=adjacency)
+
+def standardise(df: Any, z_cols: Sequence[str], x_cols: Sequence[str], y_col: str, rho_std: float | None = None,
+                ranges: dict | None = None, adjacency: str = "replace", seed: int = 0) -> IVData:
+    """Centre and scale the columns of `df` into an `IVData` (regressors `x_cols`, instruments `z_cols`, outcome `y_col`).
+
+    `rho_std=None` (the default, as in the paper's experiments) treats the sample means and standard deviations
+    as public. A number spends `rho_std` of zCDP budget on `private_moments` of every column used (public bounds
+    from `ranges`, column -> (lo, hi)); the run is then `rho_std` + (the DP-2S-GD budget) -zCDP in total
+    (zCDP composition). `IVData.rho_std` records what was spent."""
+    cols = list(dict.fromkeys(list(x_cols) + list(z_cols) + [y_col]))
+    A = df[cols].to_numpy(float)
+    if rho_std is None:
+        mean, sd = A.mean(0), A.std(0)
+    else:
+        if ranges is None or any(c not in ranges for c in cols):
+            raise ValueError(f"ranges must give public (lo, hi) bounds for every column {cols}")
+        pm = private_moments(A, [ranges[c][0] for c in cols], [ranges[c][1] for c in cols], rho_std, adjacency, seed)
+        mean, sd = pm["mean"], pm["sd"]
+    S = (A - mean) / sd
+    col = {c: j for j, c in enumerate(cols)}
+    take = lambda names: S[:, [col[c] for c in names]]
+    xs = sd[[col[c] for c in x_cols]]
+    return IVData(take(z_cols), take(x_cols), S[:, col[y_col]], list(z_cols), list(x_cols), y_col, xs, float(sd[col[y_col]]),
+                  frame=df, rho_std=0.0 if rho_std is None else float(rho_std))
+
 
 # %% ../nbs/27_dp_iv.ipynb #9268e383
 def library_fits(data: IVData) -> dict:
@@ -401,13 +471,16 @@ def _eps_lb(s0, s1, thr, delta, alpha):
     return max(math.log(v) if v > 0 else -math.inf for v in vals)
 
 def canary_audit(n: int = 100, T: int = 10, rho1: float = 0.125, trials: int = 2000, *, C1: float = 4.0, eta: float = 0.5,
-                 delta: float = 1e-5, alpha_ci: float = 0.05, noise_factor: float = 1.0, seed: int = 0, M: float = 1e6) -> AuditResult:
+                 delta: float = 1e-5, alpha_ci: float = 0.05, noise_factor: float = 1.0, seed: int = 0, M: float = 1e6,
+                 adjacency: str = "replace") -> AuditResult:
     """White-box canary audit of DP-2S-GD's stage 1 at budget `rho1` (see the text above).
 
     Runs `trials` mechanisms on each of two neighbouring data sets of size `n`; returns the threshold-0
     accuracy with a 99% Clopper–Pearson interval, $\\Phi(\\mu/2)$, the empirical $\\varepsilon$ lower bound
     (threshold picked on half the trials, Clopper–Pearson at level `alpha_ci` on the other half) and the
-    claimed $\\varepsilon$ of the stage (OpenDP conversion of `rho1`)."""
+    claimed $\\varepsilon$ of the stage (OpenDP conversion of `rho1`). `adjacency="add_remove"` audits the add/remove
+    calibration: D holds a null record ($z=0$, $x=0$: zero gradient, i.e. absent, with the public normaliser $n$)
+    where D' holds the canary."""
     n, T, trials = check_int("n", n, 3), check_int("T", T, 1), check_int("trials", trials, 10)
     rho1 = _check_rho(rho1, "rho1")
     base = make_iv_data(n - 1, seed=seed)
@@ -416,12 +489,14 @@ def canary_audit(n: int = 100, T: int = 10, rho1: float = 0.125, trials: int = 2
     xc = np.zeros(2)
     xc[0] = M
     scores = []
-    for sign, off in ((-1.0, 0), (1.0, trials)):          # D: mirror record, D': canary
-        Z = np.vstack([base.Z, zc])
-        X = np.vstack([base.X, sign * xc])
+    if adjacency not in ADJACENCIES: raise ValueError(f"adjacency must be one of {ADJACENCIES}, got {adjacency!r}")
+    null = adjacency == "add_remove"
+    for sign, off in ((-1.0, 0), (1.0, trials)):          # D: mirror (or null) record, D': canary
+        Z = np.vstack([base.Z, 0 * zc if null and sign < 0 else zc])
+        X = np.vstack([base.X, sign * xc * (0.0 if null and sign < 0 else 1.0)])
         y = np.append(base.y, 0.0)
         r = dp_2s_gd_many(Z, X, y, [2 * rho1], T, list(range(seed * 10**7 + off, seed * 10**7 + off + trials)),
-                          C1=C1, eta=eta, noise_factor=noise_factor, trace=True)
+                          C1=C1, eta=eta, noise_factor=noise_factor, trace=True, adjacency=adjacency)
         Th = r.trace["theta"][:, 0]
         G = r.trace["g1"][:, 0]             # (trials, T, dz, dx)
         others = np.stack([clipped_grad_stage1(base.Z, base.X, Th[:, t], C1) for t in range(T)], axis=1) * (n - 1) / n
@@ -430,7 +505,8 @@ def canary_audit(n: int = 100, T: int = 10, rho1: float = 0.125, trials: int = 2
             g = zc[:, None] * R[..., None, :]                           # (trials, T, dz, dx)
             nrm = np.linalg.norm(zc) * np.linalg.norm(R, axis=-1)
             return g * clip_weights(nrm, C1)[..., None, None] / n
-        c, a = one(xc), one(-xc)
+        c = one(xc)
+        a = 0 * c if null else one(-xc)
         u = c - a
         u = u / np.linalg.norm(u, axis=(-2, -1), keepdims=True)
         proj = np.sum(u * (G - others - (c + a) / 2), axis=(-2, -1))       # (trials, T)
@@ -446,3 +522,48 @@ def canary_audit(n: int = 100, T: int = 10, rho1: float = 0.125, trials: int = 2
     return AuditResult(accuracy=correct / N, accuracy_ci=acc_ci, accuracy_theory=float(stats.norm.cdf(mu / 2)),
                        eps_lower=_eps_lb(s0[h:], s1[h:], best, delta, alpha_ci), eps_claimed=opendp_epsilon(rho1, delta),
                        eps_exact=gdp_epsilon(mu, delta), mu=mu, scores=(s0, s1))
+
+# %% ../nbs/27_dp_iv.ipynb #c8701606
+@dataclass
+class DPInterval:
+    "A differentially private confidence interval for β from `dp_confidence_interval` (arrays over the regressors)."
+    estimate: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    se: np.ndarray
+    level: float
+    groups: int
+    rho: float
+    group_estimates: np.ndarray = field(repr=False, default=None)
+
+    def covers(self, beta: Any) -> np.ndarray:
+        "Per coordinate: does the interval contain `beta`?"
+        beta = np.asarray(beta, float)
+        return (self.lower <= beta) & (beta <= self.upper)
+
+def dp_confidence_interval(Z: Any, X: Any, y: Any, rho: float = 1.0, T: int = 30, groups: int = 10, level: float = 0.95,
+                           seed: int = 0, **kwargs) -> DPInterval:
+    """A $\\rho$-zCDP confidence interval for $\\beta$ by sample splitting (subsample and aggregate).
+
+    The records are split into `groups` disjoint groups of $m=\\lfloor n/K\\rfloor$ by a seeded permutation of their
+    positions, fixed before looking at the data (the $n-Km$ left over are not used). DP-2S-GD runs on each group with
+    the full budget `rho`; since a record lies in one group only, the $K$ estimates together are $\\rho$-zCDP
+    (parallel composition), and the interval, $\\bar\\beta \\pm t_{K-1,(1+\\text{level})/2}\\, s_\\beta/\\sqrt K$ from their
+    mean and standard deviation, is post-processing. Its width accounts for sampling and privacy noise alike.
+    Coverage needs each group's estimator to be nearly unbiased and normal (enough steps `T`, rare clipping);
+    the interval is centred on $\\bar\\beta$, whose privacy noise is $\\sqrt K$ times that of one run on all data.
+    `kwargs` go to `dp_2s_gd_many` (step sizes, clipping norms, `adjacency`: the guarantee is per group)."""
+    Z, X, y = check_iv_data(Z, X, y)
+    K = check_int("groups", groups, 2)
+    m = Z.shape[0] // K
+    if m < 2: raise ValueError(f"groups={K} leaves fewer than 2 records per group (n={Z.shape[0]})")
+    if not 0 < level < 1: raise ValueError(f"level must be in (0, 1), got {level!r}")
+    seed = check_int("seed", seed, 0)
+    rho = _check_rho(rho)
+    idx = np.random.default_rng([27, 2, seed]).permutation(Z.shape[0])[:K * m].reshape(K, m)
+    r = dp_2s_gd_many(Z[idx], X[idx], y[idx], [rho], T, [seed * K + k for k in range(K)], **kwargs)
+    B = r.beta[:, 0]                                                    # (K, d_x): one estimate per group
+    est, se = B.mean(0), B.std(0, ddof=1) / math.sqrt(K)
+    h = float(stats.t.ppf((1 + level) / 2, K - 1)) * se
+    return DPInterval(estimate=est, lower=est - h, upper=est + h, se=se, level=level, groups=K, rho=rho, group_estimates=B)
+

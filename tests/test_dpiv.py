@@ -9,7 +9,8 @@ from scipy import stats
 from iclr26.dpiv import (CARD_CONTROLS, DPIVResult, canary_audit, check_iv_data, clip_weights, clipped_grad_stage1,
                          clipped_grad_stage2, dp_2s_gd, dp_2s_gd_many, gdp_delta, gdp_epsilon, load_card, load_mroz,
                          make_iv_data, noise_scale, ols, opendp_epsilon, privacy_report, tsls, zcdp_to_dp_bs,
-                         zcdp_to_dp_cks)
+                         zcdp_to_dp_cks, sensitivity, private_moments, standardise, dp_confidence_interval, SYNTH_BETA,
+                         CARD_RANGES, MROZ_RANGES)
 
 
 @pytest.fixture(scope="module")
@@ -197,3 +198,124 @@ def test_canary_audit_small():
     assert a.eps_lower <= a.eps_claimed
     assert a.accuracy_ci[0] <= stats.norm.cdf(math.sqrt(0.25) / 2) <= a.accuracy_ci[1]
     assert a.eps_exact <= a.eps_claimed
+
+
+# ---- add/remove adjacency -----------------------------------------------------------------------------
+def test_add_remove_halves_sensitivity_and_noise(small):
+    Z, X, y = small
+    assert sensitivity(3.0, 100, "add_remove") == pytest.approx(0.5 * sensitivity(3.0, 100, "replace")) == pytest.approx(0.03)
+    r0 = dp_2s_gd(Z, X, y, rho=0.5, T=20, seed=1)
+    r1 = dp_2s_gd(Z, X, y, rho=0.5, T=20, seed=1, adjacency="add_remove")
+    assert r1.sigma1 == pytest.approx(r0.sigma1 / 2) and r1.sigma2 == pytest.approx(r0.sigma2 / 2)
+    assert r1.adjacency == "add_remove" and r0.adjacency == "replace"
+    # per-step zCDP (C/n)^2 / (2 sigma^2) summed over T steps gives back rho1 = rho / 2
+    assert 20 * sensitivity(4.0, len(y), "add_remove") ** 2 / (2 * r1.sigma1 ** 2) == pytest.approx(0.25)
+    with pytest.raises(ValueError, match="adjacency"):
+        dp_2s_gd(Z, X, y, adjacency="swap")
+
+
+def test_add_remove_sensitivity_is_C_over_n(small):
+    Z, X, y = small
+    n, C = len(y), 1.5
+    Th = np.zeros((4, 2))
+    g = clipped_grad_stage1(Z, X, Th, C) * n                   # clipped sum over n records
+    Z2, X2 = np.vstack([Z, np.full(4, 1e3)]), np.vstack([X, np.full(2, -1e3)])   # add one outlier
+    g2 = clipped_grad_stage1(Z2, X2, Th, C) * (n + 1)
+    assert np.linalg.norm(g2 - g) / n <= C / n + 1e-12
+
+
+def test_add_remove_audit():
+    a = canary_audit(n=50, T=5, rho1=0.125, trials=600, seed=4, adjacency="add_remove")
+    assert a.eps_lower <= a.eps_claimed
+    assert a.accuracy_ci[0] <= stats.norm.cdf(math.sqrt(0.25) / 2) <= a.accuracy_ci[1]
+
+
+# ---- private standardisation --------------------------------------------------------------------------
+def test_private_moments_accuracy_and_sensitivity():
+    rng = np.random.default_rng(0)
+    A = np.c_[rng.uniform(0, 10, 50000), rng.normal(2, 1, 50000), rng.integers(0, 2, 50000)]
+    pm = private_moments(A, [0, -5, 0], [10, 10, 1], rho=1.0)
+    np.testing.assert_allclose(pm["mean"], A.mean(0), atol=0.01)
+    np.testing.assert_allclose(pm["sd"], A.std(0), rtol=0.02)
+    assert pm["sensitivity"] == pytest.approx(math.sqrt(15))
+    assert private_moments(A, 0, 10, 1.0, adjacency="add_remove")["sensitivity"] == pytest.approx(math.sqrt(6))
+
+
+def test_private_moments_sensitivity_bound_holds():
+    """Replacing one record moves (sum u, sum u^2) by at most sqrt(5d); adding one by sqrt(2d)."""
+    rng = np.random.default_rng(1)
+    lo, hi = np.array([0.0, -1.0, 5.0]), np.array([1.0, 1.0, 9.0])
+    c, r = (lo + hi) / 2, (hi - lo) / 2
+    stat = lambda A: np.r_[((np.clip(A, lo, hi) - c) / r).sum(0), (((np.clip(A, lo, hi) - c) / r) ** 2).sum(0)]
+    A = rng.uniform(lo, hi, (30, 3))
+    worst_rep, worst_add = 0.0, 0.0
+    for _ in range(2000):
+        B = A.copy()
+        B[0] = rng.choice([lo - 5, hi + 5, c], axis=0) if rng.random() < 0.5 else rng.uniform(lo - 1, hi + 1)
+        worst_rep = max(worst_rep, np.linalg.norm(stat(B) - stat(A)))
+        worst_add = max(worst_add, np.linalg.norm(stat(np.vstack([A, B[:1]])) - stat(A)))
+    assert worst_rep <= math.sqrt(15) + 1e-12 and worst_add <= math.sqrt(6) + 1e-12
+
+
+def test_private_moments_noise_is_calibrated():
+    A = np.zeros((100, 2))
+    draws = np.array([private_moments(A, -1, 1, rho=0.5, seed=s)["mean"] for s in range(400)])
+    sigma = math.sqrt(5 * 2) / math.sqrt(2 * 0.5)
+    assert draws.std() * 100 == pytest.approx(sigma, rel=0.1)    # mean = sum / n with noise sigma / n
+
+
+def test_standardise_public_default_and_private_option():
+    import pandas as pd
+    d = make_iv_data(3000, seed=5)
+    df = pd.DataFrame(np.c_[d.Z, d.X, d.y], columns=["z0", "z1", "z2", "z3", "x0", "x1", "y"])
+    pub = standardise(df, ["z0", "z1", "z2", "z3"], ["x0", "x1"], "y")
+    assert pub.rho_std == 0.0
+    np.testing.assert_allclose(pub.X.mean(0), 0, atol=1e-12)
+    np.testing.assert_allclose(pub.X.std(0), 1, atol=1e-12)
+    rng = {c: (-10, 10) for c in df.columns}
+    prv = standardise(df, ["z0", "z1", "z2", "z3"], ["x0", "x1"], "y", rho_std=1.0, ranges=rng, seed=3)
+    assert prv.rho_std == 1.0
+    np.testing.assert_allclose(prv.X.mean(0), 0, atol=0.05)
+    # the slopes in original units agree (2SLS on either standardisation)
+    b_pub = pub.to_original(tsls(pub.Z, pub.X, pub.y))
+    b_prv = prv.to_original(tsls(prv.Z, prv.X, prv.y))
+    np.testing.assert_allclose(b_prv, b_pub, atol=0.05)
+    with pytest.raises(ValueError, match="ranges"):
+        standardise(df, ["z0", "z1", "z2", "z3"], ["x0", "x1"], "y", rho_std=1.0, ranges={"z0": (0, 1)})
+
+
+def test_loaders_private_option_accounting():
+    for loader, ranges in ((load_card, CARD_RANGES), (load_mroz, MROZ_RANGES)):
+        d = loader(rho_std=0.3, seed=2)
+        assert d.rho_std == 0.3
+        r = dp_2s_gd(d.Z, d.X, d.y, rho=0.7, T=3, seed=0)
+        assert d.rho_std + r.rho1 + r.rho2 == pytest.approx(1.0, abs=1e-12)    # the budget adds up
+        assert set(d.x_names + d.z_names + [d.y_name]) <= set(ranges)
+
+
+# ---- DP confidence intervals ----------------------------------------------------------------------------
+def test_confidence_interval_covers_on_simulated_data():
+    hits = []
+    for r in range(60):
+        d = make_iv_data(2000, seed=500 + r)
+        ci = dp_confidence_interval(d.Z, d.X, d.y, rho=1.0, T=30, groups=10, seed=r)
+        hits.append(ci.covers(SYNTH_BETA))
+    cov = np.mean(hits, 0)
+    assert np.all(cov >= 0.85) and np.all(cov <= 1.0), cov   # nominal 0.95; 60 data sets: s.e. about 0.03
+
+
+def test_confidence_interval_structure_and_bad_input():
+    d = make_iv_data(1000, seed=1)
+    ci = dp_confidence_interval(d.Z, d.X, d.y, rho=2.0, groups=5, level=0.9, seed=7)
+    assert ci.group_estimates.shape == (5, 2) and ci.groups == 5 and ci.level == 0.9
+    np.testing.assert_allclose(ci.estimate, ci.group_estimates.mean(0))
+    h = stats.t.ppf(0.95, 4) * ci.group_estimates.std(0, ddof=1) / math.sqrt(5)
+    np.testing.assert_allclose(ci.upper - ci.estimate, h)
+    again = dp_confidence_interval(d.Z, d.X, d.y, rho=2.0, groups=5, level=0.9, seed=7)
+    np.testing.assert_array_equal(again.estimate, ci.estimate)           # seeded: reproducible
+    with pytest.raises(ValueError, match="groups"):
+        dp_confidence_interval(d.Z[:5], d.X[:5], d.y[:5], groups=3)
+    with pytest.raises(ValueError, match="level"):
+        dp_confidence_interval(d.Z, d.X, d.y, level=0.0)
+    with pytest.raises(ValueError, match="rho"):
+        dp_confidence_interval(d.Z, d.X, d.y, rho=0.0)
