@@ -18,10 +18,11 @@ import torch.nn.functional as F
 from .core import progress
 
 # %% auto #0
-__all__ = ['laplace_cdf', 'laplace_knots', 'locate', 'lmkan_lookup', 'hat_basis', 'lmkan_dense_reference', 'LMKAN2D',
-           'hessian_penalty', 'hessian_lambda', 'lmkan_schedule', 'lmkan_net', 'mlp_net', 'count_flops',
-           'total_hessian', 'train_regression', 'pareto_front', 'flops_at_error', 'flops_ratios', 'methane_dataset',
-           'throughput', 'LMKANConv2d']
+__all__ = ['LMKAN_INITS', 'CPU_IMPLS', 'laplace_cdf', 'laplace_knots', 'locate', 'lmkan_lookup', 'hat_basis',
+           'lmkan_dense_reference', 'lmkan_onehot', 'LMKAN2D', 'hessian_penalty', 'hessian_lambda', 'lmkan_schedule',
+           'grow_grid', 'lmkan_net', 'mlp_net', 'FastKANLayer', 'fastkan_net', 'count_flops', 'total_hessian',
+           'train_regression', 'pareto_front', 'flops_at_error', 'error_at_flops', 'flops_ratios', 'equal_flops_ratios',
+           'front_slope', 'methane_dataset', 'throughput', 'LMKANConv2d']
 
 # %% ../nbs/26_lmkan.ipynb #a9853d97
 def laplace_cdf(x: torch.Tensor) -> torch.Tensor:
@@ -97,39 +98,102 @@ def lmkan_dense_reference(x: torch.Tensor, table: torch.Tensor, knots: torch.Ten
     phi1, phi2 = hat_basis(x[:, 0::2], knots), hat_basis(x[:, 1::2], knots)     # (B, P, G+1)
     return torch.einsum("bpk,bpl,klqp->bq", phi1, phi2, table.to(x.dtype))
 
+# %% ../nbs/26_lmkan.ipynb #12bb50d0
+class _OneHotBilinear(torch.autograd.Function):
+    "`y = sum_p A[p] @ T[p]` with dense bilinear weights `A` (P, B, (G+1)^2) and tables `T` (P, (G+1)^2, N_out)."
+    @staticmethod
+    def forward(ctx, T, A):
+        ctx.save_for_backward(T, A)
+        return torch.bmm(A, T).sum(0)
+
+    @staticmethod
+    def backward(ctx, gy):
+        T, A = ctx.saved_tensors
+        g_T = g_A = None
+        if ctx.needs_input_grad[0]: g_T = torch.matmul(A.transpose(1, 2), gy)     # (P, (G+1)^2, N_out)
+        if ctx.needs_input_grad[1]: g_A = torch.matmul(gy, T.transpose(1, 2))     # (P, B, (G+1)^2)
+        return g_T, g_A
+
+def lmkan_onehot(x: torch.Tensor, table: torch.Tensor, knots: torch.Tensor) -> torch.Tensor:
+    "lmKAN layer as batched matmuls over one-hot bilinear weights: `lmkan_lookup`'s function, faster on CPU at small G."
+    B, N = x.shape
+    G1, _, Q, P = table.shape
+    i, u = locate(x, knots.to(x.dtype))
+    i, u = i.view(B, P, 2), u.view(B, P, 2)                               # (x_2p, x_2p+1) pairs
+    corner = torch.tensor([0, 1, G1, G1 + 1], device=x.device)            # (i, j), (i, j+1), (i+1, j), (i+1, j+1)
+    idx = (i[..., 0] * G1 + i[..., 1]).unsqueeze(-1) + corner             # (B, P, 4) cells of the flat (G+1)^2 grid
+    ab = torch.stack([1 - u, u], -1)
+    w = (ab[:, :, 0, :, None] * ab[:, :, 1, None, :]).reshape(B, P, 4)    # (1-u)(1-v), (1-u)v, u(1-v), uv
+    T = table.permute(3, 0, 1, 2).reshape(P, G1 * G1, Q)
+    A = torch.zeros(P, B, G1 * G1, dtype=T.dtype, device=x.device)
+    A = A.scatter(2, idx.transpose(0, 1), w.transpose(0, 1).to(T.dtype))
+    return _OneHotBilinear.apply(T, A).to(x.dtype)
+
 # %% ../nbs/26_lmkan.ipynb #366fe9a5
 from .kernels import BACKENDS as _BACKENDS, dispatch
 from .kernels import lmkan as _kernel      # imports without triton; only its launchers need it
 
+LMKAN_INITS = ("uniform", "linear")
+CPU_IMPLS = ("auto", "onehot", "lookup")
+
 class LMKAN2D(nn.Module):
     "lmKAN layer: $y_q=\\sum_p f_{qp}(x_{2p},x_{2p+1})$ with bilinear lookup tables on a Laplace-quantile grid."
     def __init__(self, in_features: int, out_features: int, grid_size: int = 8, init_scale: float = 0.1,
-                 backend: str = "auto", check_inputs: bool = True):
+                 backend: str = "auto", check_inputs: bool | None = None, init: str = "uniform",
+                 cpu_impl: str = "auto"):
         super().__init__()
         for name, v in (("in_features", in_features), ("out_features", out_features), ("grid_size", grid_size)):
-            if isinstance(v, bool) or not isinstance(v, int): raise TypeError(f"{name} must be an int, got {type(v).__name__}")
-        if in_features < 2 or in_features % 2: raise ValueError(f"in_features must be even and >= 2 (inputs are paired), got {in_features}")
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError(f"{name} must be an int, got {type(v).__name__}")
+        if in_features < 2 or in_features % 2:
+            raise ValueError(f"in_features must be even and >= 2 (inputs are paired), got {in_features}")
         if out_features < 1: raise ValueError(f"out_features must be >= 1, got {out_features}")
         if grid_size < 3: raise ValueError(f"grid_size must be >= 3, got {grid_size}")
-        if not isinstance(init_scale, (int, float)) or not init_scale > 0: raise ValueError(f"init_scale must be a positive number, got {init_scale!r}")
+        if isinstance(init_scale, bool) or not isinstance(init_scale, (int, float)) or not init_scale > 0:
+            raise ValueError(f"init_scale must be a positive number, got {init_scale!r}")
         if backend not in _BACKENDS: raise ValueError(f"backend must be one of {_BACKENDS}, got {backend!r}")
+        if init not in LMKAN_INITS: raise ValueError(f"init must be one of {LMKAN_INITS}, got {init!r}")
+        if cpu_impl not in CPU_IMPLS: raise ValueError(f"cpu_impl must be one of {CPU_IMPLS}, got {cpu_impl!r}")
+        if check_inputs not in (None, True, False):
+            raise ValueError(f"check_inputs must be None, True or False, got {check_inputs!r}")
         self.in_features, self.out_features, self.grid_size = in_features, out_features, grid_size
-        self.backend, self.check_inputs = backend, check_inputs
+        self.backend, self.check_inputs, self.init, self.cpu_impl = backend, check_inputs, init, cpu_impl
+        self.init_scale = float(init_scale)
         G1 = grid_size + 1
         self.table = nn.Parameter(torch.empty(G1, G1, out_features, in_features // 2))
-        bound = init_scale / math.sqrt(in_features)
-        nn.init.uniform_(self.table, -bound, bound)
         self.register_buffer("knots", laplace_knots(grid_size))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        "Paper init $\\mathcal U(\\pm s/\\sqrt{N_{in}})$ (`init='uniform'`), or a random linear map of output std $s$."
+        N, s = self.in_features, self.init_scale
+        if self.init == "uniform":
+            nn.init.uniform_(self.table, -s / math.sqrt(N), s / math.sqrt(N))
+            return
+        bound = math.sqrt(3.0) * s / math.sqrt(N)                              # Var(w) = s^2 / N_in
+        W = torch.empty(self.out_features, N, dtype=self.table.dtype, device=self.table.device).uniform_(-bound, bound)
+        b = self.knots.to(self.table.dtype)
+        with torch.no_grad():   # P_ijqp = W_q,2p b_i + W_q,2p+1 b_j: bilinear interpolation is exact on it
+            lin = W[:, 0::2][None, None] * b[:, None, None, None] + W[:, 1::2][None, None] * b[None, :, None, None]
+            self.table.copy_(lin)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if not isinstance(x, torch.Tensor): raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
-        if x.shape[-1] != self.in_features: raise ValueError(f"x must have {self.in_features} features in its last dim, got shape {tuple(x.shape)}")
+        if x.shape[-1] != self.in_features:
+            raise ValueError(f"x must have {self.in_features} features in its last dim, got shape {tuple(x.shape)}")
         lead = x.shape[:-1]
         x2 = x.reshape(-1, self.in_features)
-        if self.check_inputs and not bool(torch.isfinite(x2).all()):
-            raise ValueError("x contains non-finite values (nan or inf); lmKAN tables can only be looked up at finite inputs")
-        # CUDA tensors -> the Triton kernel, CPU -> the PyTorch lookup (backend="triton": the interpreter on CPU)
-        y = dispatch(_kernel.lmkan, lmkan_lookup, x2.contiguous(), self.table, self.knots, backend=self.backend)
+        check = self.check_inputs if self.check_inputs is not None else x2.device.type == "cpu"
+        if check and not bool(torch.isfinite(x2).all()):     # a host sync: CPU only unless check_inputs=True
+            raise ValueError("x contains non-finite values (nan or inf); lmKAN tables can only be looked up at "
+                             "finite inputs")
+        impl = self.cpu_impl
+        if impl == "auto":      # one CPU thread: the one-hot matmuls are faster in training at N_out >= 16, the gather otherwise
+            training = torch.is_grad_enabled() and self.table.requires_grad
+            impl = "onehot" if training and self.out_features >= 16 else "lookup"
+        cpu = lmkan_onehot if impl == "onehot" else lmkan_lookup
+        # CUDA tensors -> the Triton kernel, CPU -> the PyTorch path (backend="triton": the interpreter on CPU)
+        y = dispatch(_kernel.lmkan, cpu, x2.contiguous(), self.table, self.knots, backend=self.backend)
         return y.reshape(*lead, self.out_features)
 
     def flops(self) -> int:
@@ -142,7 +206,8 @@ class LMKAN2D(nn.Module):
 
     def function(self, q: int, p: int, x1: torch.Tensor, x2: torch.Tensor) -> torch.Tensor:
         "Evaluate the single learned 2-D function $f_{qp}$ at points `(x1, x2)` (same shapes)."
-        if not (0 <= q < self.out_features and 0 <= p < self.in_features // 2): raise ValueError(f"(q, p) = {(q, p)} is out of range")
+        if not (0 <= q < self.out_features and 0 <= p < self.in_features // 2):
+            raise ValueError(f"(q, p) = {(q, p)} is out of range")
         t = self.table[:, :, q:q + 1, p:p + 1]
         xy = torch.stack([x1.reshape(-1), x2.reshape(-1)], 1).to(t.dtype)
         return lmkan_lookup(xy, t, self.knots).reshape(x1.shape)
@@ -152,7 +217,8 @@ class LMKAN2D(nn.Module):
         return hessian_penalty(self.table, self.knots)
 
     def extra_repr(self) -> str:
-        return f"in_features={self.in_features}, out_features={self.out_features}, grid_size={self.grid_size}, backend={self.backend!r}"
+        return (f"in_features={self.in_features}, out_features={self.out_features}, grid_size={self.grid_size}, "
+                f"init={self.init!r}, backend={self.backend!r}")
 
 # %% ../nbs/26_lmkan.ipynb #6c395b3b
 def hessian_penalty(table: torch.Tensor, knots: torch.Tensor) -> torch.Tensor:
@@ -183,15 +249,39 @@ def lmkan_schedule(step: int, steps: int, lr: float, lam0: float = 1.0, decay_ep
     t = (step - half) / max(1, steps - half)
     return 0.5 * lr * (1 + math.cos(math.pi * t)), 0.0
 
+# %% ../nbs/26_lmkan.ipynb #c78d4e7b
+def grow_grid(layer: LMKAN2D, grid_size: int) -> LMKAN2D:
+    "A copy of `layer` on a `grid_size` grid whose table samples the old functions at the new knots (README: grow G)."
+    if not isinstance(layer, LMKAN2D): raise TypeError(f"layer must be an LMKAN2D, got {type(layer).__name__}")
+    if isinstance(grid_size, bool) or not isinstance(grid_size, int):
+        raise TypeError(f"grid_size must be an int, got {type(grid_size).__name__}")
+    if grid_size < 3: raise ValueError(f"grid_size must be >= 3, got {grid_size}")
+    new = LMKAN2D(layer.in_features, layer.out_features, grid_size, backend=layer.backend,
+                  check_inputs=layer.check_inputs, init=layer.init, cpu_impl=layer.cpu_impl)
+    new = new.to(device=layer.table.device, dtype=layer.table.dtype)
+    b = new.knots.to(layer.table.dtype)
+    G1n, P = grid_size + 1, layer.in_features // 2
+    bi, bj = torch.meshgrid(b, b, indexing="ij")                                    # all new knot pairs
+    xy = torch.stack([bi.reshape(-1), bj.reshape(-1)], 1)                          # (G1n^2, 2)
+    with torch.no_grad():
+        # f_qp at (b_i, b_j) for every pair p at once: feed the knot pair into every input pair of the old layer,
+        # one pair at a time (the other pairs' contributions are removed by zeroing their tables)
+        vals = torch.empty(G1n * G1n, layer.out_features, P, dtype=layer.table.dtype, device=layer.table.device)
+        for p in range(P):
+            t = layer.table[:, :, :, p:p + 1]
+            vals[:, :, p] = lmkan_lookup(xy, t, layer.knots)
+        new.table.copy_(vals.view(G1n, G1n, layer.out_features, P))
+    return new
+
 # %% ../nbs/26_lmkan.ipynb #ffeb35ac
-def lmkan_net(sizes: Sequence[int], grid_size: int = 8, norm: bool = True, **kw) -> nn.Sequential:
+def lmkan_net(sizes: Sequence[int], grid_size: int = 8, norm: bool = True, init: str = "linear", **kw) -> nn.Sequential:
     "A stack of `[BatchNorm1d(affine=False)] -> LMKAN2D` blocks through the widths `sizes` (every width but the last even)."
     sizes = list(sizes)
     if len(sizes) < 2: raise ValueError(f"sizes must list at least an input and an output width, got {sizes}")
     layers = []
     for a, b in zip(sizes[:-1], sizes[1:]):
         if norm: layers.append(nn.BatchNorm1d(a, affine=False))
-        layers.append(LMKAN2D(a, b, grid_size, **kw))
+        layers.append(LMKAN2D(a, b, grid_size, init=init, **kw))
     return nn.Sequential(*layers)
 
 def mlp_net(sizes: Sequence[int], act: Callable[[], nn.Module] = nn.SiLU) -> nn.Sequential:
@@ -202,6 +292,36 @@ def mlp_net(sizes: Sequence[int], act: Callable[[], nn.Module] = nn.SiLU) -> nn.
     for a, b in zip(sizes[:-1], sizes[1:]): layers += [nn.Linear(a, b), act()]
     return nn.Sequential(*layers[:-1])
 
+class FastKANLayer(nn.Module):
+    "FastKAN layer: LayerNorm -> Gaussian RBFs on a uniform grid -> linear, plus a SiLU -> linear base branch."
+    def __init__(self, in_features: int, out_features: int, num_grids: int = 8, grid_min: float = -2.0,
+                 grid_max: float = 2.0, spline_init_std: float = 0.1):
+        super().__init__()
+        for name, v in (("in_features", in_features), ("out_features", out_features), ("num_grids", num_grids)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name} must be a positive int, got {v!r}")
+        if num_grids < 2: raise ValueError(f"num_grids must be >= 2, got {num_grids}")
+        if not grid_max > grid_min: raise ValueError(f"grid_max must be > grid_min, got {grid_min}, {grid_max}")
+        self.in_features, self.out_features, self.num_grids = in_features, out_features, num_grids
+        self.norm = nn.LayerNorm(in_features)
+        self.register_buffer("grid", torch.linspace(grid_min, grid_max, num_grids))
+        self.denom = (grid_max - grid_min) / (num_grids - 1)
+        self.spline = nn.Linear(in_features * num_grids, out_features, bias=False)
+        nn.init.trunc_normal_(self.spline.weight, std=spline_init_std)
+        self.base = nn.Linear(in_features, out_features)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.shape[-1] != self.in_features:
+            raise ValueError(f"x must have {self.in_features} features in its last dim, got shape {tuple(x.shape)}")
+        phi = torch.exp(-((self.norm(x)[..., None] - self.grid) / self.denom) ** 2)      # (..., N_in, G)
+        return self.spline(phi.flatten(-2)) + self.base(F.silu(x))
+
+def fastkan_net(sizes: Sequence[int], num_grids: int = 8) -> nn.Sequential:
+    "A FastKAN through the widths `sizes` (no activation between layers: the basis functions are the non-linearity)."
+    sizes = list(sizes)
+    if len(sizes) < 2: raise ValueError(f"sizes must list at least an input and an output width, got {sizes}")
+    return nn.Sequential(*[FastKANLayer(a, b, num_grids) for a, b in zip(sizes[:-1], sizes[1:])])
+
 def count_flops(model: nn.Module, spatial: dict | None = None) -> int:
     "Inference FLOPs per sample of the linear maps, conv maps and lmKAN layers in `model` (`spatial`: module -> output positions)."
     spatial = spatial or {}
@@ -209,7 +329,8 @@ def count_flops(model: nn.Module, spatial: dict | None = None) -> int:
     for m in model.modules():
         n = spatial.get(m, 1)
         if isinstance(m, nn.Linear): total += 2 * m.in_features * m.out_features * n
-        elif isinstance(m, nn.Conv2d): total += 2 * (m.in_channels // m.groups) * m.kernel_size[0] * m.kernel_size[1] * m.out_channels * n
+        elif isinstance(m, nn.Conv2d):
+            total += 2 * (m.in_channels // m.groups) * m.kernel_size[0] * m.kernel_size[1] * m.out_channels * n
         elif isinstance(m, LMKAN2D): total += m.flops() * n
     return total
 
@@ -222,6 +343,7 @@ def train_regression(model: nn.Module, sample: Callable[[int], tuple[torch.Tenso
                      batch: int = 512, lr: float = 3e-3, lam0: float = 1.0, desc: str | None = None) -> list[float]:
     "Adam on MSE with `lmkan_schedule` (Hessian term only for lmKAN layers); `sample(n)` gives a fresh batch. Returns the loss curve."
     if steps < 1 or batch < 1: raise ValueError(f"steps and batch must be >= 1, got {steps}, {batch}")
+    if not lr > 0: raise ValueError(f"lr must be > 0, got {lr}")
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     has_kan = any(isinstance(m, LMKAN2D) for m in model.modules())
     losses = []
@@ -258,9 +380,25 @@ def flops_at_error(flops: Sequence[float], err: Sequence[float], target: float) 
     if len(fx) == 1: return float(fx[0])
     return float(np.exp(np.interp(np.log(target), np.log(ex[::-1]), np.log(fx[::-1]))))
 
+def error_at_flops(flops: Sequence[float], err: Sequence[float], target: float) -> float:
+    "Error of the (Pareto) front at `target` FLOPs, log-log interpolated; NaN outside its FLOPs range."
+    fx, ex = pareto_front(flops, err)
+    if len(fx) == 0 or not (fx[0] <= target <= fx[-1]): return float("nan")
+    return float(np.exp(np.interp(np.log(target), np.log(fx), np.log(ex))))
+
 def flops_ratios(base_flops, base_err, new_flops, new_err) -> list[float]:
     "For each new point, baseline FLOPs at the same error divided by its FLOPs (NaN where not interpolable)."
     return [flops_at_error(base_flops, base_err, e) / f for f, e in zip(new_flops, new_err)]
+
+def equal_flops_ratios(base_flops, base_err, new_flops, new_err) -> list[float]:
+    "For each new point, its error over the baseline front's error at the same FLOPs (NaN where not interpolable)."
+    return [e / error_at_flops(base_flops, base_err, f) for f, e in zip(new_flops, new_err)]
+
+def front_slope(flops: Sequence[float], err: Sequence[float]) -> float:
+    "Least-squares slope of log(error) on log(FLOPs) (NaN for fewer than two distinct FLOPs)."
+    lf, le = np.log(np.asarray(flops, float)), np.log(np.asarray(err, float))
+    if len(np.unique(lf)) < 2: return float("nan")
+    return float(np.polyfit(lf, le, 1)[0])
 
 # %% ../nbs/26_lmkan.ipynb #92a96042
 def methane_dataset(n: int, seed: int = 0, sigma: float = 0.12, cache: bool = True) -> tuple[np.ndarray, np.ndarray]:

@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 import torch
 
-from iclr26.lmkan import (LMKAN2D, LMKANConv2d, count_flops, flops_at_error, flops_ratios, hat_basis, hessian_lambda,
-                          hessian_penalty, laplace_cdf, laplace_knots, lmkan_dense_reference, lmkan_lookup, lmkan_net,
+from iclr26.lmkan import (LMKAN2D, LMKANConv2d, count_flops, equal_flops_ratios, error_at_flops, fastkan_net,
+                          flops_at_error, flops_ratios, front_slope, grow_grid, hat_basis, hessian_lambda, hessian_penalty,
+                          laplace_cdf, laplace_knots, lmkan_dense_reference, lmkan_lookup, lmkan_net, lmkan_onehot,
                           lmkan_schedule, locate, mlp_net, pareto_front, train_regression)
 
 
@@ -159,3 +160,118 @@ def test_training_reduces_loss_on_a_pairwise_target():
     assert np.mean(losses[-10:]) < 0.3 * np.mean(losses[:10])
     with pytest.raises(ValueError, match="steps"):
         train_regression(model, sample, steps=0)
+
+
+@pytest.mark.parametrize("B,N,Q,G", [(40, 10, 7, 6), (7, 2, 1, 3), (33, 16, 5, 26)])
+def test_onehot_path_equals_lookup_forward_and_gradients(B, N, Q, G):
+    k = laplace_knots(G, torch.float64)
+    x = _edge_inputs(B, N, k).requires_grad_()
+    t = torch.randn(G + 1, G + 1, Q, N // 2, dtype=torch.float64, requires_grad=True)
+    g = torch.randn(B, Q, dtype=torch.float64)
+    y1, y2 = lmkan_lookup(x, t, k), lmkan_onehot(x, t, k)
+    torch.testing.assert_close(y2, y1, rtol=1e-10, atol=1e-10)
+    for a, b in zip(torch.autograd.grad((y2 * g).sum(), (x, t)), torch.autograd.grad((y1 * g).sum(), (x, t))):
+        torch.testing.assert_close(a, b, rtol=1e-10, atol=1e-10)
+    xs = (torch.randn(6, 4, dtype=torch.float64) * 1.5).requires_grad_()
+    ts = torch.randn(5, 5, 3, 2, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda a, b: lmkan_onehot(a, b, laplace_knots(4, torch.float64)), (xs, ts))
+
+
+def test_cpu_impls_give_the_same_layer():
+    torch.manual_seed(0)
+    a = LMKAN2D(8, 5, cpu_impl="onehot")
+    b = LMKAN2D(8, 5, cpu_impl="lookup")
+    b.load_state_dict(a.state_dict())
+    x = torch.randn(20, 8) * 2
+    torch.testing.assert_close(a(x), b(x))
+    with pytest.raises(ValueError, match="cpu_impl"):
+        LMKAN2D(8, 5, cpu_impl="dense")
+
+
+def test_linear_init_is_an_exact_linear_map_with_output_std_init_scale():
+    torch.manual_seed(0)
+    lay = LMKAN2D(64, 32, grid_size=8, init="linear", init_scale=0.5).double()
+    lay.reset_parameters()                                   # re-drawn in float64: exactly linear
+    x = torch.randn(4000, 64, dtype=torch.float64) * 2
+    torch.testing.assert_close(lay(x + 0.5 * x), 1.5 * lay(x), rtol=1e-9, atol=1e-9)     # linear, no bias
+    assert lay.hessian_penalty().abs().item() < 1e-18
+    assert 0.4 < lay(x / 2).std().item() < 0.6                                            # unit-variance inputs
+    with pytest.raises(ValueError, match="init"):
+        LMKAN2D(8, 3, init="zeros")
+
+
+def test_check_inputs_modes():
+    x = torch.tensor([[0.0, float("nan")]])
+    with pytest.raises(ValueError, match="non-finite"):
+        LMKAN2D(2, 1)(x)                                   # default: checked on CPU tensors
+    with pytest.raises(ValueError, match="non-finite"):
+        LMKAN2D(2, 1, check_inputs=True)(x)
+    LMKAN2D(2, 1, check_inputs=False)(torch.zeros(1, 2))   # off: no check (finite input runs)
+    with pytest.raises(ValueError, match="check_inputs"):
+        LMKAN2D(2, 1, check_inputs="yes")
+
+
+def test_grow_grid_keeps_values_at_new_knots_and_linear_functions_exactly():
+    torch.manual_seed(0)
+    coarse = LMKAN2D(4, 3, grid_size=6).double()
+    with torch.no_grad(): coarse.table.normal_()
+    fine = grow_grid(coarse, 10)
+    assert fine.grid_size == 10 and fine.table.shape == (11, 11, 3, 2)
+    kn = fine.knots.double()
+    x = kn[torch.randint(0, 11, (30, 4))]
+    torch.testing.assert_close(fine(x), coarse(x), rtol=1e-10, atol=1e-10)
+    lin = LMKAN2D(4, 3, grid_size=6, init="linear").double()
+    lin.reset_parameters()
+    xr = torch.randn(40, 4, dtype=torch.float64) * 4
+    torch.testing.assert_close(grow_grid(lin, 13)(xr), lin(xr), rtol=1e-10, atol=1e-10)
+    with pytest.raises(ValueError, match="grid_size"):
+        grow_grid(coarse, 2)
+    with pytest.raises(TypeError, match="layer"):
+        grow_grid(torch.nn.Linear(4, 3), 8)
+
+
+def _bn_max(model, x):
+    out = []
+    model.train()
+    with torch.no_grad():
+        for m in model:
+            x = m(x)
+            if isinstance(m, torch.nn.BatchNorm1d): out.append(x.abs().max().item())
+    return out
+
+
+def test_deep_lmkan_stack_trains_on_a_simple_target():
+    # [d, h, h, h, 1]: with linear-init tables activations stay Gaussian-like and the loss halves within seconds
+    torch.manual_seed(0)
+    d, h = 8, 8
+    W = torch.randn(32, d) / math.sqrt(d)
+    c = torch.rand(32) * 6 - 3
+    a = torch.randn(32) / math.sqrt(32)
+    def sample(n):
+        x = torch.randn(n, d)
+        return x, torch.sin(x @ W.T + c) @ a[:, None] / 0.45
+    model = lmkan_net([d, h, h, h, 1], grid_size=8)
+    assert max(_bn_max(model, torch.randn(2048, d))) < 6.0
+    n_threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        losses = train_regression(model, sample, steps=250, batch=256, lr=1e-3)
+    finally:
+        torch.set_num_threads(n_threads)
+    assert np.mean(losses[-20:]) <= 0.5 * np.mean(losses[:10])
+
+
+def test_fastkan_net_shapes_and_flops():
+    net = fastkan_net([6, 4, 1], num_grids=5)
+    assert net(torch.randn(7, 6)).shape == (7, 1)
+    assert count_flops(net) == 2 * (6 * 4 + 4 * 1) * 6
+    with pytest.raises(ValueError, match="num_grids"):
+        fastkan_net([4, 2], num_grids=1)
+
+
+def test_front_helpers():
+    assert math.isclose(error_at_flops([1, 10, 100], [1.0, 0.1, 0.01], 10), 0.1)
+    assert math.isnan(error_at_flops([1, 10], [1.0, 0.5], 0.5))
+    assert math.isclose(equal_flops_ratios([1, 100], [1.0, 0.01], [10], [0.05])[0], 0.5)
+    assert math.isclose(front_slope([1, 10, 100], [1.0, 0.5, 0.25]), math.log10(0.5))
+    assert math.isnan(front_slope([5, 5], [1.0, 0.5]))
