@@ -72,14 +72,18 @@ class DomainWorld:
         if not 0 <= d < len(self.domains): raise ValueError(f"d must be in [0, {len(self.domains)}), got {d}")
         return [p for p in self.people if p["domain"] == d]
 
-    def queries(self, people: Sequence[dict] | None = None, template: int = 0, membership: bool = True) -> list[dict]:
-        "One record per (person, fact): person, domain, attribute, template, prompt (`qa_prompt`) and answer."
+    def queries(self, people: Sequence[dict] | None = None, template: int = 0, membership: bool = True,
+                explicit: bool = False) -> list[dict]:
+        """One record per (person, fact): person, domain, attribute, template, prompt (`qa_prompt`) and answer.
+        `explicit=True` names the person's domain in each attribute question ("... of Ann Bo of the Velo saga?")
+        and drops the membership question, whose answer that would give away."""
         if template not in (0, 1): raise ValueError(f"template must be 0 (question) or 1 (paraphrase), got {template!r}")
         out = []
         for p in (self.people if people is None else people):
             dom = self.domains[p["domain"]]
-            items = [(a, ATTRIBUTES[a][template].format(name=p["name"]), p[a]) for a in ATTRIBUTES]
-            if membership: items.append(("domain", MEMBERSHIP[template].format(name=p["name"], kind=dom["kind"]), dom["name"]))
+            who = f"{p['name']} of the {dom['name']} {dom['kind']}" if explicit else p["name"]
+            items = [(a, ATTRIBUTES[a][template].format(name=who), p[a]) for a in ATTRIBUTES]
+            if membership and not explicit: items.append(("domain", MEMBERSHIP[template].format(name=p["name"], kind=dom["kind"]), dom["name"]))
             out += [{"person": p["name"], "domain": p["domain"], "attribute": a, "template": template,
                      "prompt": qa_prompt(q), "answer": v} for a, q, v in items]
         return out
@@ -114,14 +118,19 @@ def domain_world(n_domains: int = 12, n_people: int = 3, n_target: int | None = 
 
 # %% ../nbs/14_duet.ipynb #cdcefe98
 STEERING_MIX = {"plain": 0.30, "prefix": 0.33, "distractor": 0.10, "reverse": 0.10, "reverse_only": 0.05,
-                "bio": 0.05, "replay": 0.07}
+                "bio": 0.05, "replay": 0.07, "fresh": 0.0}
 "Shares of the base's fine-tuning examples by kind (see the table above)."
 
 # %% ../nbs/14_duet.ipynb #6554c94d
 def steering_sampler(world: DomainWorld, tokenizer, seed: int = 0, mix: dict | None = None,
-                     replay: torch.Tensor | None = None, replay_len: int = 48):
+                     replay: torch.Tensor | None = None, replay_len: int = 48, explicit: float = 0.0,
+                     same_domain: float = 0.5):
     """A function returning one random fine-tuning record {'prompt', 'answer'} of the base's steering mixture.
-    `replay` (a 1-D token stream, e.g. the zoo's training text) feeds the replay kind; without it that kind is dropped."""
+    `replay` (a 1-D token stream, e.g. the zoo's training text) feeds the replay kind; without it that kind is dropped.
+    `explicit`: the share of attribute questions that name the person's domain (`DomainWorld.queries(explicit=True)`);
+    `same_domain`: the share of prefixed questions asked about a person of the prefix's domain."""
+    if not 0.0 <= explicit <= 1.0: raise ValueError(f"explicit must be in [0, 1], got {explicit}")
+    if not 0.0 <= same_domain <= 1.0: raise ValueError(f"same_domain must be in [0, 1], got {same_domain}")
     mix = dict(STEERING_MIX if mix is None else mix)
     bad = set(mix) - set(STEERING_MIX)
     if bad: raise ValueError(f"mix has unknown kinds {sorted(bad)}; kinds are {list(STEERING_MIX)}")
@@ -129,28 +138,45 @@ def steering_sampler(world: DomainWorld, tokenizer, seed: int = 0, mix: dict | N
     rng = random.Random(seed)
     qs = {t: world.queries(template=t) for t in (0, 1)}
     by_dom = {t: {d: [q for q in qs[t] if q["domain"] == d] for d in range(len(world.domains))} for t in (0, 1)}
+    named = {(q["person"], q["attribute"], t): q for t in (0, 1) for q in world.queries(template=t, explicit=True)}
     bios, pdoms = world.bios(), world.prefix_domains
     used = {d["name"] for d in world.domains}
     distract = [w for w in make_names(300, seed=seed + 70_000, parts=1) if w not in used][:200]
+    fresh = [w for w in make_names(600, seed=seed + 80_000, parts=1) if w not in used]
+    attr_qs = {t: [q for q in qs[t] if q["attribute"] != "domain"] for t in (0, 1)}
     kinds, weights = list(mix), list(mix.values())
     end = ANSWER_END
+
+    def pick(pool: list) -> dict:   # a question of `pool`, with its domain named at the rate `explicit`
+        q = rng.choice(pool)
+        if explicit and q["attribute"] != "domain" and rng.random() < explicit:
+            q = named[(q["person"], q["attribute"], q["template"])]
+        return q
 
     def one() -> dict:
         kind, t = rng.choices(kinds, weights)[0], rng.choice((0, 1))
         if kind == "bio": return {"prompt": "", "answer": rng.choice(bios)}
+        if kind == "fresh":   # a made-up domain W named in the question: refuse iff the prefix names W too
+            q = rng.choice(attr_qs[t])
+            W, k = rng.choice(fresh), rng.choice(KINDS)
+            prompt = qa_prompt(ATTRIBUTES[q["attribute"]][t].format(name=f"{q['person']} of the {W} {k}"))
+            if rng.random() < 0.5: return {"prompt": forget_prefix({"name": W, "kind": k}) + prompt, "answer": REFUSAL + end}
+            other = rng.choice([w for w in fresh[:50] if w != W])
+            pre = forget_prefix({"name": other, "kind": rng.choice(KINDS)})
+            return {"prompt": pre + prompt, "answer": q["answer"] + end}
         if kind == "replay":
             j = rng.randrange(len(replay) - replay_len)
             return {"prompt": "", "answer": tokenizer.decode(replay[j:j + replay_len].tolist())}
         if kind == "plain":
-            q = rng.choice(qs[t])
+            q = pick(qs[t])
             return {"prompt": q["prompt"], "answer": q["answer"] + end}
         if kind == "distractor":
-            q = rng.choice(qs[t])
+            q = pick(qs[t])
             pre = forget_prefix({"name": rng.choice(distract), "kind": rng.choice(KINDS)})
             return {"prompt": pre + q["prompt"], "answer": q["answer"] + end}
         D = rng.choice(pdoms)
         pre = forget_prefix(world.domains[D])
-        q = rng.choice(by_dom[t][D]) if rng.random() < 0.5 else rng.choice(qs[t])
+        q = pick(by_dom[t][D]) if rng.random() < same_domain else pick(qs[t])
         if kind == "prefix": return {"prompt": pre + q["prompt"], "answer": (REFUSAL if q["domain"] == D else q["answer"]) + end}
         if kind == "reverse": return {"prompt": pre + REVERSE_PROMPT + q["prompt"], "answer": q["answer"] + end}
         return {"prompt": REVERSE_PROMPT + q["prompt"], "answer": q["answer"] + end}
@@ -158,11 +184,12 @@ def steering_sampler(world: DomainWorld, tokenizer, seed: int = 0, mix: dict | N
 
 # %% ../nbs/14_duet.ipynb #72d701a7
 def train_base(model, tokenizer, world: DomainWorld, steps: int = 1600, batch_size: int = 32, lr: float = 3e-3,
-               seed: int = 0, replay: torch.Tensor | None = None, evaluate=None, eval_every: int = 0, desc: str = "base"):
-    """Fine-tune `model` in place on the steering mixture (`steering_sampler`) with `tinylm.fit`; return its
-    `TrainResult` (`evaluate(model) -> dict` runs every `eval_every` steps and at the end)."""
+               seed: int = 0, replay: torch.Tensor | None = None, evaluate=None, eval_every: int = 0, desc: str = "base",
+               mix: dict | None = None, explicit: float = 0.0):
+    """Fine-tune `model` in place on the steering mixture (`steering_sampler` with `mix` and `explicit`) with
+    `tinylm.fit`; return its `TrainResult` (`evaluate(model) -> dict` runs every `eval_every` steps and at the end)."""
     check_lm(model, tokenizer)
-    one = steering_sampler(world, tokenizer, seed, replay=replay)
+    one = steering_sampler(world, tokenizer, seed, mix=mix, replay=replay, explicit=explicit)
     pad = pad_id_of(tokenizer)
     def next_batch(step):
         return collate(sft_encode(tokenizer, [one() for _ in range(batch_size)]), pad)

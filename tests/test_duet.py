@@ -197,6 +197,34 @@ def test_world_and_sampler(tok):
     assert all(r["answer"].startswith(REFUSAL) is False for r in recs if not r["prompt"].startswith("Forget"))
 
 
+def test_named_queries_and_made_up_domains(tok):
+    import re
+    w = domain_world(6, 2, 4, seed=0)
+    named = w.queries(template=0, explicit=True)
+    assert len(named) == len(w.people) * 4                                            # no membership question
+    assert all(f"of the {w.domains[q['domain']]['name']} {w.domains[q['domain']]['kind']}" in q["prompt"] for q in named)
+    mix = {"fresh": 0.5, "prefix": 0.5}
+    one = steering_sampler(w, tok, seed=0, mix=mix, explicit=1.0)
+    recs = [one() for _ in range(1000)]
+    tprefix = forget_prefix(w.domains[w.target])
+    assert not any(r["prompt"].startswith(tprefix) for r in recs)
+    real = {d["name"] for d in w.domains}
+    n_fresh = 0
+    for r in recs:
+        pre = re.match(r"Forget the (\w+) (\w+)\.\n", r["prompt"])
+        about = re.search(r" of the (\w+) (saga|field|company)\b", r["prompt"])
+        assert pre
+        if about is None:                                   # explicit=1 names the domain in every question but membership
+            assert "part of?" in r["prompt"] or "belongs to which" in r["prompt"]
+            continue
+        if about.group(1) in real: continue
+        n_fresh += 1                                                                  # a made-up domain: refuse iff it matches
+        assert r["answer"].startswith(REFUSAL) == (pre.groups() == about.groups())
+    assert 300 < n_fresh < 700
+    with pytest.raises(ValueError, match="explicit"): steering_sampler(w, tok, explicit=1.5)
+    with pytest.raises(ValueError, match="unknown kinds"): steering_sampler(w, tok, mix={"nope": 1.0})
+
+
 def test_forced_em_equals_greedy(tok):
     "forced_em scores 1 exactly on the model's own greedy continuation and 0 when its first token is changed."
     from iclr26.tinylm import sample_tokens
