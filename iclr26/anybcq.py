@@ -404,60 +404,94 @@ def _decoder_blocks(model):
     try: return list(model.model.layers)
     except AttributeError: raise ValueError("pass `blocks`: the model has no `model.layers` list of decoder blocks") from None
 
-def blockwise_reconstruct(qmodel: nn.Module, fp_model: nn.Module, calib: torch.Tensor, steps: int = 100, lr: float = 1e-4,
-                          precisions: Sequence[int] | None = None, blocks: Callable | None = None) -> list[dict]:
-    """Train the scales/offsets of every `AnyBCQLinear` in `qmodel`, block by block, to match `fp_model`'s block outputs
-    on calibration token ids `calib` (B, L); return per-block losses (first and last step, summed over precisions)."""
-    steps = check_int("steps", steps, 0)
-    if not isinstance(calib, torch.Tensor) or calib.dim() != 2: raise ValueError("calib must be a (batch, length) tensor of token ids")
-    if not lr > 0: raise ValueError(f"lr must be > 0, got {lr}")
-    get = blocks or _decoder_blocks
-    qb, fb = get(qmodel), get(fp_model)
-    if len(qb) != len(fb): raise ValueError("qmodel and fp_model must have the same number of blocks")
+def _block_inputs(model, blocks, calib):
+    "(hidden states, keyword arguments) entering the first block of `model` on token ids `calib`."
     class _Stop(Exception): pass
     captured = []
     def grab(mod, args, kwargs):                # the inputs of the first block, then stop the forward
         captured.append((args, kwargs))
         raise _Stop
-    hk = fb[0].register_forward_pre_hook(grab, with_kwargs=True)
+    hk = blocks[0].register_forward_pre_hook(grab, with_kwargs=True)
     try:
-        with torch.no_grad(): fp_model(input_ids=calib, use_cache=False)
+        with torch.no_grad(): model(input_ids=calib, use_cache=False)
     except _Stop: pass
     finally: hk.remove()
     if not captured: raise RuntimeError("the first block was never called")
-    # the block inputs: the hidden states entering each block in the fp model (recomputed block by block)
     args0, kw = captured[0]
-    kw = dict(kw)
-    kw = {k: v for k, v in kw.items() if k not in ("cache", "past_key_values", "past_key_value")}
+    kw = {k: v for k, v in dict(kw).items() if k not in ("cache", "past_key_values", "past_key_value")}
     h = args0[0] if args0 else kw.pop("hidden_states")
-    out = []
-    for i, (q, f) in enumerate(zip(qb, fb)):
-        with torch.no_grad(): target = f(h, **kw)
-        target = target[0] if isinstance(target, tuple) else target
-        lays = [m for m in q.modules() if isinstance(m, AnyBCQLinear)]
+    return h, kw
+
+def _out(y): return y[0] if isinstance(y, tuple) else y
+
+def blockwise_reconstruct(qmodel: nn.Module, fp_model: nn.Module, calib: torch.Tensor, steps: int = 100, lr: float = 1e-4,
+                          precisions: Sequence[int] | None = None, blocks: Callable | None = None,
+                          mode: str = "joint", mix: float = 0.5, seed: int = 0) -> list[dict]:
+    """Train the scales/offsets of every `AnyBCQLinear` in `qmodel`, block by block, to match `fp_model`'s block outputs
+    on calibration token ids `calib` (B, L); return per-block (and per-precision) losses, first and last step.
+    `mode="joint"`: all precisions at once on full-precision block inputs (summed loss). `mode="sequential"`: one
+    precision after another (the base first, then each added bit); the input of block l is, per step and with
+    probability `mix`, the output of the already reconstructed quantised blocks at that precision, else the
+    full-precision input (the target is always the full-precision block output)."""
+    steps = check_int("steps", steps, 0)
+    if not isinstance(calib, torch.Tensor) or calib.dim() != 2: raise ValueError("calib must be a (batch, length) tensor of token ids")
+    if not lr > 0: raise ValueError(f"lr must be > 0, got {lr}")
+    if mode not in ("joint", "sequential"): raise ValueError(f"mode must be 'joint' or 'sequential', got {mode!r}")
+    if not 0.0 <= mix <= 1.0: raise ValueError(f"mix must be in [0, 1], got {mix}")
+    get = blocks or _decoder_blocks
+    qb, fb = get(qmodel), get(fp_model)
+    if len(qb) != len(fb): raise ValueError("qmodel and fp_model must have the same number of blocks")
+    h, kw = _block_inputs(fp_model, fb, calib)
+    lays_of = [[m for m in q.modules() if isinstance(m, AnyBCQLinear)] for q in qb]
+    first_lays = next((l for l in lays_of if l), [])
+    ps = list(precisions) if precisions is not None else list(range(first_lays[0].p_min, first_lays[0].p_max + 1)) if first_lays else []
+    fp_in, fp_out = [], []                      # the fp model's block inputs and outputs, computed once
+    for f in fb:
+        with torch.no_grad(): y = _out(f(h, **kw))
+        fp_in.append(h)
+        fp_out.append(y)
+        h = y
+
+    def train(i, lays, prec, inputs):
+        "Adam on the scales of precisions `prec` of block i; `inputs(step)` gives the block input."
         params = [t for m in lays for t in (m.alpha, m.beta) if t is not None]
-        ps = list(precisions) if precisions is not None else list(range(lays[0].p_min, lays[0].p_max + 1)) if lays else []
+        if not params or not steps: return None, None
+        for t in params: t.requires_grad_(True)
+        for m in lays: m.cache_planes(True)
+        opt = torch.optim.Adam(params, lr=lr)
         first = last = None
-        if params and steps:
-            for t in params: t.requires_grad_(True)
-            for m in lays: m.cache_planes(True)
-            opt = torch.optim.Adam(params, lr=lr)
-            for s in range(steps):
-                loss = 0.0
-                for p in ps:
-                    for m in lays: m.set_precision(p)
-                    y = q(h, **kw)
-                    y = y[0] if isinstance(y, tuple) else y
-                    loss = loss + F.mse_loss(y.float(), target.float())
-                opt.zero_grad(set_to_none=True)
-                loss.backward()
-                opt.step()
-                if s == 0: first = loss.item()
-                last = loss.item()
-            for t in params: t.requires_grad_(False)
-            for m in lays: m.cache_planes(False)
-        out.append(dict(block=i, loss_first=first, loss_last=last))
-        h = target
+        for s in range(steps):
+            x = inputs(s)
+            loss = 0.0
+            for p in prec:
+                for m in lays: m.set_precision(p)
+                loss = loss + F.mse_loss(_out(qb[i](x, **kw)).float(), fp_out[i].float())
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            if s == 0: first = loss.item()
+            last = loss.item()
+        for t in params: t.requires_grad_(False)
+        for m in lays: m.cache_planes(False)
+        return first, last
+
+    out = []
+    if mode == "joint":
+        for i, lays in enumerate(lays_of):
+            first, last = train(i, lays, ps, lambda s, i=i: fp_in[i])
+            out.append(dict(block=i, loss_first=first, loss_last=last))
+        return out
+    g = torch.Generator().manual_seed(seed)
+    for p in ps:                                # the base first, then each added bit
+        hq = fp_in[0]
+        for i, lays in enumerate(lays_of):
+            use_q = (torch.rand(steps, generator=g) < mix).tolist()
+            first, last = train(i, lays, [p], lambda s, i=i, hq=hq: hq if use_q[s] else fp_in[i])
+            for m in lays: m.set_precision(p)
+            with torch.no_grad(): hq = _out(qb[i](hq, **kw))      # propagate through the reconstructed block
+            out.append(dict(block=i, precision=p, loss_first=first, loss_last=last))
+    for lays in lays_of:
+        for m in lays: m.set_precision(m.p_max)
     return out
 
 # %% ../nbs/28_anybcq.ipynb #fcc35b20

@@ -1,4 +1,6 @@
 """API, exactness and bad-input tests of iclr26.anybcq (PyTorch path; the kernel has its own file)."""
+import math
+
 import pytest
 import torch
 import torch.nn as nn
@@ -231,3 +233,30 @@ def test_bad_inputs():
         rtn_quantize(torch.randn(64), 2, 32)
     with pytest.raises(TypeError, match="BCQCode"):
         pack_code({})
+
+
+def test_sequential_reconstruction_does_not_raise_end_to_end_error(one_torch_thread):
+    from iclr26 import zoo
+    lm, tok = zoo.load("small")
+    lm = lm.float().eval()
+    tr = torch.cat([s.long() for _, s in sorted(zoo.mix_streams(tok, "train", 0.02).items())])
+    st = torch.randint(0, len(tr) - 64, (8,), generator=torch.Generator().manual_seed(0))
+    calib, held = (torch.stack([tr[i:i + 64] for i in st[j]]) for j in (slice(0, 6), slice(6, 8)))
+    q = fake_quantize_model(lm, lambda W, n: W)
+    quantize_model(q, 2, 4, 128, iters=3, progress_bar=False)
+
+    def err(m):
+        with torch.no_grad():
+            ref = lm(input_ids=held).logits
+            return [((set_model_precision(m, p)(input_ids=held).logits - ref) ** 2).mean().item() for p in (2, 3, 4)]
+    before = err(q)
+    log = blockwise_reconstruct(q, lm, calib, steps=10, lr=3e-5, mode="sequential", mix=0.5)
+    assert [r["precision"] for r in log] == [2] * 3 + [3] * 3 + [4] * 3
+    assert all(math.isfinite(r["loss_last"]) for r in log)   # first/last steps may see different (fp or quantised) inputs
+    after = err(q)
+    assert all(a <= b for a, b in zip(after, before)), (before, after)
+    assert all(not l.alpha.requires_grad and l.precision == 4 for l in q.modules() if isinstance(l, AnyBCQLinear))
+    with pytest.raises(ValueError, match="mode"):
+        blockwise_reconstruct(q, lm, calib, steps=1, mode="both")
+    with pytest.raises(ValueError, match="mix"):
+        blockwise_reconstruct(q, lm, calib, steps=1, mix=1.5)
