@@ -140,7 +140,7 @@ class LMKAN2D(nn.Module):
     "lmKAN layer: $y_q=\\sum_p f_{qp}(x_{2p},x_{2p+1})$ with bilinear lookup tables on a Laplace-quantile grid."
     def __init__(self, in_features: int, out_features: int, grid_size: int = 8, init_scale: float = 0.1,
                  backend: str = "auto", check_inputs: bool | None = None, init: str = "uniform",
-                 cpu_impl: str = "auto"):
+                 cpu_impl: str = "auto", extrapolate: bool = True):
         super().__init__()
         for name, v in (("in_features", in_features), ("out_features", out_features), ("grid_size", grid_size)):
             if isinstance(v, bool) or not isinstance(v, int):
@@ -158,7 +158,8 @@ class LMKAN2D(nn.Module):
             raise ValueError(f"check_inputs must be None, True or False, got {check_inputs!r}")
         self.in_features, self.out_features, self.grid_size = in_features, out_features, grid_size
         self.backend, self.check_inputs, self.init, self.cpu_impl = backend, check_inputs, init, cpu_impl
-        self.init_scale = float(init_scale)
+        if not isinstance(extrapolate, bool): raise TypeError(f"extrapolate must be a bool, got {type(extrapolate).__name__}")
+        self.init_scale, self.extrapolate = float(init_scale), extrapolate
         G1 = grid_size + 1
         self.table = nn.Parameter(torch.empty(G1, G1, out_features, in_features // 2))
         self.register_buffer("knots", laplace_knots(grid_size))
@@ -187,6 +188,7 @@ class LMKAN2D(nn.Module):
         if check and not bool(torch.isfinite(x2).all()):     # a host sync: CPU only unless check_inputs=True
             raise ValueError("x contains non-finite values (nan or inf); lmKAN tables can only be looked up at "
                              "finite inputs")
+        if not self.extrapolate: x2 = x2.clamp(min=self.knots[0], max=self.knots[-1])   # constant beyond the outer knots
         impl = self.cpu_impl
         if impl == "auto":      # one CPU thread: the one-hot matmuls are faster in training at N_out >= 16, the gather otherwise
             training = torch.is_grad_enabled() and self.table.requires_grad
@@ -218,7 +220,7 @@ class LMKAN2D(nn.Module):
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, grid_size={self.grid_size}, "
-                f"init={self.init!r}, backend={self.backend!r}")
+                f"init={self.init!r}, extrapolate={self.extrapolate}, backend={self.backend!r}")
 
 # %% ../nbs/26_lmkan.ipynb #6c395b3b
 def hessian_penalty(table: torch.Tensor, knots: torch.Tensor) -> torch.Tensor:
@@ -257,7 +259,7 @@ def grow_grid(layer: LMKAN2D, grid_size: int) -> LMKAN2D:
         raise TypeError(f"grid_size must be an int, got {type(grid_size).__name__}")
     if grid_size < 3: raise ValueError(f"grid_size must be >= 3, got {grid_size}")
     new = LMKAN2D(layer.in_features, layer.out_features, grid_size, backend=layer.backend,
-                  check_inputs=layer.check_inputs, init=layer.init, cpu_impl=layer.cpu_impl)
+                  check_inputs=layer.check_inputs, init=layer.init, cpu_impl=layer.cpu_impl, extrapolate=layer.extrapolate)
     new = new.to(device=layer.table.device, dtype=layer.table.dtype)
     b = new.knots.to(layer.table.dtype)
     G1n, P = grid_size + 1, layer.in_features // 2

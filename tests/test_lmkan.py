@@ -275,3 +275,19 @@ def test_front_helpers():
     assert math.isclose(equal_flops_ratios([1, 100], [1.0, 0.01], [10], [0.05])[0], 0.5)
     assert math.isclose(front_slope([1, 10, 100], [1.0, 0.5, 0.25]), math.log10(0.5))
     assert math.isnan(front_slope([5, 5], [1.0, 0.5]))
+
+
+def test_no_extrapolation_clamps_to_the_outer_knots():
+    torch.manual_seed(0)
+    lay = LMKAN2D(4, 3, grid_size=6, extrapolate=False).double()
+    with torch.no_grad(): lay.table.normal_()
+    k = lay.knots
+    x = torch.tensor([[50.0, -50.0, 3.0, 0.1]], dtype=torch.float64)
+    xc = torch.tensor([[k[-1].item(), k[0].item(), min(3.0, k[-1].item()), 0.1]], dtype=torch.float64)
+    torch.testing.assert_close(lay(x), lay(xc))
+    ref = LMKAN2D(4, 3, grid_size=6).double()
+    ref.load_state_dict(lay.state_dict())
+    torch.testing.assert_close(lay(xc), ref(xc))                    # inside the grid: the same function
+    assert not torch.allclose(ref(x), lay(x))                       # outside: the paper's layer extrapolates
+    with pytest.raises(TypeError, match="extrapolate"):
+        LMKAN2D(4, 3, extrapolate=1)
