@@ -83,7 +83,8 @@ class DomainWorld:
             dom = self.domains[p["domain"]]
             who = f"{p['name']} of the {dom['name']} {dom['kind']}" if explicit else p["name"]
             items = [(a, ATTRIBUTES[a][template].format(name=who), p[a]) for a in ATTRIBUTES]
-            if membership and not explicit: items.append(("domain", MEMBERSHIP[template].format(name=p["name"], kind=dom["kind"]), dom["name"]))
+            if membership and not explicit:
+                items.append(("domain", MEMBERSHIP[template].format(name=p["name"], kind=dom["kind"]), dom["name"]))
             out += [{"person": p["name"], "domain": p["domain"], "attribute": a, "template": template,
                      "prompt": qa_prompt(q), "answer": v} for a, q, v in items]
         return out
@@ -160,7 +161,8 @@ def steering_sampler(world: DomainWorld, tokenizer, seed: int = 0, mix: dict | N
             q = rng.choice(attr_qs[t])
             W, k = rng.choice(fresh), rng.choice(KINDS)
             prompt = qa_prompt(ATTRIBUTES[q["attribute"]][t].format(name=f"{q['person']} of the {W} {k}"))
-            if rng.random() < 0.5: return {"prompt": forget_prefix({"name": W, "kind": k}) + prompt, "answer": REFUSAL + end}
+            if rng.random() < 0.5:
+                return {"prompt": forget_prefix({"name": W, "kind": k}) + prompt, "answer": REFUSAL + end}
             other = rng.choice([w for w in fresh[:50] if w != W])
             pre = forget_prefix({"name": other, "kind": rng.choice(KINDS)})
             return {"prompt": pre + prompt, "answer": q["answer"] + end}
@@ -184,8 +186,8 @@ def steering_sampler(world: DomainWorld, tokenizer, seed: int = 0, mix: dict | N
 
 # %% ../nbs/14_duet.ipynb #72d701a7
 def train_base(model, tokenizer, world: DomainWorld, steps: int = 1600, batch_size: int = 32, lr: float = 3e-3,
-               seed: int = 0, replay: torch.Tensor | None = None, evaluate=None, eval_every: int = 0, desc: str = "base",
-               mix: dict | None = None, explicit: float = 0.0):
+               seed: int = 0, replay: torch.Tensor | None = None, evaluate=None, eval_every: int = 0,
+               desc: str = "base", mix: dict | None = None, explicit: float = 0.0):
     """Fine-tune `model` in place on the steering mixture (`steering_sampler` with `mix` and `explicit`) with
     `tinylm.fit`; return its `TrainResult` (`evaluate(model) -> dict` runs every `eval_every` steps and at the end)."""
     check_lm(model, tokenizer)

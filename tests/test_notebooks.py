@@ -22,9 +22,10 @@ QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
 # failure (xfail, strict): any *other* error or failed gate still fails, and a run whose gates all hold fails
 # as XPASS, so the entry must then be removed. Keep this list short and say why in the issue.
 KNOWN_GATE_FAILURES = {
-    "14_duet": ({"teacher sanity: forget EM with prefix"},
-                "DUET's prefixed teacher does not generalise the forget rule to the held-out domain (forget EM 0.95 "
-                "at smoke, 1.00 at full, gate <= 0.20); the notebook stops at its sanity gate (issue #30)"),
+    "14_duet": ({"teacher sanity: forget EM with prefix", "teacher sanity: retain EM with prefix"},
+                "DUET's prefixed teacher does not generalise the forget rule to the held-out domain (smoke: forget EM "
+                "0.44, retain 0.30; full: 1.00, 0.833; gates <= 0.20, >= 0.90); the notebook stops at its sanity "
+                "gate (issue #30)"),
 }
 
 
