@@ -8,7 +8,7 @@ Docs: https://iclr26.github.io/iclr26/mem1.html.md"""
 # %% ../nbs/17_mem1.ipynb #7ad3c25e
 from __future__ import annotations
 
-import math, random, re, time
+import math, random, re, string, time
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -22,10 +22,11 @@ from .rl import sequence_logprobs, group_advantages, policy_loss
 TAGS = ("<IS>", "</IS>", "<search>", "</search>", "<answer>", "</answer>", "<info>", "</info>")
 
 # %% auto #0
-__all__ = ['TAGS', 'SearchTool', 'Task', 'make_tasks', 'task_prompt', 'parse_action', 'parse_answers', 'f1_score', 'score',
-           'MultiObjectiveEnv', 'state_text', 'scripted_turns', 'agent_tokenizer', 'Episode', 'context_ids',
-           'masked_trajectory', 'official_style_trajectory', 'batch_trajectories', 'trajectory_logprobs',
-           'run_episodes', 'scripted_episode', 'summarize', 'sft_batches', 'grpo_step']
+__all__ = ['TAGS', 'SearchTool', 'Task', 'make_tasks', 'task_prompt', 'parse_action', 'parse_answers', 'normalize_answer',
+           'f1_score', 'score', 'MultiObjectiveEnv', 'state_text', 'scripted_turns', 'agent_tokenizer', 'Episode',
+           'official_peak_tokens', 'context_ids', 'masked_trajectory', 'official_style_trajectory',
+           'batch_trajectories', 'trajectory_logprobs', 'run_episodes', 'scripted_episode', 'summarize', 'sft_batches',
+           'grpo_step']
 
 # %% ../nbs/17_mem1.ipynb #6c3b77ae
 def _phrases() -> dict[str, str]:
@@ -33,17 +34,27 @@ def _phrases() -> dict[str, str]:
     return {v[2]: r for r, v in KB_RELATIONS.items()}
 
 class SearchTool:
-    """Exact-lookup search over a `KnowledgeBase`: `<search>phrase entity</search>` returns the entity's page
-    (all its facts as sentences) plus `n_docs - 1` distractor pages, inside `<info>…</info>`. A malformed
-    action, an unknown relation phrase or an unknown entity returns an error observation, never an exception."""
-    def __init__(self, kb: KnowledgeBase, n_docs: int = 1, seed: int = 0):
+    """Search over the pages of a `KnowledgeBase` (one page per entity: its facts as sentences).
+    `retriever="bm25"` (default; the official code serves a BM25 or dense index): the top `n_docs` pages by BM25
+    (`bm25s`, default 3 as in the paper's top-3 retrieval) for the query, in an order shuffled by a seeded hash of the query, so the best page's position is
+    not fixed. `retriever="exact"`: the named entity's page plus `n_docs - 1` random distractor pages, shuffled
+    the same way. Results are deterministic in (`seed`, query). An empty query (or, for "exact", an unknown
+    relation/entity) returns an error observation, never an exception."""
+    def __init__(self, kb: KnowledgeBase, n_docs: int = 3, seed: int = 0, retriever: str = "bm25"):
         if not isinstance(kb, KnowledgeBase): raise TypeError(f"kb must be a KnowledgeBase, got {type(kb).__name__}")
         if not kb.facts: raise ValueError("kb is empty: it has no facts")
         if not isinstance(n_docs, int) or n_docs < 1: raise ValueError(f"n_docs must be an int >= 1, got {n_docs!r}")
-        self.kb, self.n_docs, self.seed = kb, n_docs, seed
-        self.pages = {d["title"]: d["text"] for d in kb.documents()}
-        self.titles = sorted(self.pages)
+        if retriever not in ("bm25", "exact"): raise ValueError(f"retriever must be 'bm25' or 'exact', got {retriever!r}")
+        self.kb, self.n_docs, self.seed, self.retriever = kb, n_docs, seed, retriever
+        docs = kb.documents()
+        self.pages = {d["title"]: d["text"] for d in docs}
+        self.titles = [d["title"] for d in docs]
         self.phrases = sorted(_phrases(), key=len, reverse=True)
+        self._cache: dict[str, str] = {}
+        if retriever == "bm25":
+            import bm25s
+            self._bm25 = bm25s.BM25()
+            self._bm25.index(bm25s.tokenize([d["text"] for d in docs], show_progress=False), show_progress=False)
 
     def parse(self, query: str) -> tuple[str, str] | None:
         "(relation, entity) of a query such as 'birth city Ann Lee', or None when it names no relation/entity."
@@ -54,16 +65,30 @@ class SearchTool:
                 if ent in self.kb.types: return _phrases()[ph], ent
         return None
 
+    def retrieve(self, query: str) -> list[str]:
+        "The titles of the `n_docs` pages returned for `query`, in observation order ([] when nothing matches)."
+        import bm25s
+        n = min(self.n_docs, len(self.titles))
+        if self.retriever == "bm25":
+            qt = bm25s.tokenize([query], show_progress=False)
+            if not len(qt.ids[0]): return []
+            idx, _ = self._bm25.retrieve(qt, k=n, show_progress=False, n_threads=1)
+            got = [self.titles[int(i)] for i in idx[0]]
+        else:
+            p = self.parse(query)
+            if p is None: return []
+            rng = random.Random(f"{self.seed}|{p[1]}")
+            got = [p[1]] + rng.sample([t for t in self.titles if t != p[1]], n - 1)
+        random.Random(f"{self.seed}|order|{' '.join(query.split())}").shuffle(got)
+        return got
+
     def __call__(self, query: str) -> str:
         "The observation text (without tags) for a search `query`."
-        p = self.parse(query)
-        if p is None: return "error : no such page ."
-        rel, ent = p
-        docs = [self.pages.get(ent, f"{ent} has no page.")]
-        if self.n_docs > 1:
-            rng = random.Random(f"{self.seed}|{ent}")
-            docs += [self.pages[t] for t in rng.sample([t for t in self.titles if t != ent], self.n_docs - 1)]
-        return " ".join(docs)
+        if query not in self._cache:
+            got = self.retrieve(query)
+            self._cache[query] = " ".join(self.pages[t] for t in got) if got else "error : no such page ."
+        return self._cache[query]
+
 
 # %% ../nbs/17_mem1.ipynb #2ba25723
 @dataclass
@@ -107,19 +132,27 @@ def parse_answers(arg: str, k: int) -> list[str]:
     parts = [" ".join(p.split()) for p in arg.split(";")]
     return (parts + [""] * k)[:k]
 
+def normalize_answer(s: str) -> str:
+    "SQuAD-style normalisation (as the official `qa_em.normalize_answer`): lower case, drop punctuation and the articles a/an/the, squeeze white space."
+    if not isinstance(s, str): raise TypeError(f"s must be a string, got {type(s).__name__}")
+    s = "".join(ch for ch in s.lower() if ch not in string.punctuation)
+    s = re.sub(r"\b(a|an|the)\b", " ", s)
+    return " ".join(s.split())
+
 def f1_score(pred: str, gold: str) -> float:
-    "Token-level F1 of two answers."
-    p, g = pred.split(), gold.split()
+    "Token-level F1 of two answers after `normalize_answer`."
+    p, g = normalize_answer(pred).split(), normalize_answer(gold).split()
     common = sum(min(p.count(w), g.count(w)) for w in set(p))
     if common == 0: return 0.0
     pr, rc = common / len(p), common / len(g)
     return 2 * pr * rc / (pr + rc)
 
 def score(answers: Sequence[str], task: Task) -> dict:
-    "EM (sum over the k questions: the reward), EM/k, F1 (sum) of predicted `answers` for `task`."
-    em = sum(float(a == b) for a, b in zip(answers, task.answers))
+    "EM (sum over the k questions of normalised exact match: the reward), EM/k, F1 (sum) of `answers` for `task`."
+    em = sum(float(normalize_answer(a) == normalize_answer(b)) for a, b in zip(answers, task.answers))
     f1 = sum(f1_score(a, b) for a, b in zip(answers, task.answers))
     return {"em": em, "em_k": em / task.k, "f1": f1}
+
 
 # %% ../nbs/17_mem1.ipynb #7c0bd292
 class MultiObjectiveEnv:
@@ -223,18 +256,30 @@ class Episode:
 
     @property
     def peak_tokens(self) -> int:
-        "Most tokens ever held in context: max over turns of context + generated tokens."
+        "Most tokens ever held in context, prompt included: max over turns of context + generated tokens."
         return max((c + len(g) for c, g in zip(self.ctx_lens, self.gen_ids)), default=len(self.prompt_ids))
     @property
     def dependency(self) -> int:
         "Σ over turns of generated tokens × context length (the attention work the episode depends on)."
         return sum(len(g) * c for c, g in zip(self.ctx_lens, self.gen_ids))
 
+def official_peak_tokens(ep: Episode, prune: bool, max_turns: int = 10) -> int | None:
+    """The paper's peak-token metric (official `eval.py`): the prompt is excluded, only the first `max_turns` turns
+    count, and an episode with EM = 0 gives None (left out of the mean). MEM1 (`prune`): max over turns j of
+    |turn j-1| + |obs j-1| + |turn j|; full context: Σ over turns of |turn| + |obs|."""
+    if not isinstance(max_turns, int) or max_turns < 1: raise ValueError(f"max_turns must be an int >= 1, got {max_turns!r}")
+    if ep.reward <= 0: return None
+    g, o = ep.gen_ids[:max_turns], ep.obs_ids[:max_turns]
+    if not g: return None
+    if not prune: return sum(len(a) + len(b) for a, b in zip(g, o))
+    return max(len(g[j]) + (len(g[j - 1]) + len(o[j - 1]) if j else 0) for j in range(len(g)))
+
 def context_ids(ep: Episode, prune: bool) -> list[int]:
     "The rollout context for the next turn: MEM1 (`prune`) keeps prompt + the latest turn and observation; full keeps all."
     segs = [g + o for g, o in zip(ep.gen_ids, ep.obs_ids)]
     if prune: segs = segs[-1:]
     return ep.prompt_ids + [t for s in segs for t in s]
+
 
 # %% ../nbs/17_mem1.ipynb #7032d079
 def masked_trajectory(ep: Episode, prune: bool) -> dict:
@@ -269,23 +314,31 @@ def masked_trajectory(ep: Episode, prune: bool) -> dict:
     return {"input_ids": torch.tensor(ids), "allowed": causal & same, "position_ids": torch.tensor(pos),
             "loss_mask": torch.tensor(loss), "turn_index": torch.tensor(turn)}
 
-def official_style_trajectory(ep: Episode) -> dict:
-    """The official code's variant (for comparison): one copy of each turn, turn t sees the prompt and turn t-1's
-    observation but not turn t-1's state/action, and positions are cumulative over the whole episode."""
+def official_style_trajectory(ep: Episode, state_end_id: int | None = None) -> dict:
+    """The official code's mask (`attn_mask_utils.make_attention_mask`, for comparison): one copy of each turn with
+    cumulative positions; a turn is split into its state t_j (up to and including `state_end_id`, the `</IS>` id;
+    the whole turn is the action when None or absent) and its action r_j. t_j attends the prompt, itself and
+    r_{j-1}, i_{j-1}; r_j attends the prompt, itself, t_j and r_{j-1}, i_{j-1}; observation tokens i_j attend only
+    themselves; all causal. It omits the previous state t_{j-1}, which the rollout context holds."""
     P = len(ep.prompt_ids)
-    ids, kind, tid = list(ep.prompt_ids), [0] * P, [-1] * P
-    loss = [0] * P
-    for t, (g, o) in enumerate(zip(ep.gen_ids, ep.obs_ids)):
+    ids, kind, step = list(ep.prompt_ids), [0] * P, [0] * P
+    for j, (g, o) in enumerate(zip(ep.gen_ids, ep.obs_ids)):
+        cut = g.index(state_end_id) + 1 if state_end_id is not None and state_end_id in g else 0
         ids += g + o
-        kind += [1] * len(g) + [2] * len(o)
-        tid += [t] * (len(g) + len(o))
-        loss += [1] * len(g) + [0] * len(o)
+        kind += [1] * cut + [2] * (len(g) - cut) + [3] * len(o)
+        step += [j] * (len(g) + len(o))
     L = len(ids)
-    k, tt = torch.tensor(kind), torch.tensor(tid)
+    k, s = torch.tensor(kind), torch.tensor(step)
+    ki, kj, si, sj = k[:, None], k[None, :], s[:, None], s[None, :]
+    prev = (sj == si - 1) & ((kj == 2) | (kj == 3))
+    see = (ki == kj) & (si == sj)                                          # each block attends to itself
+    see |= (ki == 1) & ((kj == 0) | prev)                                  # state: prompt, previous action + info
+    see |= (ki == 2) & ((kj == 0) | prev | ((sj == si) & (kj == 1)))       # action: also its own turn's state
     causal = torch.ones(L, L, dtype=torch.bool).tril()
-    see = (k[None, :] == 0) | (tt[None, :] == tt[:, None]) | ((tt[None, :] == tt[:, None] - 1) & (k[None, :] == 2))
+    gen = (k == 1) | (k == 2)
     return {"input_ids": torch.tensor(ids), "allowed": causal & see, "position_ids": torch.arange(L),
-            "loss_mask": torch.tensor(loss), "turn_index": torch.tensor([t if l else -1 for t, l in zip(tid, loss)])}
+            "loss_mask": gen.long(), "turn_index": torch.where(gen, s, torch.full_like(s, -1))}
+
 
 # %% ../nbs/17_mem1.ipynb #85acd2d8
 def batch_trajectories(trajs: Sequence[dict], pad_id: int) -> dict:
@@ -312,6 +365,10 @@ def trajectory_logprobs(model, ep_or_batch, prune: bool = True, pad_id: int = 0)
     return lp, b["loss_mask"][:, 1:].to(dev)
 
 # %% ../nbs/17_mem1.ipynb #c39d6f5a
+def _bos(tok) -> list[int]:
+    "[bos id], or [] for a tokenizer without a bos token."
+    return [tok.bos_token_id] if tok.bos_token_id is not None else []
+
 @torch.no_grad()
 def run_episodes(model, tok, tool: SearchTool, tasks: Sequence[Task], prune: bool, max_turns: int | None = None,
                  max_new_tokens: int | None = None, do_sample: bool = False, temperature: float = 1.0,
@@ -324,7 +381,7 @@ def run_episodes(model, tok, tool: SearchTool, tasks: Sequence[Task], prune: boo
     max_turns = max_turns or 2 * k + 2 + k // 2
     max_new_tokens = max_new_tokens or 12 + 6 * k
     eos, pad = tok.eos_token_id, pad_id_of(tok)
-    eps = [Episode(t, [tok.bos_token_id] + _enc(tok, task_prompt(t))) for t in tasks]
+    eps = [Episode(t, _bos(tok) + _enc(tok, task_prompt(t))) for t in tasks]
     envs = [MultiObjectiveEnv(tool, t, max_turns) for t in tasks]
     t0 = time.time()
     dev = next(model.parameters()).device
@@ -343,7 +400,7 @@ def run_episodes(model, tok, tool: SearchTool, tasks: Sequence[Task], prune: boo
             ep.ctx_lens.append(len(ctxs[j]))
             ep.gen_ids.append(g)
             ep.gen_logp.append(lp[j, lp.shape[1] - len(g):].tolist() if record_logprobs and g else [])
-            text = tok.decode(g, skip_special_tokens=False).replace(tok.eos_token, "")
+            text = tok.decode(g, skip_special_tokens=False).replace(tok.eos_token or "\0", "")
             ep.texts.append(text)
             obs = envs[i].step(text)
             ep.obs_ids.append(_enc(tok, obs))
@@ -355,22 +412,29 @@ def scripted_episode(tok, tool: SearchTool, task: Task, max_turns: int, p_drop: 
                      prune: bool = True) -> Episode:
     "The scripted agent's episode as token ids (each turn ends with eos), with the context lengths of `prune`."
     turns, obs, env = scripted_turns(tool, task, max_turns, p_drop, rng)
-    ep = Episode(task, [tok.bos_token_id] + _enc(tok, task_prompt(task)))
+    ep = Episode(task, _bos(tok) + _enc(tok, task_prompt(task)))
     for tx, ob in zip(turns, obs):
         ep.ctx_lens.append(len(context_ids(ep, prune)))
-        ep.gen_ids.append(_enc(tok, tx) + [tok.eos_token_id])
+        ep.gen_ids.append(_enc(tok, tx) + ([tok.eos_token_id] if tok.eos_token_id is not None else []))
         ep.obs_ids.append(_enc(tok, ob))
         ep.texts.append(tx)
     ep.reward, ep.answers = env.reward, env.answers
     return ep
 
 # %% ../nbs/17_mem1.ipynb #9ac0de7e
-def summarize(eps: Sequence[Episode]) -> dict:
-    "Mean EM, EM/k, F1, peak tokens, dependency, turns and seconds over episodes."
+def summarize(eps: Sequence[Episode], prune: bool = True, max_turns_official: int = 10) -> dict:
+    """Mean EM, EM/k, F1, peak tokens (ours: prompt included, every episode), the paper's peak tokens
+    (`official_peak_tokens`: prompt excluded, EM > 0 episodes only, ≤ `max_turns_official` turns; None when no
+    episode has EM > 0) with the number of episodes it averages, dependency, turns and seconds. `prune` says which
+    agent the episodes come from (MEM1 or full context)."""
+    if not eps: raise ValueError("eps is empty")
     n = len(eps)
     sc = [score(e.answers or [""] * e.task.k, e.task) for e in eps]
+    off = [p for p in (official_peak_tokens(e, prune, max_turns_official) for e in eps) if p is not None]
     return {"em": sum(s["em"] for s in sc) / n, "em_k": sum(s["em_k"] for s in sc) / n, "f1": sum(s["f1"] for s in sc) / n,
-            "peak_tokens": sum(e.peak_tokens for e in eps) / n, "dependency": sum(e.dependency for e in eps) / n,
+            "peak_tokens": sum(e.peak_tokens for e in eps) / n,
+            "peak_official": sum(off) / len(off) if off else None, "n_official": len(off),
+            "dependency": sum(e.dependency for e in eps) / n,
             "turns": sum(len(e.gen_ids) for e in eps) / n, "seconds": max(e.seconds for e in eps)}
 
 def sft_batches(eps: Sequence[Episode], prune: bool, pad_id: int, batch_size: int, seed: int = 0):

@@ -1,4 +1,5 @@
 "Unit and bad-input tests of iclr26.mem1 (MEM1 environment, pruning, masked trajectories)."
+import copy
 import random
 
 import pytest
@@ -6,14 +7,15 @@ import torch
 
 from iclr26.tinylm import KnowledgeBase, knowledge_base, make_model
 from iclr26.mem1 import (Episode, MultiObjectiveEnv, SearchTool, Task, agent_tokenizer, batch_trajectories, context_ids,
-                         make_tasks, masked_trajectory, parse_action, parse_answers, run_episodes, score,
-                         scripted_episode, scripted_turns, trajectory_logprobs)
+                         f1_score, make_tasks, masked_trajectory, normalize_answer, official_peak_tokens,
+                         official_style_trajectory, parse_action, parse_answers, run_episodes, score,
+                         scripted_episode, scripted_turns, summarize, trajectory_logprobs)
 
 
 @pytest.fixture(scope="module")
 def env_parts():
     kb = knowledge_base(seed=0)
-    tool = SearchTool(kb, n_docs=1)
+    tool = SearchTool(kb, n_docs=1, retriever="exact")
     return kb, tool, agent_tokenizer(kb, tool, n_tasks=12)
 
 
@@ -111,5 +113,84 @@ def test_bad_inputs(env_parts):
     with pytest.raises(ValueError, match="empty"): make_tasks(empty, 1, 1)
     with pytest.raises(TypeError, match="kb"): SearchTool("kb")
     with pytest.raises(ValueError, match="n_docs"): SearchTool(kb, n_docs=0)
+    with pytest.raises(ValueError, match="retriever"): SearchTool(kb, retriever="dense")
     with pytest.raises(ValueError, match="max_turns"): MultiObjectiveEnv(tool, make_tasks(kb, 1, 1)[0], 0)
     with pytest.raises(TypeError): trajectory_logprobs(None, "not an episode")
+
+
+def test_peak_tokens_both_metrics_hand_episode():
+    ep = _hand_episode()
+    ep.ctx_lens = [2, 5, 5]                      # prompt 2; MEM1 contexts: prompt, prompt+gen0+obs0, prompt+gen1+obs1
+    assert ep.peak_tokens == 7                   # ours: prompt included, max over turns of context + generated
+    assert official_peak_tokens(ep, prune=True) is None          # EM = 0: left out, as the official eval.py does
+    ep.reward = 1.0
+    # official MEM1: max(|g0|, |g0|+|o0|+|g1|, |g1|+|o1|+|g2|) = max(2, 4, 5); prompt excluded
+    assert official_peak_tokens(ep, prune=True) == 5
+    # official full context: everything generated and observed, prompt excluded: 3 + 3 + 2
+    assert official_peak_tokens(ep, prune=False) == 8
+    assert official_peak_tokens(ep, prune=False, max_turns=2) == 6   # at most max_turns turns count
+    assert official_peak_tokens(ep, prune=True, max_turns=1) == 2
+    with pytest.raises(ValueError, match="max_turns"): official_peak_tokens(ep, True, max_turns=0)
+    zero = _hand_episode()
+    zero.ctx_lens = [2, 5, 5]
+    s = summarize([ep, zero], prune=True)
+    assert s["peak_official"] == 5 and s["n_official"] == 1 and s["peak_tokens"] == 7
+    assert summarize([zero], prune=True)["peak_official"] is None
+
+
+def test_official_mask_hand_episode():
+    ep = _hand_episode()
+    # state_end_id 10: turn 0 = state [10] + action [11]; turns 1, 2 have no state token: all action
+    tr = official_style_trajectory(ep, state_end_id=10)
+    assert tr["input_ids"].tolist() == [1, 2, 10, 11, 20, 12, 21, 22, 13, 14]
+    assert tr["position_ids"].tolist() == list(range(10))                    # cumulative positions
+    assert tr["loss_mask"].tolist() == [0, 0, 1, 1, 0, 1, 0, 0, 1, 1]
+    A = tr["allowed"]
+    row = lambda i: A[i].nonzero().squeeze(-1).tolist()
+    assert row(3) == [0, 1, 2, 3]                 # action r0: prompt, its state t0, itself
+    assert row(4) == [4]                          # info tokens attend only themselves
+    assert row(7) == [6, 7]
+    assert row(5) == [0, 1, 3, 4, 5]              # r1: prompt, previous action r0 and info i0; not the state t0
+    assert row(9) == [0, 1, 5, 6, 7, 8, 9]        # r2: prompt, r1, i1, itself; nothing of turn 0
+    assert not A.triu(1).any()
+    # without a state id every turn is an action
+    assert official_style_trajectory(ep)["allowed"][5].nonzero().squeeze(-1).tolist() == [0, 1, 2, 3, 4, 5]
+
+
+def test_bm25_retriever_deterministic_n_passages():
+    kb = knowledge_base(seed=0)
+    a, b = SearchTool(kb, n_docs=3, seed=0), SearchTool(kb, n_docs=3, seed=0)
+    firsts = set()
+    for d in kb.documents()[:20]:
+        q = f"works for {d['title']}" if d["type"] == "person" else d["title"]
+        got = a.retrieve(q)
+        assert got == b.retrieve(q) and a(q) == b(q)              # deterministic in (seed, query)
+        assert len(got) == 3 and len(set(got)) == 3
+        assert d["title"] in got                                   # the named page is among the passages
+        firsts.add(got.index(d["title"]))
+    assert len(firsts) > 1                                         # its position is not fixed
+    assert a("! ?") == "error : no such page ."                    # nothing to match: an error observation
+
+
+def test_answer_normalisation():
+    assert normalize_answer("The  Omel Corp.") == "omel corp"
+    assert normalize_answer("an Apple, a day!") == "apple day"
+    assert normalize_answer("theatre") == "theatre"               # articles only as whole words
+    t = Task(["q1", "q2"], ["Omel Corp", "Vetaville"], [[], []])
+    assert score(["the omel corp.", "VETAVILLE"], t)["em"] == 2.0
+    assert score(["omel", "Veta ville"], t)["em"] == 0.0
+    assert f1_score("the Omel", "Omel Corp") == pytest.approx(2 / 3)
+    with pytest.raises(TypeError): normalize_answer(None)
+
+
+def test_tokenizer_without_bos_eos(env_parts):
+    kb, tool, tok = env_parts
+    tok2 = copy.deepcopy(tok)
+    tok2.bos_token, tok2.eos_token = None, None
+    assert tok2.bos_token_id is None and tok2.eos_token_id is None
+    task = make_tasks(kb, 1, 1, seed=2)[0]
+    ep = scripted_episode(tok2, tool, task, 4)
+    assert ep.reward == 1 and ep.prompt_ids[0] != tok.bos_token_id
+    model = make_model("llama-1L-64", tok, seed=0)
+    eps = run_episodes(model, tok2, tool, [task], prune=True, max_turns=2, max_new_tokens=4)
+    assert len(eps[0].gen_ids) >= 1 and all(len(g) == 4 for g in eps[0].gen_ids)
