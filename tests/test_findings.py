@@ -39,10 +39,12 @@ def result_key(nb: dict) -> str | None:
 
 def renderings(v: float) -> set[str]:
     "The ways a number is written in prose: 2-3 significant figures or decimals, a percentage for fractions."
-    if float(v).is_integer() and abs(v) < 1e6: return {f"{int(v)}", f"{v:.1f}", f"{v:.2f}", f"{int(v):,}"}
+    if float(v).is_integer() and abs(v) < 1e6:
+        out = {f"{int(v)}", f"{v:.1f}", f"{v:.2f}", f"{int(v):,}"}
+        return out | {s.replace("-", "−") for s in out}   # a typographic minus
     out = {f"{v:.2f}", f"{v:.3f}", f"{v:.2g}", f"{v:.3g}", f"{v:.1f}"}
     if abs(v) < 1: out |= {f"{100 * v:.0f} %", f"{100 * v:.0f}%", f"{100 * v:.1f} %", f"{100 * v:.1f}%"}
-    out |= {s.replace("-", "−") for s in out}   # a typographic minus
+    out |= {s.replace("-", "−") for s in out}
     return {s for s in out if len(s.strip("-−0.")) >= 1 and len(s) >= 2 or s.lstrip("-−").isdigit()}
 
 
@@ -80,5 +82,5 @@ def test_what_we_found_describes_the_committed_full_run(nb_path, result_path):
 
 def test_mentions_reads_prose_numbers():
     assert mentions("the ratio is 0.85 here", 0.8482) and mentions("slope −0.61", -0.6053)
-    assert mentions("lookup 66 % exact", 0.664) and mentions("2 of 3 seeds", 2)
+    assert mentions("lookup 66 % exact", 0.664) and mentions("2 of 3 seeds", 2) and mentions("Spearman −1", -1.0)
     assert not mentions("the ratio is 10.85", 0.8482) and not mentions("0.851", 0.8482)
