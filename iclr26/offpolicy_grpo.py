@@ -14,15 +14,16 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import torch
 
+from . import zoo
 from .core import progress
 from .rl import (RLConfig, StaleSampler, clip_objective, completion_logprobs, grpo_train, group_advantages,
                        zero_variance_mask)
-from .tinylm import arithmetic, arithmetic_reward, cached_model, char_tokenizer, generate, make_model, train_sft
+from .tinylm import arithmetic, arithmetic_reward, cached_model, generate, train_sft
 
 # %% auto #0
 __all__ = ['VARIANTS', 'tv_distance', 'improvement_bound', 'random_bandits', 'check_bound_on_bandits', 'offpolicy_clip_objective',
            'sync_schedule', 'offpolicy_config', 'VariantResult', 'greedy_accuracy', 'train_variant', 'addition_split',
-           'sft_warm_start']
+           'sft_warm_start', 'paired_ci']
 
 # %% ../nbs/18_offpolicy_grpo.ipynb #a925e85c
 def _check_probs(name: str, p: torch.Tensor) -> torch.Tensor:
@@ -197,24 +198,37 @@ def addition_split(max_value: int = 29, n_test: int = 200, n_val: int = 100, see
     random.Random(seed).shuffle(recs)
     return {"test": recs[:n_test], "val": recs[n_test:n_test + n_val], "train": recs[n_test + n_val:]}
 
-def sft_warm_start(split: Mapping[str, Sequence[Mapping]], target: float = 0.3, max_chunks: int = 24, chunk_steps: int = 50,
-                   size: str = "llama-1L-64", lr: float = 3e-3, batch_size: int = 32, seed: int = 0, cache: bool = True):
-    """(model, tokenizer, info): a `size` Llama SFT-trained on `split['train']` in chunks of `chunk_steps` until its greedy
-    accuracy on `split['val']` reaches `target` (or `max_chunks` chunks); cached by its settings and data."""
-    if not 0 < target <= 1: raise ValueError(f"target must be in (0, 1], got {target}")
-    tok = char_tokenizer(alphabet="0123456789+=")
+def sft_warm_start(split: Mapping[str, Sequence[Mapping]], steps: int = 400, base: str = "small", lr: float = 3e-3,
+                   batch_size: int = 32, seed: int = 0, cache: bool = True):
+    """(model, tokenizer, info): zoo model `base` SFT-trained on `split['train']` for exactly `steps` steps (constant
+    `lr`, batch `batch_size`, batches drawn by `seed`; no stopping rule, so the weights depend only on the arguments);
+    cached by its settings and data."""
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1: raise ValueError(f"steps must be an int >= 1, got {steps!r}")
+    if not lr > 0: raise ValueError(f"lr must be > 0, got {lr}")
+    zoo.check_name(base)
     def build():
-        m = make_model(size, tok, seed=seed)
-        t0, hist = time.time(), []
-        for c in range(max_chunks):
-            train_sft(m, tok, split["train"], steps=chunk_steps, batch_size=batch_size, lr=lr, warmup=5, schedule="constant",
-                      seed=seed * 1000 + c, desc=f"sft chunk {c + 1}")
-            hist.append(greedy_accuracy(m, tok, split["val"]))
-            if hist[-1] >= target: break
-        return m, tok, {"val_curve": hist, "sft_steps": chunk_steps * len(hist), "sft_seconds": time.time() - t0}
+        torch.manual_seed(seed)
+        m, tok = zoo.load(base)
+        t0 = time.time()
+        train_sft(m, tok, split["train"], steps=steps, batch_size=batch_size, lr=lr, warmup=5, schedule="constant",
+                  seed=seed, desc="sft", log_every=max(steps, 10))
+        m.eval()
+        return m, tok, {"sft_steps": steps, "sft_seconds": time.time() - t0, "base": base}
     if not cache: return build()
     spec = {"task": "addition", "prompts": [r["prompt"] for r in split["train"]][:50], "n_train": len(split["train"]),
-            "val": [r["prompt"] for r in split["val"]], "target": target, "max_chunks": max_chunks, "chunk_steps": chunk_steps,
-            "size": size, "lr": lr, "batch_size": batch_size, "seed": seed}
+            "base": base, "steps": steps, "lr": lr, "batch_size": batch_size, "seed": seed, "version": 2}
     m, t, info = cached_model("offpolicy-grpo-sft", spec, build)
-    return m.eval(), tok, info
+    return m.eval(), t, info
+
+def paired_ci(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> dict:
+    """Paired difference a − b over seeds: per-seed `diffs`, `mean`, and the Student-t `level` confidence interval
+    (`lo`, `hi`; NaN with one seed)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1 or len(a) < 1: raise ValueError(f"a and b must be 1-d of one length >= 1, got {a.shape}, {b.shape}")
+    if not 0 < level < 1: raise ValueError(f"level must be in (0, 1), got {level}")
+    from scipy.stats import t as student_t
+    d = a - b
+    n, m = len(d), float(d.mean())
+    half = float(student_t.ppf(0.5 + level / 2, n - 1) * d.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+    return {"diffs": d.tolist(), "mean": m, "lo": m - half, "hi": m + half, "n": n, "level": level}
+

@@ -120,3 +120,33 @@ def test_variants_and_split():
     assert len(sp["train"]) == 70
     prompts = [r["prompt"] for s in sp.values() for r in s]
     assert len(set(prompts)) == 100
+
+
+def test_paired_ci_hand_values_and_bad_input():
+    from iclr26.offpolicy_grpo import paired_ci
+    c = paired_ci([3.0, 5.0, 4.0], [1.0, 2.0, 3.0])
+    assert c["diffs"] == [2.0, 3.0, 1.0] and c["mean"] == pytest.approx(2.0)
+    assert c["hi"] - c["mean"] == pytest.approx(4.302652729911275 / math.sqrt(3))   # t_{0.975,2} * sd(=1) / sqrt(3)
+    assert c["lo"] == pytest.approx(2 * c["mean"] - c["hi"])
+    assert math.isnan(paired_ci([1.0], [0.0])["lo"])
+    with pytest.raises(ValueError, match="one length"): paired_ci([1.0], [1.0, 2.0])
+    with pytest.raises(ValueError, match="level"): paired_ci([1.0, 2.0], [1.0, 2.0], level=1.5)
+
+
+def test_fixed_step_sft_is_deterministic_under_a_seed():
+    from iclr26.offpolicy_grpo import sft_warm_start
+    torch.set_num_threads(1)
+    split = addition_split(6, 10, 5, seed=0)
+    (m1, _, i1), (m2, _, i2) = (sft_warm_start(split, steps=6, base="draft", seed=3, cache=False) for _ in range(2))
+    assert i1["sft_steps"] == i2["sft_steps"] == 6
+    s1, s2 = m1.state_dict(), m2.state_dict()
+    assert all(torch.equal(s1[k], s2[k]) for k in s1)
+    m3, _, _ = sft_warm_start(split, steps=6, base="draft", seed=4, cache=False)
+    assert not all(torch.equal(s1[k], m3.state_dict()[k]) for k in s1)       # the seed matters
+
+
+def test_sft_warm_start_bad_input():
+    from iclr26.offpolicy_grpo import sft_warm_start
+    split = addition_split(6, 10, 5, seed=0)
+    with pytest.raises(ValueError, match="steps"): sft_warm_start(split, steps=0, cache=False)
+    with pytest.raises(ValueError): sft_warm_start(split, steps=2, base="no-such-model", cache=False)
