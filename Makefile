@@ -7,9 +7,10 @@
 #   make test-fast  lint, then every test but the notebook runs, the docs site and the tests marked slow
 #                   (pytest -m "not notebook and not docs and not slow"; a few minutes on 2 cores)
 #   make lint       ruff check: the settings and the baseline of not-yet-formatted files are in pyproject.toml
-#   make format     split every `;` chain in nbs/, kernels/, tests/ (.ci/split_semicolons.py), then list what ruff
-#                   still finds without the baseline (long lines need a person); delete a file's baseline entry
-#                   in pyproject.toml once it is clean
+#   make format     split every `;` chain in nbs/, kernels/, tests/ (.ci/split_semicolons.py), wrap every line over
+#                   120 characters that can be wrapped without changing the syntax tree (.ci/wrap_lines.py), then
+#                   list what ruff still finds without the baseline (a triple-quoted line needs a person); delete a
+#                   file's baseline entry in pyproject.toml once it is clean
 #   make gpu-check  on a CUDA machine: every kernel's compiled tests and its benchmark, in <= 8 minutes, one JSON each
 #                   in results/gpu/ (kernels/gpu_check.py); it uses $(GPU_PY), the .venv's python if there is one
 #                   (with a CUDA torch and this package installed), else python3. `--tiny` is its CPU dry run.
@@ -90,6 +91,7 @@ lint: install
 
 format: install
 	$(PY) .ci/split_semicolons.py nbs kernels tests .ci
+	$(PY) .ci/wrap_lines.py nbs kernels tests .ci
 	@echo "left without the baseline (fix by hand, then trim [tool.ruff.lint.per-file-ignores]):"
 	@$(VENV)/bin/ruff check --statistics --config '$(NOBASELINE)' . || true
 

@@ -29,14 +29,16 @@ __all__ = ['EXPAND_ITERS', 'sign_pm', 'bcq_greedy', 'bcq_fit_scales', 'sign_patt
 def _check_groups(w: torch.Tensor, name: str = "w") -> None:
     if not isinstance(w, torch.Tensor): raise TypeError(f"{name} must be a torch.Tensor, got {type(w).__name__}")
     if not w.is_floating_point(): raise TypeError(f"{name} must be floating point, got {w.dtype}")
-    if w.dim() < 1 or w.shape[-1] < 1: raise ValueError(f"{name} must have a non-empty last dimension (the group), got shape {tuple(w.shape)}")
+    if w.dim() < 1 or w.shape[-1] < 1:
+        raise ValueError(f"{name} must have a non-empty last dimension (the group), got shape {tuple(w.shape)}")
 
 def sign_pm(x: torch.Tensor) -> torch.Tensor:
     "Elementwise sign in {-1, +1} (zero maps to +1)."
     return torch.where(x >= 0, 1.0, -1.0).to(x.dtype)
 
 def bcq_greedy(w: torch.Tensor, p: int) -> tuple[torch.Tensor, torch.Tensor]:
-    "Greedy BCQ of groups `w` (..., g): planes `B` (..., p, g) in {-1,+1} and scales `alpha` (..., p), alpha_i = mean|r|."
+    ("Greedy BCQ of groups `w` (..., g): planes `B` (..., p, g) in {-1,+1} and scales `alpha` (..., p), alpha_i = "
+     "mean|r|.")
     _check_groups(w)
     p = check_int("p", p, 1)
     r, Bs, As = w.clone(), [], []
@@ -48,10 +50,18 @@ def bcq_greedy(w: torch.Tensor, p: int) -> tuple[torch.Tensor, torch.Tensor]:
         r = r - a[..., None] * b
     return torch.stack(Bs, -2), torch.stack(As, -1)
 
-def bcq_fit_scales(w: torch.Tensor, B: torch.Tensor, offset: bool = True, ridge: float = 1e-10) -> tuple[torch.Tensor, torch.Tensor | None]:
-    "Least-squares scales (and offset) of planes `B` (..., p, g) for groups `w` (..., g): `(alpha (..., p), beta (...) or None)`."
+def bcq_fit_scales(
+    w: torch.Tensor, B: torch.Tensor, offset: bool = True, ridge: float = 1e-10
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    ("Least-squares scales (and offset) of planes `B` (..., p, g) for groups `w` (..., g): `(alpha (..., p), beta "
+     "(...) or None)`.")
     _check_groups(w)
-    if not isinstance(B, torch.Tensor) or B.dim() != w.dim() + 1 or B.shape[:-2] != w.shape[:-1] or B.shape[-1] != w.shape[-1]:
+    if (
+        not isinstance(B, torch.Tensor)
+        or B.dim() != w.dim() + 1
+        or B.shape[:-2] != w.shape[:-1]
+        or B.shape[-1] != w.shape[-1]
+    ):
         raise ValueError(f"B must have shape {(*w.shape[:-1], 'p', w.shape[-1])}, got {tuple(getattr(B, 'shape', ()))}")
     A = B.double().transpose(-1, -2)                                         # (..., g, p)
     if offset: A = torch.cat([A, torch.ones_like(A[..., :1])], -1)
@@ -81,8 +91,11 @@ def bcq_reconstruct(B: torch.Tensor, alpha: torch.Tensor, beta: torch.Tensor | N
     w = (alpha[..., None] * B).sum(-2)
     return w + beta[..., None] if beta is not None else w
 
-def bcq_quantize(w: torch.Tensor, p: int, iters: int = 15, offset: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-    "p-bit BCQ of groups `w` (..., g): greedy init, least-squares scales, then `iters` rounds of (nearest codes, scales)."
+def bcq_quantize(
+    w: torch.Tensor, p: int, iters: int = 15, offset: bool = True
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    ("p-bit BCQ of groups `w` (..., g): greedy init, least-squares scales, then `iters` rounds of (nearest codes, "
+     "scales).")
     _check_groups(w)
     p = check_int("p", p, 1)
     iters = check_int("iters", iters, 0)
@@ -96,7 +109,8 @@ def bcq_quantize(w: torch.Tensor, p: int, iters: int = 15, offset: bool = True) 
 # %% ../nbs/28_anybcq.ipynb #ff9d0f36
 @dataclass
 class BCQCode:
-    "A multi-precision BCQ code of a weight `(N, K)` in groups of `group_size` inputs: shared planes, one scale set per precision."
+    ("A multi-precision BCQ code of a weight `(N, K)` in groups of `group_size` inputs: shared planes, one scale set "
+     "per precision.")
     planes: torch.Tensor                 # (N, G, p_max, g) in {-1, +1}
     alphas: dict                         # p -> (N, G, p)
     betas: dict                          # p -> (N, G) or None
@@ -117,7 +131,8 @@ class BCQCode:
 
 def _groups(W: torch.Tensor, group_size: int) -> torch.Tensor:
     if not isinstance(W, torch.Tensor) or W.dim() != 2:
-        raise ValueError(f"W must be a 2-D weight (out_features, in_features), got {getattr(W, 'shape', type(W).__name__)}")
+        raise ValueError("W must be a 2-D weight (out_features, in_features), got "
+                         f"{getattr(W, 'shape', type(W).__name__)}")
     if not W.is_floating_point(): raise TypeError(f"W must be floating point, got {W.dtype}")
     group_size = check_int("group_size", group_size, 1)
     if W.shape[1] % group_size:
@@ -201,7 +216,8 @@ def _conv1d_type():
     except ImportError: return ()
 
 def _as_weight(layer: nn.Module, name: str = "linear") -> torch.Tensor:
-    "The (out_features, in_features) weight of an `nn.Linear` or a GPT-2 style `Conv1D` (whose weight is stored (in, out))."
+    ("The (out_features, in_features) weight of an `nn.Linear` or a GPT-2 style `Conv1D` (whose weight is stored (in, "
+     "out)).")
     if isinstance(layer, nn.Linear): return layer.weight.data
     C = _conv1d_type()
     if C and isinstance(layer, C): return layer.weight.data.T
@@ -238,7 +254,8 @@ class AnyBCQLinear(nn.Module):
     @classmethod
     def from_linear(cls, linear: nn.Module, p_min: int = 2, p_max: int = 4, group_size: int = 128, iters: int = 15,
                     offset: bool = True, expand_iters: int = EXPAND_ITERS) -> "AnyBCQLinear":
-        "Quantise an `nn.Linear` (or `Conv1D`) with `anybcq_quantize` (inputs zero-padded to 32, group size by `group_size_for`)."
+        ("Quantise an `nn.Linear` (or `Conv1D`) with `anybcq_quantize` (inputs zero-padded to 32, group size by "
+         "`group_size_for`).")
         W = _as_weight(linear)
         N, K = W.shape
         g = group_size_for(K, group_size)
@@ -253,7 +270,8 @@ class AnyBCQLinear(nn.Module):
         "Fill the buffers from a `BCQCode` of matching (padded) shape."
         pk = pack_code(code)
         if pk["qweight"].shape != self.qweight.shape or pk["alpha"].shape != self.alpha.shape:
-            raise ValueError(f"code does not match this layer: qweight {tuple(pk['qweight'].shape)} vs {tuple(self.qweight.shape)}")
+            raise ValueError(f"code does not match this layer: qweight {tuple(pk['qweight'].shape)} vs "
+                             f"{tuple(self.qweight.shape)}")
         self.qweight.copy_(pk["qweight"])
         self.alpha.data.copy_(pk["alpha"])
         if self.beta is not None: self.beta.data.copy_(pk["beta"])
@@ -283,7 +301,8 @@ class AnyBCQLinear(nn.Module):
         return W.reshape(self.k_pad, N)
 
     def cache_planes(self, on: bool = True) -> None:
-        "Keep the unpacked +-1 planes in memory (speeds up repeated forwards while the scales are trained) or drop them."
+        ("Keep the unpacked +-1 planes in memory (speeds up repeated forwards while the scales are trained) or drop "
+         "them.")
         self._planes = unpack_bitplanes(self.qweight) if on else None
         self.clear_cache()
 
@@ -301,7 +320,9 @@ class AnyBCQLinear(nn.Module):
         needs_grad = torch.is_grad_enabled() and (a.requires_grad or x.requires_grad)
         # inference on a GPU: the Triton bit-plane kernel; CPU, or scales being trained: PyTorch
         if select_backend(x2, self.qweight, a, backend="torch" if needs_grad else "auto") == "triton":
-            y = _kernel.bcq_matmul(x2, self.qweight, a.to(x.dtype), None if b is None else b.to(x.dtype), p, self.group_size)
+            y = _kernel.bcq_matmul(
+                x2, self.qweight, a.to(x.dtype), None if b is None else b.to(x.dtype), p, self.group_size
+            )
         elif needs_grad or not self.cache_dequant or a.requires_grad:
             y = (x2.float() @ self._dequant(p, a, b)).to(x.dtype)
         else:                               # the cached dequantised weight of precision p
@@ -323,7 +344,10 @@ class AnyBCQLinear(nn.Module):
         "Bytes a product at precision `p` reads: its `p` planes, its scales and offsets."
         p = self.precision if p is None else p
         G = self.alpha.shape[1]
-        return self.k_pad // 32 * p * self.out_features * 4 + G * self.out_features * (p + (self.beta is not None)) * scale_bytes
+        return (
+            self.k_pad // 32 * p * self.out_features * 4
+            + G * self.out_features * (p + (self.beta is not None)) * scale_bytes
+        )
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, p={self.precision} in "
@@ -332,7 +356,11 @@ class AnyBCQLinear(nn.Module):
 def _quantisable(model: nn.Module, skip: Sequence[str]) -> list[str]:
     C = _conv1d_type()
     kinds = (nn.Linear, C) if C else (nn.Linear,)
-    return [n for n, m in model.named_modules() if isinstance(m, kinds) and not any(n == s or n.endswith("." + s) for s in skip)]
+    return [
+        n
+        for n, m in model.named_modules()
+        if isinstance(m, kinds) and not any(n == s or n.endswith("." + s) for s in skip)
+    ]
 
 def quantize_model(model: nn.Module, p_min: int = 2, p_max: int = 4, group_size: int = 128, iters: int = 15,
                    offset: bool = True, skip: Sequence[str] = ("lm_head",), progress_bar: bool = True,
@@ -359,7 +387,8 @@ def set_model_precision(model: nn.Module, p: int) -> nn.Module:
 
 # %% ../nbs/28_anybcq.ipynb #2ddc292f
 def save_quantized(model: nn.Module, path: str | Path) -> Path:
-    "Write every `AnyBCQLinear` of `model` (planes, scales, offsets, bias) and their settings to the safetensors file `path`."
+    ("Write every `AnyBCQLinear` of `model` (planes, scales, offsets, bias) and their settings to the safetensors "
+     "file `path`.")
     from safetensors.torch import save_file
     layers = {n: m for n, m in model.named_modules() if isinstance(m, AnyBCQLinear)}
     if not layers: raise ValueError("model has no AnyBCQLinear layers to save")
@@ -377,7 +406,8 @@ def save_quantized(model: nn.Module, path: str | Path) -> Path:
     return path
 
 def load_quantized(model: nn.Module, path: str | Path) -> dict[str, AnyBCQLinear]:
-    "Replace the layers named in the safetensors file `path` (written by `save_quantized`) inside `model` and fill them."
+    ("Replace the layers named in the safetensors file `path` (written by `save_quantized`) inside `model` and fill "
+     "them.")
     from safetensors import safe_open
     path = Path(path)
     if not path.exists(): raise FileNotFoundError(f"no quantised weights at {path}")
@@ -389,7 +419,9 @@ def load_quantized(model: nn.Module, path: str | Path) -> dict[str, AnyBCQLinear
             parent, _, attr = n.rpartition(".")
             owner = model.get_submodule(parent) if parent else model
             old = getattr(owner, attr)
-            lay = AnyBCQLinear(s["in_features"], s["out_features"], s["p_min"], s["p_max"], s["group_size"], s["offset"], s["bias"])
+            lay = AnyBCQLinear(
+                s["in_features"], s["out_features"], s["p_min"], s["p_max"], s["group_size"], s["offset"], s["bias"]
+            )
             lay.qweight.copy_(f.get_tensor(f"{n}.qweight"))
             lay.alpha.data.copy_(f.get_tensor(f"{n}.alpha").float())
             if s["offset"]: lay.beta.data.copy_(f.get_tensor(f"{n}.beta").float())
@@ -402,7 +434,8 @@ def load_quantized(model: nn.Module, path: str | Path) -> dict[str, AnyBCQLinear
 # %% ../nbs/28_anybcq.ipynb #a51d72b9
 def _decoder_blocks(model):
     try: return list(model.model.layers)
-    except AttributeError: raise ValueError("pass `blocks`: the model has no `model.layers` list of decoder blocks") from None
+    except AttributeError:
+        raise ValueError("pass `blocks`: the model has no `model.layers` list of decoder blocks") from None
 
 def _block_inputs(model, blocks, calib):
     "(hidden states, keyword arguments) entering the first block of `model` on token ids `calib`."
@@ -424,9 +457,18 @@ def _block_inputs(model, blocks, calib):
 
 def _out(y): return y[0] if isinstance(y, tuple) else y
 
-def blockwise_reconstruct(qmodel: nn.Module, fp_model: nn.Module, calib: torch.Tensor, steps: int = 100, lr: float = 1e-4,
-                          precisions: Sequence[int] | None = None, blocks: Callable | None = None,
-                          mode: str = "joint", mix: float = 0.5, seed: int = 0) -> list[dict]:
+def blockwise_reconstruct(
+    qmodel: nn.Module,
+    fp_model: nn.Module,
+    calib: torch.Tensor,
+    steps: int = 100,
+    lr: float = 1e-4,
+    precisions: Sequence[int] | None = None,
+    blocks: Callable | None = None,
+    mode: str = "joint",
+    mix: float = 0.5,
+    seed: int = 0,
+) -> list[dict]:
     """Train the scales/offsets of every `AnyBCQLinear` in `qmodel`, block by block, to match `fp_model`'s block outputs
     on calibration token ids `calib` (B, L); return per-block (and per-precision) losses, first and last step.
     `mode="joint"`: all precisions at once on full-precision block inputs (summed loss). `mode="sequential"`: one
@@ -434,7 +476,8 @@ def blockwise_reconstruct(qmodel: nn.Module, fp_model: nn.Module, calib: torch.T
     probability `mix`, the output of the already reconstructed quantised blocks at that precision, else the
     full-precision input (the target is always the full-precision block output)."""
     steps = check_int("steps", steps, 0)
-    if not isinstance(calib, torch.Tensor) or calib.dim() != 2: raise ValueError("calib must be a (batch, length) tensor of token ids")
+    if not isinstance(calib, torch.Tensor) or calib.dim() != 2:
+        raise ValueError("calib must be a (batch, length) tensor of token ids")
     if not lr > 0: raise ValueError(f"lr must be > 0, got {lr}")
     if mode not in ("joint", "sequential"): raise ValueError(f"mode must be 'joint' or 'sequential', got {mode!r}")
     if not 0.0 <= mix <= 1.0: raise ValueError(f"mix must be in [0, 1], got {mix}")
@@ -444,7 +487,13 @@ def blockwise_reconstruct(qmodel: nn.Module, fp_model: nn.Module, calib: torch.T
     h, kw = _block_inputs(fp_model, fb, calib)
     lays_of = [[m for m in q.modules() if isinstance(m, AnyBCQLinear)] for q in qb]
     first_lays = next((l for l in lays_of if l), [])
-    ps = list(precisions) if precisions is not None else list(range(first_lays[0].p_min, first_lays[0].p_max + 1)) if first_lays else []
+    ps = (
+        list(precisions)
+        if precisions is not None
+        else list(range(first_lays[0].p_min, first_lays[0].p_max + 1))
+        if first_lays
+        else []
+    )
     fp_in, fp_out = [], []                      # the fp model's block inputs and outputs, computed once
     for f in fb:
         with torch.no_grad(): y = _out(f(h, **kw))
@@ -496,7 +545,8 @@ def blockwise_reconstruct(qmodel: nn.Module, fp_model: nn.Module, calib: torch.T
 
 # %% ../nbs/28_anybcq.ipynb #fcc35b20
 def rtn_quantize(W: torch.Tensor, bits: int, group_size: int = 128) -> torch.Tensor:
-    "Round-to-nearest asymmetric uniform quantisation of `W` (N, K) with `bits` bits per weight, per group; returns the dequantised weight."
+    ("Round-to-nearest asymmetric uniform quantisation of `W` (N, K) with `bits` bits per weight, per group; returns "
+     "the dequantised weight.")
     bits = check_int("bits", bits, 1)
     w = _groups(W, group_size)
     lo, hi = w.amin(-1, keepdim=True), w.amax(-1, keepdim=True)
@@ -504,7 +554,8 @@ def rtn_quantize(W: torch.Tensor, bits: int, group_size: int = 128) -> torch.Ten
     return (lo + s * ((w - lo) / s).round().clamp(0, 2 ** bits - 1)).reshape(W.shape).to(W.dtype)
 
 def nested_uniform(W: torch.Tensor, bits: int, p_max: int = 4, group_size: int = 128) -> torch.Tensor:
-    "Nested uniform quantisation: a `p_max`-bit RTN code truncated to its top `bits` bits (cell centres); returns the dequantised weight."
+    ("Nested uniform quantisation: a `p_max`-bit RTN code truncated to its top `bits` bits (cell centres); returns "
+     "the dequantised weight.")
     bits, p_max = check_int("bits", bits, 1), check_int("p_max", p_max, 1)
     if bits > p_max: raise ValueError(f"bits ({bits}) must be <= p_max ({p_max})")
     w = _groups(W, group_size)
@@ -520,7 +571,8 @@ def nested_kmeans(W: torch.Tensor, p_min: int = 2, p_max: int = 4, iters: int = 
     cluster split in two (child = 2 * parent + bit) up to p_max. Returns {p: dequantised weight}."""
     p_min, p_max, iters = check_int("p_min", p_min, 1), check_int("p_max", p_max, 1), check_int("iters", iters, 0)
     if p_max < p_min: raise ValueError(f"p_max ({p_max}) must be >= p_min ({p_min})")
-    if not isinstance(W, torch.Tensor) or W.dim() != 2: raise ValueError("W must be a 2-D weight (out_features, in_features)")
+    if not isinstance(W, torch.Tensor) or W.dim() != 2:
+        raise ValueError("W must be a 2-D weight (out_features, in_features)")
     w = W.double()
     R, n = w.shape
     k = 2 ** p_min                              # seed: quantile initialisation, then Lloyd
@@ -554,15 +606,20 @@ def nested_kmeans(W: torch.Tensor, p_min: int = 2, p_max: int = 4, iters: int = 
         out[p] = cent.gather(1, idx).to(W.dtype)
     return out
 
-def separate_bcq(W: torch.Tensor, bits: int, group_size: int = 128, iters: int = 15, offset: bool = True) -> torch.Tensor:
-    "A separately fitted `bits`-bit BCQ of `W` (N, K) (greedy + alternating refits, scales rounded to float16); returns the dequantised weight."
+def separate_bcq(
+    W: torch.Tensor, bits: int, group_size: int = 128, iters: int = 15, offset: bool = True
+) -> torch.Tensor:
+    ("A separately fitted `bits`-bit BCQ of `W` (N, K) (greedy + alternating refits, scales rounded to float16); "
+     "returns the dequantised weight.")
     w = _groups(W, group_size)
     B, a, b = bcq_quantize(w, bits, iters, offset)
     a = a.half().float()
     b = b.half().float() if b is not None else None
     return bcq_reconstruct(B, a, b).reshape(W.shape).to(W.dtype)
 
-def fake_quantize_model(model: nn.Module, fn: Callable[[torch.Tensor, str], torch.Tensor], skip: Sequence[str] = ("lm_head",)) -> nn.Module:
+def fake_quantize_model(
+    model: nn.Module, fn: Callable[[torch.Tensor, str], torch.Tensor], skip: Sequence[str] = ("lm_head",)
+) -> nn.Module:
     """A deep copy of `model` whose `nn.Linear` (and `Conv1D`) weights (except `skip`) are replaced by `fn(weight, name)`
     (a dequantised weight; `fn` always sees the (out_features, in_features) layout)."""
     m = copy.deepcopy(model)

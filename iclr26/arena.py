@@ -45,7 +45,8 @@ def win_prob(ri, rj, C: float = C_ELO):
     return expit(C * (np.asarray(ri, float) - np.asarray(rj, float)))
 
 def load_lmarena() -> pd.DataFrame:
-    "The 55 LMArena models (106,134 battles) shipped in `iclr26/data/lmarena_elo.json` (MIT, from arenakit 0.1.1): `elo`, `battles`, `rank`, strongest first."
+    ("The 55 LMArena models (106,134 battles) shipped in `iclr26/data/lmarena_elo.json` (MIT, from arenakit 0.1.1): "
+     "`elo`, `battles`, `rank`, strongest first.")
     f = resources.files("iclr26") / "data" / "lmarena_elo.json"
     d = json.loads(f.read_text())
     return pd.DataFrame(d["models"]).set_index("model")[["elo", "battles", "rank"]]
@@ -62,11 +63,22 @@ def synthetic_ratings(n: int, spread: float | None = None, mean: float = 1000.0,
 
 class BTArena:
     "A Bradley–Terry arena simulator: models with true `ratings` battle; a battle is a tie with probability `tie_rate`."
-    def __init__(self, ratings, models: Sequence[str] | None = None, C: float = C_ELO, tie_rate: float = 0.0, seed: int | None = None):
+    def __init__(
+        self,
+        ratings,
+        models: Sequence[str] | None = None,
+        C: float = C_ELO,
+        tie_rate: float = 0.0,
+        seed: int | None = None,
+    ):
         self.ratings = _check_ratings(ratings)
-        if models is None: models = list(ratings.index) if isinstance(ratings, pd.Series) else [f"m{k}" for k in range(self.ratings.size)]
+        if models is None:
+            models = (
+                list(ratings.index) if isinstance(ratings, pd.Series) else [f"m{k}" for k in range(self.ratings.size)]
+            )
         self.models = [str(m) for m in models]
-        if len(self.models) != self.ratings.size: raise ValueError(f"models has {len(self.models)} names for {self.ratings.size} ratings")
+        if len(self.models) != self.ratings.size:
+            raise ValueError(f"models has {len(self.models)} names for {self.ratings.size} ratings")
         if len(set(self.models)) != len(self.models): raise ValueError("models must be unique")
         self.C = _check_pos("C", C)
         self.tie_rate = _check_pos("tie_rate", tie_rate, allow_zero=True)
@@ -85,7 +97,8 @@ class BTArena:
         "Simulate battles `i` vs `j` (index arrays); 1 = `i` wins, 0 = `j` wins, 0.5 = tie."
         i, j = np.atleast_1d(np.asarray(i, dtype=np.int64)), np.atleast_1d(np.asarray(j, dtype=np.int64))
         if i.shape != j.shape: raise ValueError(f"i and j must have the same shape, got {i.shape} and {j.shape}")
-        if i.size and (min(i.min(), j.min()) < 0 or max(i.max(), j.max()) >= self.n): raise ValueError(f"model indices must lie in [0, {self.n})")
+        if i.size and (min(i.min(), j.min()) < 0 or max(i.max(), j.max()) >= self.n):
+            raise ValueError(f"model indices must lie in [0, {self.n})")
         if np.any(i == j): raise ValueError("a model cannot battle itself (i == j)")
         y = (self.rng.random(i.shape) < self.prob(i, j)).astype(float)
         if self.tie_rate > 0: y[self.rng.random(i.shape) < self.tie_rate] = 0.5
@@ -101,22 +114,37 @@ class BTArena:
         return battle_table(self.models, i, j, self.outcomes(i, j) if len(pairs) else np.zeros(0))
 
 def traffic_pair_probs(battles_per_model) -> np.ndarray:
-    "Pair probabilities $q_{ij} \\propto b_i b_j$ (pairs i<j in row-major order) from per-model battle counts `battles_per_model`: the traffic of a real arena log *(inferred: LMArena publishes per-model counts, not per-pair ones)*."
+    ("Pair probabilities $q_{ij} \\propto b_i b_j$ (pairs i<j in row-major order) from per-model battle counts "
+     "`battles_per_model`: the traffic of a real arena log *(inferred: LMArena publishes per-model counts, not "
+     "per-pair ones)*.")
     b = np.asarray(battles_per_model.values if isinstance(battles_per_model, pd.Series) else battles_per_model, float)
-    if b.ndim != 1 or b.size < 2: raise ValueError(f"battles_per_model must be 1-D with >= 2 models, got shape {b.shape}")
-    if np.any(b < 0) or not np.isfinite(b).all() or np.count_nonzero(b) < 2: raise ValueError("battles_per_model must be finite, >= 0, with >= 2 positive entries")
+    if b.ndim != 1 or b.size < 2:
+        raise ValueError(f"battles_per_model must be 1-D with >= 2 models, got shape {b.shape}")
+    if np.any(b < 0) or not np.isfinite(b).all() or np.count_nonzero(b) < 2:
+        raise ValueError("battles_per_model must be finite, >= 0, with >= 2 positive entries")
     pi, pj = np.triu_indices(b.size, 1)
     q = b[pi] * b[pj]
     return q / q.sum()
 
 def traffic_log_counts(battles_per_model, n_battles: int, seed=None) -> np.ndarray:
-    "Per-pair battle counts (pairs i<j) of a simulated log of `n_battles` battles whose pairs follow the traffic `battles_per_model` (see `traffic_pair_probs`)."
+    ("Per-pair battle counts (pairs i<j) of a simulated log of `n_battles` battles whose pairs follow the traffic "
+     "`battles_per_model` (see `traffic_pair_probs`).")
     n_battles = _check_int("n_battles", n_battles, 1)
     return np.random.default_rng(seed).multinomial(n_battles, traffic_pair_probs(battles_per_model)).astype(np.int64)
 
 class ReplayArena:
-    "A finite battle log replayed pair by pair in order: `per_pair` battles for every pair (a balanced log) or `pair_counts` battles per pair (an uneven log, e.g. `traffic_log_counts`); its m-ELO fit is the 'full-data' ranking."
-    def __init__(self, ratings, per_pair: int = 72, C: float = C_ELO, tie_rate: float = 0.0, seed: int | None = None, pair_counts=None):
+    ("A finite battle log replayed pair by pair in order: `per_pair` battles for every pair (a balanced log) or "
+     "`pair_counts` battles per pair (an uneven log, e.g. `traffic_log_counts`); its m-ELO fit is the 'full-data' "
+     "ranking.")
+    def __init__(
+        self,
+        ratings,
+        per_pair: int = 72,
+        C: float = C_ELO,
+        tie_rate: float = 0.0,
+        seed: int | None = None,
+        pair_counts=None,
+    ):
         self.base = BTArena(ratings, C=C, tie_rate=tie_rate, seed=seed)
         self.ratings, self.n, self.C = self.base.ratings, self.base.n, C
         self.pi, self.pj = np.triu_indices(self.n, 1)
@@ -127,10 +155,12 @@ class ReplayArena:
             q = np.asarray(pair_counts)
             if q.shape == (self.n, self.n): q = q[self.pi, self.pj]
             if q.shape != self.pi.shape or not np.isfinite(q).all() or np.any(q < 0) or np.any(q != np.round(q)):
-                raise ValueError(f"pair_counts must be {self.pi.size} non-negative integers (pairs i<j in row-major order) or an N×N matrix")
+                raise ValueError(f"pair_counts must be {self.pi.size} non-negative integers (pairs i<j in row-major "
+                                 "order) or an N×N matrix")
             self.per_pair, self.sizes = None, q.astype(np.int64)
         self.offsets = np.r_[0, np.cumsum(self.sizes)]
-        self.pool = self.base.outcomes(np.repeat(self.pi, self.sizes), np.repeat(self.pj, self.sizes))   # outcome of (i<j) battles, i's view
+        # outcome of (i<j) battles, i's view
+        self.pool = self.base.outcomes(np.repeat(self.pi, self.sizes), np.repeat(self.pj, self.sizes))
         self.pair_id = np.full((self.n, self.n), -1, np.int64)
         self.pair_id[self.pi, self.pj] = self.pair_id[self.pj, self.pi] = np.arange(self.pi.size)
         self.used = np.zeros(self.pi.size, np.int64)
@@ -149,7 +179,8 @@ class ReplayArena:
         return np.maximum(self.sizes - self.used, 0)
 
     def outcomes(self, i, j) -> np.ndarray:
-        "The next unused battle of each pair (`i`, `j`) from the log (1 = `i` wins); a fresh simulated battle once a pair's log is used up."
+        ("The next unused battle of each pair (`i`, `j`) from the log (1 = `i` wins); a fresh simulated battle once a "
+         "pair's log is used up.")
         i, j = np.atleast_1d(np.asarray(i, np.int64)), np.atleast_1d(np.asarray(j, np.int64))
         if i.shape != j.shape: raise ValueError(f"i and j must have the same shape, got {i.shape} and {j.shape}")
         if np.any(i == j): raise ValueError("a model cannot battle itself (i == j)")
@@ -169,7 +200,8 @@ class ReplayArena:
 WINNER_CODES = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
 _CODE_NAMES = {1.0: "model_a", 0.0: "model_b", 0.5: "tie"}
 
-_HF55K = ("winner_model_a", "winner_model_b", "winner_tie")   # one-hot outcome columns of `lmsys/arena-human-preference-55k`
+# one-hot outcome columns of `lmsys/arena-human-preference-55k`
+_HF55K = ("winner_model_a", "winner_model_b", "winner_tie")
 
 def _winner_from_flags(df: pd.DataFrame) -> pd.DataFrame:
     "The `winner` column of a log in the 55k format (one-hot `winner_model_a`, `winner_model_b`, `winner_tie`)."
@@ -181,7 +213,9 @@ def _winner_from_flags(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 def load_battles(source) -> pd.DataFrame:
-    "Read a Chatbot-Arena battle log (DataFrame, list of dicts, or a .json/.jsonl/.csv/.parquet path) as a table `model_a, model_b, winner`; logs in the `arena-human-preference-55k` format (`winner_model_a`, `winner_model_b`, `winner_tie` flags) are converted."
+    ("Read a Chatbot-Arena battle log (DataFrame, list of dicts, or a .json/.jsonl/.csv/.parquet path) as a table "
+     "`model_a, model_b, winner`; logs in the `arena-human-preference-55k` format (`winner_model_a`, "
+     "`winner_model_b`, `winner_tie` flags) are converted.")
     if isinstance(source, pd.DataFrame): df = source
     elif isinstance(source, (str, Path)):
         p = Path(source)
@@ -199,7 +233,11 @@ def load_battles(source) -> pd.DataFrame:
     if missing: raise ValueError(f"battle log lacks column(s) {missing}; it needs model_a, model_b, winner")
     bad = sorted(set(df["winner"].astype(str)) - set(WINNER_CODES))
     if bad: raise ValueError(f"winner must be one of {list(WINNER_CODES)}; got {bad[:5]}")
-    return df[["model_a", "model_b", "winner"]].astype({"model_a": str, "model_b": str, "winner": str}).reset_index(drop=True)
+    return (
+        df[["model_a", "model_b", "winner"]]
+        .astype({"model_a": str, "model_b": str, "winner": str})
+        .reset_index(drop=True)
+    )
 
 def battle_arrays(battles, models: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "Index arrays `(i, j, y)` of a battle log against the model list `models`; raises on unknown model ids."
@@ -218,14 +256,22 @@ def battle_table(models: Sequence[str], i, j, y) -> pd.DataFrame:
     i, j, y = np.asarray(i, np.int64), np.asarray(j, np.int64), np.asarray(y, float)
     if not (i.shape == j.shape == y.shape): raise ValueError("i, j and y must have the same shape")
     if not np.isin(y, [0.0, 0.5, 1.0]).all(): raise ValueError("y must hold 0, 0.5 or 1")
-    return pd.DataFrame({"model_a": [models[k] for k in i], "model_b": [models[k] for k in j], "winner": [_CODE_NAMES[float(v)] for v in y]})
+    return pd.DataFrame(
+        {
+            "model_a": [models[k] for k in i],
+            "model_b": [models[k] for k in j],
+            "winner": [_CODE_NAMES[float(v)] for v in y],
+        }
+    )
 
 def win_matrix(i, j, y, n_models: int) -> np.ndarray:
-    "The win matrix $W$ ($W_{ij}$ = wins of i over j, a tie adds ½ to both) of battles `(i, j, y)` among `n_models` models."
+    ("The win matrix $W$ ($W_{ij}$ = wins of i over j, a tie adds ½ to both) of battles `(i, j, y)` among `n_models` "
+     "models.")
     n_models = _check_int("n_models", n_models, 2)
     i, j, y = np.asarray(i, np.int64), np.asarray(j, np.int64), np.asarray(y, float)
     if not (i.shape == j.shape == y.shape): raise ValueError("i, j and y must have the same shape")
-    if i.size and (min(i.min(), j.min()) < 0 or max(i.max(), j.max()) >= n_models): raise ValueError(f"model indices must lie in [0, {n_models})")
+    if i.size and (min(i.min(), j.min()) < 0 or max(i.max(), j.max()) >= n_models):
+        raise ValueError(f"model indices must lie in [0, {n_models})")
     W = np.zeros((n_models, n_models))
     np.add.at(W, (i, j), y)
     np.add.at(W, (j, i), 1.0 - y)
@@ -236,10 +282,13 @@ def _laplacian(A: np.ndarray) -> np.ndarray:
     return np.diag(A.sum(1)) - A
 
 def _loglik(r, W, C, ridge):
-    return float((W * log_expit(C * (r[:, None] - r[None, :]))).sum() - 0.5 * ridge * C * C * ((r - r.mean()) ** 2).sum())
+    return float(
+        (W * log_expit(C * (r[:, None] - r[None, :]))).sum() - 0.5 * ridge * C * C * ((r - r.mean()) ** 2).sum()
+    )
 
 def _prior_precision(N: int, C: float, ridge: float) -> np.ndarray:
-    "Hessian of the ridge term: $\\lambda C^2(\\mathbf 1 - \\mathbf{11}^\\top/N)$, the Laplacian of a complete graph of weight $\\lambda/N$."
+    ("Hessian of the ridge term: $\\lambda C^2(\\mathbf 1 - \\mathbf{11}^\\top/N)$, the Laplacian of a complete graph "
+     "of weight $\\lambda/N$.")
     return ridge * C * C * (np.eye(N) - 1.0 / N)
 
 def _newton(W, r, anchor, C, ridge, tol, max_iter):
@@ -257,7 +306,8 @@ def _newton(W, r, anchor, C, ridge, tol, max_iter):
         H = C * C * _laplacian(n * P * (1.0 - P)) + prior
         try: step = np.linalg.solve(H[np.ix_(free, free)], g[free])
         except np.linalg.LinAlgError:
-            raise ValueError("the m-ELO Hessian is singular: the comparison graph is not connected and ridge=0; use ridge > 0") from None
+            raise ValueError("the m-ELO Hessian is singular: the comparison graph is not connected and ridge=0; use "
+                             "ridge > 0") from None
         t = 1.0
         while True:
             rn = r.copy()
@@ -273,11 +323,22 @@ def n_components(counts: np.ndarray) -> int:
     "Number of connected components of the comparison graph with edge weights `counts`."
     return int(connected_components(np.asarray(counts) > 0, directed=False)[0])
 
-def fit_mle(wins: np.ndarray, anchor: int = 0, anchor_rating: float = 1000.0, C: float = C_ELO, ridge: float = RIDGE,
-            init: np.ndarray | None = None, tol: float = 1e-7, max_iter: int = 200, check_connected: bool = True) -> np.ndarray:
-    "m-ELO: the (ridge-penalised) maximum-likelihood Bradley–Terry ratings of win matrix `wins`, model `anchor` fixed at `anchor_rating`."
+def fit_mle(
+    wins: np.ndarray,
+    anchor: int = 0,
+    anchor_rating: float = 1000.0,
+    C: float = C_ELO,
+    ridge: float = RIDGE,
+    init: np.ndarray | None = None,
+    tol: float = 1e-7,
+    max_iter: int = 200,
+    check_connected: bool = True,
+) -> np.ndarray:
+    ("m-ELO: the (ridge-penalised) maximum-likelihood Bradley–Terry ratings of win matrix `wins`, model `anchor` "
+     "fixed at `anchor_rating`.")
     W = np.asarray(wins, dtype=float)
-    if W.ndim != 2 or W.shape[0] != W.shape[1]: raise ValueError(f"wins must be a square win matrix, got shape {W.shape}")
+    if W.ndim != 2 or W.shape[0] != W.shape[1]:
+        raise ValueError(f"wins must be a square win matrix, got shape {W.shape}")
     N = W.shape[0]
     if N < 2: raise ValueError(f"wins must cover >= 2 models (N < 2 has nothing to compare), got {N}")
     if np.any(W < 0) or not np.all(np.isfinite(W)): raise ValueError("wins must be finite and >= 0")
@@ -288,18 +349,28 @@ def fit_mle(wins: np.ndarray, anchor: int = 0, anchor_rating: float = 1000.0, C:
     np.fill_diagonal(W, 0.0)
     k = n_components(W + W.T)
     if k > 1:
-        if ridge == 0: raise ValueError(f"ridge: the comparison graph has {k} connected components; with ridge=0 the m-ELO fit is not identified")
-        if check_connected: warnings.warn(f"comparison graph is not connected ({k} components): ratings across components are set by the ridge prior only", UserWarning, stacklevel=2)
+        if ridge == 0:
+            raise ValueError(f"ridge: the comparison graph has {k} connected components; with ridge=0 the m-ELO fit "
+                             "is not identified")
+        if check_connected:
+            warnings.warn(f"comparison graph is not connected ({k} components): ratings across components are set by "
+                          "the ridge prior only", UserWarning, stacklevel=2)
     r = np.full(N, float(anchor_rating)) if init is None else _check_ratings(init, "init").copy()
     if r.size != N: raise ValueError(f"init must have {N} ratings, got {r.size}")
     r += anchor_rating - r[anchor]
     r, it = _newton(W, r, anchor, C, ridge, tol, max_iter)
-    if it >= max_iter: warnings.warn(f"m-ELO fit did not converge in {max_iter} Newton steps (a model with only wins and ridge=0?)", RuntimeWarning, stacklevel=2)
+    if it >= max_iter:
+        warnings.warn(
+            f"m-ELO fit did not converge in {max_iter} Newton steps (a model with only wins and ridge=0?)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     return r
 
 def online_elo(i, j, y, n_models: int, K: float = 4.0, init: float = 1000.0, C: float = C_ELO,
                snapshots: Sequence[int] | None = None) -> np.ndarray:
-    "Classic online Elo over battles `(i, j, y)` in order: $r_i \\mathrel{+}= K(y - P_{ij})$, $r_j \\mathrel{-}= K(y - P_{ij})$; with `snapshots`, the ratings after each of those numbers of battles (rows)."
+    ("Classic online Elo over battles `(i, j, y)` in order: $r_i \\mathrel{+}= K(y - P_{ij})$, $r_j \\mathrel{-}= K(y "
+     "- P_{ij})$; with `snapshots`, the ratings after each of those numbers of battles (rows).")
     n_models, K = _check_int("n_models", n_models, 2), _check_pos("K", K)
     i, j, y = np.asarray(i, np.int64), np.asarray(j, np.int64), np.asarray(y, float)
     if not (i.shape == j.shape == y.shape): raise ValueError("i, j and y must have the same shape")
@@ -336,7 +407,8 @@ def pair_counts(i, j, n_models: int) -> np.ndarray:
     return n + n.T
 
 def fisher_information(ratings, counts, C: float = C_ELO) -> np.ndarray:
-    "The N×N Fisher information $I_S(r) = C^2\\mathcal L(n_{ij}P_{ij}P_{ji})$ (singular: drop the anchor with `drop_anchor`)."
+    ("The N×N Fisher information $I_S(r) = C^2\\mathcal L(n_{ij}P_{ij}P_{ji})$ (singular: drop the anchor with "
+     "`drop_anchor`).")
     r = _check_ratings(ratings)
     n = np.asarray(counts, float)
     if n.shape != (r.size, r.size): raise ValueError(f"counts must be {r.size}×{r.size}, got {n.shape}")
@@ -355,9 +427,11 @@ def _connected_fisher(I):
     return n_components(np.abs(I - np.diag(np.diag(I))) > 0) == 1
 
 def d_info(I: np.ndarray, anchor: int = 0) -> float:
-    "D-info $|I_S|^{1/(N-1)}$ of an N×N Fisher matrix with the anchor dropped (0 when the comparison graph is not connected)."
+    ("D-info $|I_S|^{1/(N-1)}$ of an N×N Fisher matrix with the anchor dropped (0 when the comparison graph is not "
+     "connected).")
     I = np.asarray(I, float)
-    if I.ndim != 2 or I.shape[0] != I.shape[1] or I.shape[0] < 2: raise ValueError(f"I must be a square N×N matrix with N >= 2, got {I.shape}")
+    if I.ndim != 2 or I.shape[0] != I.shape[1] or I.shape[0] < 2:
+        raise ValueError(f"I must be a square N×N matrix with N >= 2, got {I.shape}")
     if not _connected_fisher(I): return 0.0
     sign, logdet = np.linalg.slogdet(drop_anchor(I, anchor))
     return float(np.exp(logdet / (I.shape[0] - 1))) if sign > 0 else 0.0
@@ -365,14 +439,18 @@ def d_info(I: np.ndarray, anchor: int = 0) -> float:
 def a_info(I: np.ndarray, anchor: int = 0) -> float:
     "A-info $\\operatorname{tr} I_S^{-1}$ of an N×N Fisher matrix with the anchor dropped (inf when not connected)."
     I = np.asarray(I, float)
-    if I.ndim != 2 or I.shape[0] != I.shape[1] or I.shape[0] < 2: raise ValueError(f"I must be a square N×N matrix with N >= 2, got {I.shape}")
+    if I.ndim != 2 or I.shape[0] != I.shape[1] or I.shape[0] < 2:
+        raise ValueError(f"I must be a square N×N matrix with N >= 2, got {I.shape}")
     if not _connected_fisher(I): return float("inf")
     return float(np.trace(np.linalg.inv(drop_anchor(I, anchor))))
 
 # %% ../nbs/23_arena.ipynb #a1e1d6f0
 class FisherState:
-    "The inverse Fisher matrix $\\Sigma = (I_S(\\hat r) + \\lambda C^2\\mathbf 1)^{-1}$ (anchor row/column zero) with $O(N^2)$ rank-one updates and A-/D-gains of every pair."
-    def __init__(self, n_models: int, anchor: int = 0, C: float = C_ELO, ridge: float = RIDGE, track_square: bool = False):
+    ("The inverse Fisher matrix $\\Sigma = (I_S(\\hat r) + \\lambda C^2\\mathbf 1)^{-1}$ (anchor row/column zero) "
+     "with $O(N^2)$ rank-one updates and A-/D-gains of every pair.")
+    def __init__(
+        self, n_models: int, anchor: int = 0, C: float = C_ELO, ridge: float = RIDGE, track_square: bool = False
+    ):
         self.n = _check_int("n_models", n_models, 2)
         self.anchor = _check_int("anchor", anchor, 0)
         if self.anchor >= self.n: raise ValueError(f"anchor must be < {self.n}, got {anchor}")
@@ -388,13 +466,16 @@ class FisherState:
         S = np.zeros((self.n, self.n))
         try: S[np.ix_(self.keep, self.keep)] = np.linalg.inv(I[np.ix_(self.keep, self.keep)])
         except np.linalg.LinAlgError:
-            raise ValueError("ridge: the Fisher matrix is singular (comparison graph not connected and ridge=0)") from None
+            raise ValueError(
+                "ridge: the Fisher matrix is singular (comparison graph not connected and ridge=0)"
+            ) from None
         self.Sigma = S
         self.Sigma2 = S @ S if self.track_square else None
         return self
 
     def set_inverse(self, w: np.ndarray, inv_reduced: np.ndarray) -> "FisherState":
-        "Install weights `w` and an already computed inverse of the anchor-dropped Fisher matrix (used by the scheduler's Newton step)."
+        ("Install weights `w` and an already computed inverse of the anchor-dropped Fisher matrix (used by the "
+         "scheduler's Newton step).")
         S = np.zeros((self.n, self.n))
         S[np.ix_(self.keep, self.keep)] = inv_reduced
         self.w, self.Sigma = w, S
@@ -402,7 +483,8 @@ class FisherState:
         return self
 
     def add(self, i: int, j: int, w: float | None = None) -> "FisherState":
-        "Add one battle on pair (`i`, `j`) with Fisher weight `w` (default $w_{ij}$ at the last rebuild): Sherman–Morrison, $O(N^2)$."
+        ("Add one battle on pair (`i`, `j`) with Fisher weight `w` (default $w_{ij}$ at the last rebuild): "
+         "Sherman–Morrison, $O(N^2)$.")
         w = self.w[i, j] if w is None else float(w)
         S = self.Sigma
         s = S[:, i] - S[:, j]
@@ -415,13 +497,15 @@ class FisherState:
         return self
 
     def d_gain(self, i, j) -> np.ndarray:
-        "D-criterion gain $w_{ij}(\\Sigma_{ii}+\\Sigma_{jj}-2\\Sigma_{ij})$ of pairs (`i`, `j`): $\\log\\det$ rises by $\\log(1+\\text{gain})$."
+        ("D-criterion gain $w_{ij}(\\Sigma_{ii}+\\Sigma_{jj}-2\\Sigma_{ij})$ of pairs (`i`, `j`): $\\log\\det$ rises "
+         "by $\\log(1+\\text{gain})$.")
         S = self.Sigma
         d = np.diag(S)
         return self.w[i, j] * (d[i] + d[j] - 2.0 * S[i, j])
 
     def a_gain(self, i, j) -> np.ndarray:
-        "A-criterion gain: the drop of $\\operatorname{tr}\\Sigma$ if one battle on (`i`, `j`) were added (Sherman–Morrison)."
+        ("A-criterion gain: the drop of $\\operatorname{tr}\\Sigma$ if one battle on (`i`, `j`) were added "
+         "(Sherman–Morrison).")
         if not self.track_square: raise ValueError("track_square: A-gains need FisherState(..., track_square=True)")
         S, S2 = self.Sigma, self.Sigma2
         d, d2 = np.diag(S), np.diag(S2)
@@ -429,11 +513,14 @@ class FisherState:
         return w * (d2[i] + d2[j] - 2.0 * S2[i, j]) / (1.0 + w * (d[i] + d[j] - 2.0 * S[i, j]))
 
 def brute_force_gains(I: np.ndarray, w: np.ndarray, anchor: int = 0, criterion: str = "both"):
-    "Naive reference: for every pair i<j, $\\log\\det(I + w_{ij}uu^\\top) - \\log\\det I$ (`'d'`) and/or $\\operatorname{tr}I^{-1} - \\operatorname{tr}(I + w_{ij}uu^\\top)^{-1}$ (`'a'`), anchor dropped: one determinant / inverse per candidate."
+    ("Naive reference: for every pair i<j, $\\log\\det(I + w_{ij}uu^\\top) - \\log\\det I$ (`'d'`) and/or "
+     "$\\operatorname{tr}I^{-1} - \\operatorname{tr}(I + w_{ij}uu^\\top)^{-1}$ (`'a'`), anchor dropped: one "
+     "determinant / inverse per candidate.")
     if criterion not in ("d", "a", "both"): raise ValueError(f"criterion must be 'd', 'a' or 'both', got {criterion!r}")
     I = np.asarray(I, float)
     N = I.shape[0]
-    if I.ndim != 2 or I.shape != (N, N) or N < 2: raise ValueError(f"I must be a square N×N matrix with N >= 2, got {I.shape}")
+    if I.ndim != 2 or I.shape != (N, N) or N < 2:
+        raise ValueError(f"I must be a square N×N matrix with N >= 2, got {I.shape}")
     anchor = _check_int("anchor", anchor, 0)
     if anchor >= N: raise ValueError(f"anchor must be < {N}, got {anchor}")
     keep = np.arange(N) != anchor
@@ -455,14 +542,18 @@ def brute_force_gains(I: np.ndarray, w: np.ndarray, anchor: int = 0, criterion: 
 METHODS = ("random", "nearest", "ada-pair", "a-opt", "d-opt")
 
 class ArenaScheduler:
-    "Adaptive pair selection for an arena: `next_pairs(k)`, `update(battles)`, `ratings()`, `add_model(name)`; `method` is one of `METHODS`."
+    ("Adaptive pair selection for an arena: `next_pairs(k)`, `update(battles)`, `ratings()`, `add_model(name)`; "
+     "`method` is one of `METHODS`.")
     def __init__(self, models, method: str = "d-opt", anchor=0, C: float = C_ELO, ridge: float = RIDGE,
                  refit_every: int = 1, init_rating: float = 1000.0, seed: int | None = None, pair_probs=None,
                  auto_refit: bool = True):
-        if isinstance(models, (int, np.integer)) and not isinstance(models, bool): models = [f"m{k}" for k in range(_check_int("models", models, 2))]
-        if isinstance(models, (str, bytes)) or not isinstance(models, Iterable): raise TypeError("models must be a sequence of model ids (or an int N)")
+        if isinstance(models, (int, np.integer)) and not isinstance(models, bool):
+            models = [f"m{k}" for k in range(_check_int("models", models, 2))]
+        if isinstance(models, (str, bytes)) or not isinstance(models, Iterable):
+            raise TypeError("models must be a sequence of model ids (or an int N)")
         self.models = [str(m) for m in models]
-        if len(self.models) < 2: raise ValueError(f"models must hold >= 2 models (N < 2 has nothing to compare), got {len(self.models)}")
+        if len(self.models) < 2:
+            raise ValueError(f"models must hold >= 2 models (N < 2 has nothing to compare), got {len(self.models)}")
         if len(set(self.models)) != len(self.models): raise ValueError("models must be unique")
         if method not in METHODS: raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         self.method, self.N = method, len(self.models)
@@ -474,22 +565,29 @@ class ArenaScheduler:
         if self.anchor >= self.N: raise ValueError(f"anchor must be < {self.N}, got {anchor}")
         self.C, self.ridge = _check_pos("C", C), _check_pos("ridge", ridge)
         self.refit_every = _check_int("refit_every", refit_every, 1)
-        if not isinstance(auto_refit, bool): raise TypeError(f"auto_refit must be a bool, got {type(auto_refit).__name__}")
+        if not isinstance(auto_refit, bool):
+            raise TypeError(f"auto_refit must be a bool, got {type(auto_refit).__name__}")
         self.auto_refit, self.init_rating = auto_refit, float(init_rating)
         self.rng = np.random.default_rng(seed)
         self.pi, self.pj = np.triu_indices(self.N, 1)
         self.pair_probs = None
         if pair_probs is not None:
-            if method != "random": raise ValueError("pair_probs: only the 'random' method samples pairs from given probabilities")
+            if method != "random":
+                raise ValueError("pair_probs: only the 'random' method samples pairs from given probabilities")
             q = np.asarray(pair_probs, float)
             if q.shape == (self.N, self.N): q = q[self.pi, self.pj]
             if q.shape != self.pi.shape or np.any(q < 0) or not np.isfinite(q).all() or q.sum() <= 0:
-                raise ValueError(f"pair_probs must be {self.pi.size} non-negative weights (pairs i<j in row-major order) or an N×N matrix")
+                raise ValueError(f"pair_probs must be {self.pi.size} non-negative weights (pairs i<j in row-major "
+                                 "order) or an N×N matrix")
             self.pair_probs = q / q.sum()
         self.counts = np.zeros((self.N, self.N))
         self.wins = np.zeros((self.N, self.N))
         self.r = np.full(self.N, self.init_rating)
-        self.fisher = FisherState(self.N, self.anchor, self.C, self.ridge, track_square=(method == "a-opt")) if method in ("a-opt", "d-opt") else None
+        self.fisher = (
+            FisherState(self.N, self.anchor, self.C, self.ridge, track_square=(method == "a-opt"))
+            if method in ("a-opt", "d-opt")
+            else None
+        )
         self.n_battles, self._stale = 0, 0
         self._set_index_helpers()
         self._log: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
@@ -509,7 +607,8 @@ class ArenaScheduler:
         return self.r
 
     def newton_step(self) -> np.ndarray:
-        "One warm-started Newton step of the m-ELO fit; its inverse Hessian is the new $\\Sigma$ (one $O(N^3)$ inverse per refit)."
+        ("One warm-started Newton step of the m-ELO fit; its inverse Hessian is the new $\\Sigma$ (one $O(N^3)$ "
+         "inverse per refit).")
         C, r = self.C, self.r
         P = expit(C * (r[:, None] - r[None, :]))
         A = self.counts * P * (1.0 - P)
@@ -537,13 +636,18 @@ class ArenaScheduler:
         ok = None
         if available is not None:
             av = np.asarray(available, float)
-            if av.shape != (M,) or np.any(av < 0) or not np.isfinite(av).all(): raise ValueError(f"available must hold {M} non-negative counts (pairs i<j)")
+            if av.shape != (M,) or np.any(av < 0) or not np.isfinite(av).all():
+                raise ValueError(f"available must hold {M} non-negative counts (pairs i<j)")
             ok = av > 0
             if not ok.any(): raise ValueError("available: no pair has battles left")
             k = min(k, int(ok.sum()))
         if self.method == "random":
             if ok is None:
-                m = self.rng.integers(M, size=k) if self.pair_probs is None else self.rng.choice(M, size=k, p=self.pair_probs)
+                m = (
+                    self.rng.integers(M, size=k)
+                    if self.pair_probs is None
+                    else self.rng.choice(M, size=k, p=self.pair_probs)
+                )
             else:
                 q = av if self.pair_probs is None else self.pair_probs * ok
                 m = self.rng.choice(M, size=k, p=q / q.sum())
@@ -573,10 +677,16 @@ class ArenaScheduler:
         return self.pi[m], self.pj[m]
 
     def observe(self, i, j, y) -> "ArenaScheduler":
-        "Record battles `(i, j, y)` given as index arrays (y: 1 = `i` wins, 0 = `j` wins, 0.5 = tie); the Fisher state gets rank-one updates, the ratings wait for the next refit."
-        i, j, y = np.atleast_1d(np.asarray(i, np.int64)), np.atleast_1d(np.asarray(j, np.int64)), np.atleast_1d(np.asarray(y, float))
+        ("Record battles `(i, j, y)` given as index arrays (y: 1 = `i` wins, 0 = `j` wins, 0.5 = tie); the Fisher "
+         "state gets rank-one updates, the ratings wait for the next refit.")
+        i, j, y = (
+            np.atleast_1d(np.asarray(i, np.int64)),
+            np.atleast_1d(np.asarray(j, np.int64)),
+            np.atleast_1d(np.asarray(y, float)),
+        )
         if not (i.shape == j.shape == y.shape): raise ValueError("i, j and y must have the same shape")
-        if i.size and (min(i.min(), j.min()) < 0 or max(i.max(), j.max()) >= self.N): raise ValueError(f"model indices must lie in [0, {self.N})")
+        if i.size and (min(i.min(), j.min()) < 0 or max(i.max(), j.max()) >= self.N):
+            raise ValueError(f"model indices must lie in [0, {self.N})")
         if np.any(i == j): raise ValueError("a model cannot battle itself (i == j)")
         if not ((y == 0.0) | (y == 0.5) | (y == 1.0)).all(): raise ValueError("y must hold 0, 0.5 or 1")
         np.add.at(self.wins, (i, j), y)
@@ -594,10 +704,15 @@ class ArenaScheduler:
         "The next `k` pairs to show, as `(model_a, model_b)` names (sides in random order)."
         i, j = self.select(k)
         flip = self.rng.random(i.size) < 0.5
-        return [(self.models[b], self.models[a]) if f else (self.models[a], self.models[b]) for a, b, f in zip(i.tolist(), j.tolist(), flip)]
+        return [
+            (self.models[b], self.models[a]) if f else (self.models[a], self.models[b])
+            for a, b, f in zip(i.tolist(), j.tolist(), flip)
+        ]
 
     def update(self, battles) -> "ArenaScheduler":
-        "Record judged battles: a Chatbot-Arena table (or the 55k format), a list of records, or a list of `(model_a, model_b, winner)` tuples; with `auto_refit` (default) the ratings and Fisher state are then refitted to convergence."
+        ("Record judged battles: a Chatbot-Arena table (or the 55k format), a list of records, or a list of "
+         "`(model_a, model_b, winner)` tuples; with `auto_refit` (default) the ratings and Fisher state are then "
+         "refitted to convergence.")
         if isinstance(battles, (list, tuple)) and battles and isinstance(battles[0], (list, tuple)):
             battles = [dict(zip(("model_a", "model_b", "winner"), b)) for b in battles]
         self.observe(*battle_arrays(battles, self.models))
@@ -605,10 +720,12 @@ class ArenaScheduler:
         return self
 
     def add_model(self, name: str, rating: float | None = None) -> "ArenaScheduler":
-        "Add a new model `name` to a running arena (initial rating `rating`, default the mean current rating); it has no battles yet, so its prior variance makes the information rules pick it early."
+        ("Add a new model `name` to a running arena (initial rating `rating`, default the mean current rating); it "
+         "has no battles yet, so its prior variance makes the information rules pick it early.")
         name = str(name)
         if name in self.index: raise ValueError(f"name: model {name!r} is already in the arena")
-        if self.pair_probs is not None: raise ValueError("add_model: pair_probs were given for the old model set; build a new scheduler")
+        if self.pair_probs is not None:
+            raise ValueError("add_model: pair_probs were given for the old model set; build a new scheduler")
         rating = float(self.r.mean()) if rating is None else float(rating)
         if not math.isfinite(rating): raise ValueError("rating must be finite")
         N = self.N
@@ -621,7 +738,9 @@ class ArenaScheduler:
         self.pi, self.pj = np.triu_indices(self.N, 1)
         self._set_index_helpers()
         if self.fisher is not None:
-            self.fisher = FisherState(self.N, self.anchor, self.C, self.ridge, track_square=(self.method == "a-opt")).rebuild(self.r, self.counts)
+            self.fisher = FisherState(
+                self.N, self.anchor, self.C, self.ridge, track_square=(self.method == "a-opt")
+            ).rebuild(self.r, self.counts)
         self._stale = 0
         return self
 
@@ -636,19 +755,45 @@ class ArenaScheduler:
         return pd.Series(self.r, index=self.models, name="rating").sort_values(ascending=False)
 
     def rating_intervals(self, n_boot: int = 200, level: float = 0.95, seed: int | None = None) -> pd.DataFrame:
-        "Bootstrap intervals of the m-ELO ratings (battles resampled with replacement; see `bootstrap_ratings`), strongest first."
+        ("Bootstrap intervals of the m-ELO ratings (battles resampled with replacement; see `bootstrap_ratings`), "
+         "strongest first.")
         if not self._log: raise ValueError("rating_intervals: no battles recorded yet")
         i, j, y = (np.concatenate(x) for x in zip(*self._log))
-        out = bootstrap_ratings(i, j, y, self.N, n_boot=n_boot, level=level, anchor=self.anchor, anchor_rating=float(self.ratings()[self.models[self.anchor]]),
-                                C=self.C, ridge=self.ridge, seed=seed)
+        out = bootstrap_ratings(
+            i,
+            j,
+            y,
+            self.N,
+            n_boot=n_boot,
+            level=level,
+            anchor=self.anchor,
+            anchor_rating=float(self.ratings()[self.models[self.anchor]]),
+            C=self.C,
+            ridge=self.ridge,
+            seed=seed,
+        )
         return out.set_axis(self.models).sort_values("rating", ascending=False)
 
 # %% ../nbs/23_arena.ipynb #3f4293c3
-def bootstrap_ratings(i, j, y, n_models: int, n_boot: int = 200, level: float = 0.95, anchor: int = 0, anchor_rating: float = 1000.0,
-                      C: float = C_ELO, ridge: float = RIDGE, seed: int | None = None) -> pd.DataFrame:
-    "Percentile-bootstrap intervals of the m-ELO ratings of battles `(i, j, y)`: the battles are resampled with replacement `n_boot` times and refitted (LMArena's leaderboard convention); columns `rating`, `lower`, `upper`, `se`."
+def bootstrap_ratings(
+    i,
+    j,
+    y,
+    n_models: int,
+    n_boot: int = 200,
+    level: float = 0.95,
+    anchor: int = 0,
+    anchor_rating: float = 1000.0,
+    C: float = C_ELO,
+    ridge: float = RIDGE,
+    seed: int | None = None,
+) -> pd.DataFrame:
+    ("Percentile-bootstrap intervals of the m-ELO ratings of battles `(i, j, y)`: the battles are resampled with "
+     "replacement `n_boot` times and refitted (LMArena's leaderboard convention); columns `rating`, `lower`, `upper`, "
+     "`se`.")
     n_models, n_boot = _check_int("n_models", n_models, 2), _check_int("n_boot", n_boot, 2)
-    if not (isinstance(level, (int, float)) and 0 < level < 1): raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    if not (isinstance(level, (int, float)) and 0 < level < 1):
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
     W0 = win_matrix(i, j, y, n_models)
     i, j, y = np.asarray(i, np.int64), np.asarray(j, np.int64), np.asarray(y, float)
     if i.size < 1: raise ValueError("i, j, y must hold at least one battle")
@@ -667,12 +812,19 @@ def bootstrap_ratings(i, j, y, n_models: int, n_boot: int = 200, level: float = 
         np.add.at(W, (cj_, ci_), cb * (1.0 - cv))
         boots[b], _ = _newton(W, r0, anchor, C, ridge, 1e-6, 100)
     a = (1.0 - level) / 2
-    return pd.DataFrame({"rating": r0, "lower": np.quantile(boots, a, axis=0), "upper": np.quantile(boots, 1 - a, axis=0),
-                         "se": boots.std(0, ddof=1)})
+    return pd.DataFrame(
+        {
+            "rating": r0,
+            "lower": np.quantile(boots, a, axis=0),
+            "upper": np.quantile(boots, 1 - a, axis=0),
+            "se": boots.std(0, ddof=1),
+        }
+    )
 
 # %% ../nbs/23_arena.ipynb #1b8b76bf
 def pairwise_consistency(est, ref) -> float:
-    "Share of model pairs ordered the same way by `est` and `ref` (ties in `est` count ½; pairs tied in `ref` are skipped)."
+    ("Share of model pairs ordered the same way by `est` and `ref` (ties in `est` count ½; pairs tied in `ref` are "
+     "skipped).")
     e, r = _check_ratings(est, "est"), _check_ratings(ref, "ref")
     if e.size != r.size: raise ValueError(f"est and ref must have the same length, got {e.size} and {r.size}")
     i, j = np.triu_indices(e.size, 1)
@@ -696,7 +848,8 @@ def rating_rmse(est, true) -> float:
 # %% ../nbs/23_arena.ipynb #825b529c
 def reference_ratings(true_ratings, n_battles: int, seed: int | None = None, C: float = C_ELO, tie_rate: float = 0.0,
                       ridge: float = RIDGE) -> np.ndarray:
-    "m-ELO ratings fitted to `n_battles` uniformly random battles in the arena with `true_ratings` (the 'full-data' reference)."
+    ("m-ELO ratings fitted to `n_battles` uniformly random battles in the arena with `true_ratings` (the 'full-data' "
+     "reference).")
     r = _check_ratings(true_ratings, "true_ratings")
     n_battles = _check_int("n_battles", n_battles, 1)
     rng = np.random.default_rng(seed)
@@ -709,10 +862,24 @@ def reference_ratings(true_ratings, n_battles: int, seed: int | None = None, C: 
     W[pj, pi] = (n - ties - w) + 0.5 * ties
     return fit_mle(W, anchor=0, anchor_rating=float(r[0]), C=C, ridge=ridge, check_connected=False)
 
-def run_selection(true_ratings, method: str, checkpoints: Sequence[int], seed: int = 0, k: int = 1, anchor: int | None = None,
-                  per_pair: int | None = 72, reference=None, C: float = C_ELO, ridge: float = RIDGE, refit_every: int = 1,
-                  tie_rate: float = 0.0, pair_probs=None, elo_k: Sequence[float] = (), keep_counts: bool = False,
-                  traffic=None) -> dict:
+def run_selection(
+    true_ratings,
+    method: str,
+    checkpoints: Sequence[int],
+    seed: int = 0,
+    k: int = 1,
+    anchor: int | None = None,
+    per_pair: int | None = 72,
+    reference=None,
+    C: float = C_ELO,
+    ridge: float = RIDGE,
+    refit_every: int = 1,
+    tie_rate: float = 0.0,
+    pair_probs=None,
+    elo_k: Sequence[float] = (),
+    keep_counts: bool = False,
+    traffic=None,
+) -> dict:
     """Simulate one arena run of selection rule `method` and measure it at each of `checkpoints` (numbers of battles).
 
     Balanced protocol (`traffic=None`): a log of `per_pair` battles for every pair, and rules may pick any pair.
@@ -726,28 +893,61 @@ def run_selection(true_ratings, method: str, checkpoints: Sequence[int], seed: i
     s_arena, s_sched, s_anchor = np.random.SeedSequence(seed).spawn(3)
     if anchor is None: anchor = int(np.random.default_rng(s_anchor).integers(N))
     if traffic is not None:
-        if per_pair is None: raise ValueError("per_pair: the traffic protocol replays a finite log; give its size per pair")
+        if per_pair is None:
+            raise ValueError("per_pair: the traffic protocol replays a finite log; give its size per pair")
         per_pair = _check_int("per_pair", per_pair, 1)
         b = np.asarray(traffic, float)
         if b.shape != (N,): raise ValueError(f"traffic must hold one battle count per model ({N}), got shape {b.shape}")
         s_arena, s_log = s_arena.spawn(2)
-        arena = ReplayArena(r, C=C, tie_rate=tie_rate, seed=s_arena, pair_counts=traffic_log_counts(b, per_pair * N * (N - 1) // 2, seed=s_log))
-        if reference is None: reference = fit_mle(arena.full_wins(), anchor=0, anchor_rating=float(r[0]), C=C, ridge=ridge, check_connected=False)
+        arena = ReplayArena(
+            r,
+            C=C,
+            tie_rate=tie_rate,
+            seed=s_arena,
+            pair_counts=traffic_log_counts(b, per_pair * N * (N - 1) // 2, seed=s_log),
+        )
+        if reference is None:
+            reference = fit_mle(
+                arena.full_wins(), anchor=0, anchor_rating=float(r[0]), C=C, ridge=ridge, check_connected=False
+            )
     elif per_pair is not None:
         arena = ReplayArena(r, per_pair=per_pair, C=C, tie_rate=tie_rate, seed=s_arena)
-        if reference is None: reference = fit_mle(arena.full_wins(), anchor=0, anchor_rating=float(r[0]), C=C, ridge=ridge, check_connected=False)
+        if reference is None:
+            reference = fit_mle(
+                arena.full_wins(), anchor=0, anchor_rating=float(r[0]), C=C, ridge=ridge, check_connected=False
+            )
     else: arena = BTArena(r, C=C, tie_rate=tie_rate, seed=s_arena)
-    sched = ArenaScheduler(N, method=method, anchor=anchor, C=C, ridge=ridge, refit_every=refit_every, seed=s_sched, pair_probs=pair_probs)
+    sched = ArenaScheduler(
+        N, method=method, anchor=anchor, C=C, ridge=ridge, refit_every=refit_every, seed=s_sched, pair_probs=pair_probs
+    )
     ref = None if reference is None else _check_ratings(reference, "reference")
-    out = {k_: [] for k_ in ("battles", "consistency_true", "consistency_full", "tau_true", "tau_full", "rmse", "d_info", "a_info", "anchor_freq", "select_s")}
+    out = {
+        k_: []
+        for k_ in (
+            "battles",
+            "consistency_true",
+            "consistency_full",
+            "tau_true",
+            "tau_full",
+            "rmse",
+            "d_info",
+            "a_info",
+            "anchor_freq",
+            "select_s",
+        )
+    }
     t_sel, r_hat = 0.0, np.full(N, 1000.0)
     for cp in cps:
         while sched.n_battles < cp:
             t0 = time.perf_counter()
-            i, j = sched.select(min(k, cp - sched.n_battles), available=arena.remaining() if traffic is not None else None)
+            i, j = sched.select(
+                min(k, cp - sched.n_battles), available=arena.remaining() if traffic is not None else None
+            )
             t_sel += time.perf_counter() - t0
             sched.observe(i, j, arena.outcomes(i, j))
-        r_hat = fit_mle(sched.wins, anchor=anchor, anchor_rating=1000.0, C=C, ridge=ridge, init=r_hat, check_connected=False)
+        r_hat = fit_mle(
+            sched.wins, anchor=anchor, anchor_rating=1000.0, C=C, ridge=ridge, init=r_hat, check_connected=False
+        )
         I_true = fisher_information(r, sched.counts, C)
         out["battles"].append(cp)
         out["consistency_true"].append(pairwise_consistency(r_hat, r))
@@ -764,7 +964,9 @@ def run_selection(true_ratings, method: str, checkpoints: Sequence[int], seed: i
         for K in elo_k:
             snaps = online_elo(li, lj, ly, N, K=K, C=C, snapshots=cps)
             out[f"elo{K:g}_consistency_true"] = [pairwise_consistency(e, r) for e in snaps]
-            out[f"elo{K:g}_consistency_full"] = [pairwise_consistency(e, ref) if ref is not None else float("nan") for e in snaps]
+            out[f"elo{K:g}_consistency_full"] = [
+                pairwise_consistency(e, ref) if ref is not None else float("nan") for e in snaps
+            ]
     out = {k_: np.asarray(v) for k_, v in out.items()}
     out.update(method=method, k=k, anchor=anchor, seed=seed, fresh=getattr(arena, "fresh", 0))
     if keep_counts: out["counts"] = sched.counts.copy()
@@ -772,7 +974,8 @@ def run_selection(true_ratings, method: str, checkpoints: Sequence[int], seed: i
 
 # %% ../nbs/23_arena.ipynb #4b2629b8
 def time_selection(n_models: int, method: str = "d-opt", steps: int = 20, naive: bool = False, seed: int = 0) -> dict:
-    "Seconds per D-/A-optimal selection step (gains of all pairs + rank-one update) and per refit, after 2N random warm-up battles; `naive` uses `brute_force_gains`."
+    ("Seconds per D-/A-optimal selection step (gains of all pairs + rank-one update) and per refit, after 2N random "
+     "warm-up battles; `naive` uses `brute_force_gains`.")
     n_models, steps = _check_int("n_models", n_models, 2), _check_int("steps", steps, 1)
     if method not in ("a-opt", "d-opt"): raise ValueError(f"method must be 'a-opt' or 'd-opt', got {method!r}")
     arena = BTArena(synthetic_ratings(n_models, seed=seed), seed=seed)

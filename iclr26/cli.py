@@ -514,7 +514,8 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--results", default=None, help="results folder (default results/)")
     d.add_argument("--out", default=None, help="site folder (default _site)")
     sub.add_parser("readme", help="write README.md from nbs/index.ipynb and the package docstring from the notebooks")
-    sub.add_parser("zoo", add_help=False, help="the shared pretrained model family: list | verify | card NAME | build NAME")
+    sub.add_parser("zoo", add_help=False, help="the shared pretrained model family: list | verify | card NAME | build "
+                                               "NAME")
     return p
 
 def _scoreboard(args) -> int:

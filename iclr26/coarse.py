@@ -48,12 +48,14 @@ def _points(X, d: int | None, name: str = "X") -> np.ndarray:
     except (TypeError, ValueError): raise TypeError(f"{name} must be an array of numbers") from None
     if X.ndim == 1 and d is not None and X.shape[0] == d: X = X[None]
     if X.ndim != 2: raise ValueError(f"{name} must have shape (n, d), got {X.shape}")
-    if d is not None and X.shape[1] != d: raise ValueError(f"{name} has {X.shape[1]} columns but the dimension is d={d}")
+    if d is not None and X.shape[1] != d:
+        raise ValueError(f"{name} has {X.shape[1]} columns but the dimension is d={d}")
     if not np.all(np.isfinite(X)): raise ValueError(f"{name} must be finite")
     return X
 
 def _posint(v, name: str) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)): raise TypeError(f"{name} must be an int, got {type(v).__name__}")
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(v).__name__}")
     if v < 1: raise ValueError(f"{name} must be >= 1, got {v}")
     return int(v)
 
@@ -112,8 +114,10 @@ class BoxSets:
         self.n, self.d = lo.shape
         if frame is not None:
             R = np.asarray(frame, float)
-            if R.shape != (self.d, self.d): raise ValueError(f"frame must be a ({self.d}, {self.d}) matrix, got {R.shape}")
-            if not np.allclose(R.T @ R, np.eye(self.d), atol=1e-8): raise ValueError("frame must be orthonormal (R^T R = I)")
+            if R.shape != (self.d, self.d):
+                raise ValueError(f"frame must be a ({self.d}, {self.d}) matrix, got {R.shape}")
+            if not np.allclose(R.T @ R, np.eye(self.d), atol=1e-8):
+                raise ValueError("frame must be orthonormal (R^T R = I)")
             frame = R
         self.frame, self._cols = frame, None
 
@@ -155,7 +159,9 @@ class BoxSets:
             cols = []
             for j in range(self.d):
                 pair = np.ascontiguousarray(np.stack([self.lo[:, j], self.hi[:, j]], 1))
-                _, first, cnt = np.unique(pair.view(np.dtype((np.void, 16))).ravel(), return_index=True, return_counts=True)
+                _, first, cnt = np.unique(
+                    pair.view(np.dtype((np.void, 16))).ravel(), return_index=True, return_counts=True
+                )
                 cols.append((pair[first, 0], pair[first, 1], cnt / self.n))
             self._cols = cols
         return self._cols
@@ -185,7 +191,8 @@ def chebyshev_center(A, b, bound: float = np.inf) -> tuple[np.ndarray, float]:
     """Centre and radius of the largest ball inside {x : A x <= b} (and inside [-bound, bound]^d), by `linprog`.
     Raises ValueError if the polytope is empty, has no interior, or is unbounded with bound=inf."""
     A, b = np.asarray(A, float), np.asarray(b, float)
-    if A.ndim != 2 or b.shape != (A.shape[0],): raise ValueError(f"need A (m, d) and b (m,), got {A.shape} and {b.shape}")
+    if A.ndim != 2 or b.shape != (A.shape[0],):
+        raise ValueError(f"need A (m, d) and b (m,), got {A.shape} and {b.shape}")
     d = A.shape[1]
     if np.isfinite(bound):                                             # the ball must also fit in the box
         A, b = np.vstack([A, np.eye(d), -np.eye(d)]), np.concatenate([b, np.full(2 * d, float(bound))])
@@ -215,7 +222,8 @@ class PolytopeSets:
             if not np.all(np.abs(signs) == 1): raise ValueError("signs must be +1 or -1")
         elif A.ndim == 3:
             if signs is not None: raise ValueError("signs only go with a shared (m, d) A")
-            if A.shape[:2] != b.shape: raise ValueError(f"A {A.shape} and b {b.shape} disagree: need A (n, m, d) and b (n, m)")
+            if A.shape[:2] != b.shape:
+                raise ValueError(f"A {A.shape} and b {b.shape} disagree: need A (n, m, d) and b (n, m)")
         else: raise ValueError(f"A must be (m, d) or (n, m, d), got shape {A.shape}")
         if not (np.all(np.isfinite(A)) and np.all(np.isfinite(b))): raise ValueError("A and b must be finite")
         if not bound > 0: raise ValueError(f"bound must be > 0, got {bound}")
@@ -298,7 +306,8 @@ class PolytopeSets:
         """*(inferred)* A consistent starting mean for an arrangement: the fraction q_k of cells on the side
         a_k x <= h_k estimates Phi(h_k - <a_k, mu>), so <a_k, mu> = h_k - Phi^{-1}(q_k); weighted least squares
         with the inverse delta-method variances phi(z_k)^2 / (q_k (1 - q_k))."""
-        if not self.is_arrangement(): raise ValueError("halfspace_moments needs the cells of one hyperplane arrangement")
+        if not self.is_arrangement():
+            raise ValueError("halfspace_moments needs the cells of one hyperplane arrangement")
         h = (self.b * self.signs)[0]
         q = np.clip((self.signs > 0).mean(0), 0.5 / self.n, 1 - 0.5 / self.n)
         z = ndtri(q)
@@ -362,7 +371,8 @@ class GridPartition(Partition):
         R = random_rotation(d, rng) if rotate else None
         return cls(d, width, rng.uniform(0, width, d), R)
 
-    def __repr__(self): return f"GridPartition(d={self.d}, width={self.width.tolist()}, rotated={self.rotation is not None})"
+    def __repr__(self):
+        return f"GridPartition(d={self.d}, width={self.width.tolist()}, rotated={self.rotation is not None})"
 
     def cell_ids(self, X) -> np.ndarray:
         Z = self._check(X)
@@ -451,7 +461,8 @@ class PolytopePartition(Partition):
         for j, cell in enumerate(cells):
             if isinstance(cell, tuple) and len(cell) == 2:
                 A, b = np.asarray(cell[0], float), np.asarray(cell[1], float)
-                if A.ndim != 2 or b.shape != (A.shape[0],): raise ValueError(f"cell {j}: need A (m, d) and b (m,), got {A.shape}, {b.shape}")
+                if A.ndim != 2 or b.shape != (A.shape[0],):
+                    raise ValueError(f"cell {j}: need A (m, d) and b (m,), got {A.shape}, {b.shape}")
             else: A, b = _hull_halfspaces(np.asarray(cell, float), j)
             if d is None: d = A.shape[1]
             elif A.shape[1] != d: raise ValueError(f"cell {j} lives in dimension {A.shape[1]} but cell 0 in d={d}")
@@ -461,9 +472,13 @@ class PolytopePartition(Partition):
         if check_overlap:
             for i in range(len(hs)):
                 for j in range(i + 1, len(hs)):
-                    try: _, r = chebyshev_center(np.vstack([hs[i][0], hs[j][0]]), np.concatenate([hs[i][1], hs[j][1]]), bound=bound)
+                    try:
+                        _, r = chebyshev_center(
+                            np.vstack([hs[i][0], hs[j][0]]), np.concatenate([hs[i][1], hs[j][1]]), bound=bound
+                        )
                     except ValueError: continue
-                    raise ValueError(f"cells {i} and {j} overlap (a ball of radius {r:.3g} fits in both): not a partition")
+                    raise ValueError(f"cells {i} and {j} overlap (a ball of radius {r:.3g} fits in both): not a "
+                                     "partition")
         self.d, self.cells, self.bound = d, hs, float(bound)
 
     def __repr__(self): return f"PolytopePartition(d={self.d}, cells={len(self.cells)})"
@@ -473,7 +488,8 @@ class PolytopePartition(Partition):
         ids = np.full(len(X), -1)
         for j, (A, b) in enumerate(self.cells):
             ids[np.all(X @ A.T <= b + 1e-12, axis=1) & (ids < 0)] = j
-        if np.any(ids < 0): raise ValueError(f"{int(np.sum(ids < 0))} point(s) lie in no cell: the cells do not cover them")
+        if np.any(ids < 0):
+            raise ValueError(f"{int(np.sum(ids < 0))} point(s) lie in no cell: the cells do not cover them")
         return ids[:, None]
 
     def observe(self, X) -> PolytopeSets:
@@ -503,7 +519,8 @@ class TruncatedSampler:
     Gaussians, Pakman & Paninski 2014) or 'hit-and-run'."""
     def __init__(self, sets, rng=None, mu0=None, n_steps: int = 1, burn_in: int = 3, method: str = "hmc"):
         if not isinstance(sets, (BoxSets, PolytopeSets)): raise TypeError("sets must be BoxSets or PolytopeSets")
-        if method not in ("hmc", "hit-and-run"): raise ValueError(f"method must be 'hmc' or 'hit-and-run', got {method!r}")
+        if method not in ("hmc", "hit-and-run"):
+            raise ValueError(f"method must be 'hmc' or 'hit-and-run', got {method!r}")
         if isinstance(burn_in, bool) or not isinstance(burn_in, (int, np.integer)) or burn_in < 0:
             raise ValueError(f"burn_in must be an int >= 0, got {burn_in!r}")
         self.sets, self.rng, self.method = sets, _rng(rng), method
@@ -579,7 +596,8 @@ class TruncatedSampler:
         return Y + mu
 
     def draw(self, mu, rows=None) -> np.ndarray:
-        "One draw per requested set (rows: indices into the sets; default all) from N(mu, I) | S_i, shape (len(rows), d)."
+        ("One draw per requested set (rows: indices into the sets; default all) from N(mu, I) | S_i, shape "
+         "(len(rows), d).")
         S = self.sets
         mu = _vec(mu, S.d, "mu")
         rows = np.arange(S.n) if rows is None else np.asarray(rows, dtype=np.int64)
@@ -592,7 +610,8 @@ class TruncatedSampler:
 
 # %% ../nbs/22_coarse_mean.ipynb #0c9bba40
 def _check_sets(sets):
-    if not isinstance(sets, (BoxSets, PolytopeSets)): raise TypeError(f"sets must be BoxSets or PolytopeSets, got {type(sets).__name__}")
+    if not isinstance(sets, (BoxSets, PolytopeSets)):
+        raise TypeError(f"sets must be BoxSets or PolytopeSets, got {type(sets).__name__}")
     return sets
 
 def oracle_mean(X) -> np.ndarray:
@@ -623,13 +642,16 @@ def observed_fisher(sets, mu, rng=None, max_sets: int = 4000, mc_steps: int = 5)
     return (F + F.T) / 2
 
 def _warn_if_nonidentifiable(sets, mu, tol, rng, who: str):
-    "Warn (UserWarning) when the observed Fisher information at the estimate has eigenvalues below `tol`; return its spectrum."
+    ("Warn (UserWarning) when the observed Fisher information at the estimate has eigenvalues below `tol`; return its "
+     "spectrum.")
     ev, V = np.linalg.eigh(observed_fisher(sets, mu, rng))
     k = int(np.sum(ev < tol))
     if k:
         u = np.round(V[:, 0], 3)
-        warnings.warn(f"{who}: the mean looks non-identifiable from these cells along {k} direction(s) (observed Fisher "
-                      f"eigenvalue {ev[0]:.3g} < {tol}; e.g. u = {u.tolist()}): the cells are (close to) slabs, and the "
+        warnings.warn(f"{who}: the mean looks non-identifiable from these cells along {k} direction(s) (observed "
+                      "Fisher "
+                      f"eigenvalue {ev[0]:.3g} < {tol}; e.g. u = {u.tolist()}): the cells are (close to) slabs, and "
+                      "the "
                       "estimate along such directions is only its starting point", UserWarning, stacklevel=3)
     return ev
 
@@ -672,7 +694,8 @@ def _chain_defaults(sets, mc_steps, burn_in, pilot_iter):
     vals = []
     for name, v, dv in (("burn_in", burn_in, dflt[1]), ("pilot_iter", pilot_iter, dflt[2])):
         if v is None: v = dv
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0: raise ValueError(f"{name} must be an int >= 0, got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise ValueError(f"{name} must be an int >= 0, got {v!r}")
         vals.append(int(v))
     return mc_steps, vals[0], vals[1]
 
@@ -722,7 +745,8 @@ def fisher_information(partition: Partition, mu, n_mc: int = 4000, rng=None, mc_
     """Monte Carlo estimate of the Fisher information of one coarse sample, E_S[I - Cov_{N(mu,I)}(x | S)] (d, d).
     Boxes: exact conditional variances of `n_mc` sampled cells. Polytopes: Cov(x|S) = E[(x - x')(x - x')^T] / 2 with
     x the hidden sample and x' a `method` chain started at x after `mc_steps` moves."""
-    if not isinstance(partition, Partition): raise TypeError(f"partition must be a Partition, got {type(partition).__name__}")
+    if not isinstance(partition, Partition):
+        raise TypeError(f"partition must be a Partition, got {type(partition).__name__}")
     rng = _rng(rng)
     mu = _vec(mu, partition.d, "mu")
     X, sets = partition.sample(mu, _posint(n_mc, "n_mc"), rng)
@@ -781,7 +805,8 @@ def interval_mle(X, a, b, w0=None) -> np.ndarray:
     X = _points(X, None)
     n, d = X.shape
     a, b = np.asarray(a, float), np.asarray(b, float)
-    if a.shape != (n,) or b.shape != (n,): raise ValueError(f"a and b must have shape ({n},) to match X, got {a.shape} and {b.shape}")
+    if a.shape != (n,) or b.shape != (n,):
+        raise ValueError(f"a and b must have shape ({n},) to match X, got {a.shape} and {b.shape}")
     if np.any(~(b > a)): raise ValueError("every interval needs b > a")
     w0 = np.zeros(d) if w0 is None else _vec(w0, d, "w0")
     res = minimize(interval_nll, w0, args=(X, a, b), jac=True, method="L-BFGS-B")
@@ -797,7 +822,8 @@ def intreg_nll(theta, X, a, b) -> tuple[float, np.ndarray]:
     with np.errstate(over="ignore", invalid="ignore"):
         ra = np.where(np.isfinite(lo), np.exp(-0.5 * lo**2 - _LOG_SQRT_2PI - lz), 0.0)
         rb = np.where(np.isfinite(hi), np.exp(-0.5 * hi**2 - _LOG_SQRT_2PI - lz), 0.0)
-        dls = np.where(np.isfinite(lo), lo * ra, 0.0) - np.where(np.isfinite(hi), hi * rb, 0.0)   # d log Z / d log sigma
+        # d log Z / d log sigma
+        dls = np.where(np.isfinite(lo), lo * ra, 0.0) - np.where(np.isfinite(hi), hi * rb, 0.0)
     return float(-lz.mean()), np.r_[-(X.T @ (ra - rb)) / (s * len(z)), -dls.mean()]
 
 def intreg(X, a, b, w0=None, sigma0: float = 1.0) -> tuple[np.ndarray, float]:
@@ -807,7 +833,8 @@ def intreg(X, a, b, w0=None, sigma0: float = 1.0) -> tuple[np.ndarray, float]:
     X = _points(X, None)
     n, d = X.shape
     a, b = np.asarray(a, float), np.asarray(b, float)
-    if a.shape != (n,) or b.shape != (n,): raise ValueError(f"a and b must have shape ({n},) to match X, got {a.shape} and {b.shape}")
+    if a.shape != (n,) or b.shape != (n,):
+        raise ValueError(f"a and b must have shape ({n},) to match X, got {a.shape} and {b.shape}")
     if np.any(~(b > a)): raise ValueError("every interval needs b > a")
     if not (sigma0 > 0 and np.isfinite(sigma0)): raise ValueError(f"sigma0 must be finite and > 0, got {sigma0}")
     w0 = np.zeros(d) if w0 is None else _vec(w0, d, "w0")
@@ -824,13 +851,20 @@ def ols_midpoints(X, a, b) -> np.ndarray:
     return np.asarray(sm.OLS(mid, X).fit().params)
 
 # %% ../nbs/22_coarse_mean.ipynb #ad12ec33
-def compare_estimators(partition: Partition, mu, n_list: Sequence[int], rng=None,
-                       estimators: Sequence[str] = ("oracle", "midpoint", "em", "sgd"), sgd_kwargs: dict | None = None) -> list[dict]:
+def compare_estimators(
+    partition: Partition,
+    mu,
+    n_list: Sequence[int],
+    rng=None,
+    estimators: Sequence[str] = ("oracle", "midpoint", "em", "sgd"),
+    sgd_kwargs: dict | None = None,
+) -> list[dict]:
     """Draw max(n_list) hidden samples from N(mu, I), observe them through `partition`, and run each estimator on
     the first n observations for every n in `n_list` (nested prefixes). One row per (n, estimator): the error
     ||mu_hat - mu||, the estimate and the wall time in seconds. `sgd_kwargs` go to `sgd_mean`; the
     identifiability warnings are off here (the experiments measure errors; `identifiability` diagnoses)."""
-    if not isinstance(partition, Partition): raise TypeError(f"partition must be a Partition, got {type(partition).__name__}")
+    if not isinstance(partition, Partition):
+        raise TypeError(f"partition must be a Partition, got {type(partition).__name__}")
     rng = _rng(rng)
     mu = _vec(mu, partition.d, "mu")
     n_list = sorted(_posint(n, "n_list entry") for n in n_list)
@@ -847,5 +881,7 @@ def compare_estimators(partition: Partition, mu, n_list: Sequence[int], rng=None
         for est in estimators:
             t = time.perf_counter()
             m = oracle_mean(X[:n]) if est == "oracle" else fns[est](sub)
-            rows.append(dict(n=n, estimator=est, error=float(np.linalg.norm(m - mu)), estimate=m, time=time.perf_counter() - t))
+            rows.append(
+                dict(n=n, estimator=est, error=float(np.linalg.norm(m - mu)), estimate=m, time=time.perf_counter() - t)
+            )
     return rows

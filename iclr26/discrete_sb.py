@@ -75,15 +75,18 @@ def _stable_lse_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 # %% ../nbs/10_discrete_sb.ipynb #7fca8780
 def _check_S(S):
-    if isinstance(S, bool) or not isinstance(S, (int, np.integer)): raise TypeError(f"S must be an int, got {type(S).__name__}")
+    if isinstance(S, bool) or not isinstance(S, (int, np.integer)):
+        raise TypeError(f"S must be an int, got {type(S).__name__}")
     if S < 2: raise ValueError(f"S (number of categories) must be >= 2, got {S}")
     return int(S)
 
 
 def gaussian_log_q(S: int, alpha: float, dtype=torch.float64) -> torch.Tensor:
-    "Log of the doubly stochastic Gaussian one-step matrix: off-diagonal `exp(-4 (i-j)^2 / (alpha (S-1))^2) / Z`, diagonal fills each row to 1."
+    ("Log of the doubly stochastic Gaussian one-step matrix: off-diagonal `exp(-4 (i-j)^2 / (alpha (S-1))^2) / Z`, "
+     "diagonal fills each row to 1.")
     S = _check_S(S)
-    if not isinstance(alpha, (int, float)) or not alpha > 0: raise ValueError(f"alpha must be a positive number, got {alpha!r}")
+    if not isinstance(alpha, (int, float)) or not alpha > 0:
+        raise ValueError(f"alpha must be a positive number, got {alpha!r}")
     w = (alpha * (S - 1)) ** 2
     idx = torch.arange(S, dtype=dtype)
     diff = idx[:, None] - idx[None, :]
@@ -95,7 +98,8 @@ def gaussian_log_q(S: int, alpha: float, dtype=torch.float64) -> torch.Tensor:
 
 
 def uniform_log_q(S: int, alpha: float, steps: int = 1, dtype=torch.float64) -> torch.Tensor:
-    "Log of `Q^steps` for `Q = a I + (1-a)/S 11^T`, `a = 1 - alpha S/(S-1)` (leave the current state with probability alpha)."
+    ("Log of `Q^steps` for `Q = a I + (1-a)/S 11^T`, `a = 1 - alpha S/(S-1)` (leave the current state with "
+     "probability alpha).")
     S = _check_S(S)
     if not isinstance(alpha, (int, float)) or not 0 < alpha <= (S - 1) / S:
         raise ValueError(f"alpha must be in (0, (S-1)/S], got {alpha!r}")
@@ -106,14 +110,23 @@ def uniform_log_q(S: int, alpha: float, steps: int = 1, dtype=torch.float64) -> 
 
 
 class ReferenceChain:
-    "A reference Markov chain on {0..S-1} (applied to every coordinate): `N + 1` steps, each `num_skip_steps` base steps."
+    ("A reference Markov chain on {0..S-1} (applied to every coordinate): `N + 1` steps, each `num_skip_steps` base "
+     "steps.")
     def __init__(self, S: int, kind: Literal["gaussian", "uniform"] = "gaussian", alpha: float = 0.02,
                  num_timesteps: int = 15, num_skip_steps: int = 8, dtype=torch.float64):
         S = _check_S(S)
         if kind not in ("gaussian", "uniform"): raise ValueError(f"kind must be 'gaussian' or 'uniform', got {kind!r}")
         for name, v, lo in (("num_timesteps", num_timesteps, 0), ("num_skip_steps", num_skip_steps, 1)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < lo: raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
-        self.S, self.kind, self.alpha, self.N, self.skip, self.dtype = S, kind, alpha, num_timesteps, num_skip_steps, dtype
+            if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+                raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
+        self.S, self.kind, self.alpha, self.N, self.skip, self.dtype = (
+            S,
+            kind,
+            alpha,
+            num_timesteps,
+            num_skip_steps,
+            dtype,
+        )
         cum = torch.empty(self.N + 2, S, S, dtype=dtype)
         if kind == "uniform":
             for t in range(self.N + 2): cum[t] = uniform_log_q(S, alpha, t * num_skip_steps, dtype)
@@ -140,13 +153,15 @@ class ReferenceChain:
         return c
 
     def bridge_sample(self, x0: torch.Tensor, x1: torch.Tensor, t: torch.Tensor, generator=None) -> torch.Tensor:
-        "Sample `x_t ~ p_ref(x_t | x_0, x_1)`, coordinate-wise: `∝ Q^t(x0, x_t) Q^(N+1-t)(x_t, x1)`; `t` is (B,) in 0..N+1."
+        ("Sample `x_t ~ p_ref(x_t | x_0, x_1)`, coordinate-wise: `∝ Q^t(x0, x_t) Q^(N+1-t)(x_t, x1)`; `t` is (B,) in "
+         "0..N+1.")
         tt = t[:, None].expand_as(x0)
         lg = self.log_cum[tt, x0] + self.log_cum[self.N + 1 - tt, :, x1]
         return categorical(lg, generator)
 
     def bridge_next_logits(self, xt: torch.Tensor, x1: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
-        "Normalised log `p_ref(x_{t+1} | x_t, x_1)` per coordinate, (B, D, S): `∝ Q(x_t, y) Q^(N-t)(y, x1)`; `t` in 0..N."
+        ("Normalised log `p_ref(x_{t+1} | x_t, x_1)` per coordinate, (B, D, S): `∝ Q(x_t, y) Q^(N-t)(y, x1)`; `t` in "
+         "0..N.")
         lg = self.log_q[xt] + self.log_cum[self.N - t[:, None].expand_as(xt), :, x1]
         return lg - lg.logsumexp(-1, keepdim=True)
 
@@ -170,9 +185,11 @@ class CPBridge(nn.Module):
     `log_alpha` (K,), `log_r` (D, S, K). With `learnable=True` both are `nn.Parameter`s (DLightSB), else buffers."""
     def __init__(self, chain: ReferenceChain, log_alpha: torch.Tensor, log_r: torch.Tensor, learnable: bool = False):
         super().__init__()
-        if not isinstance(chain, ReferenceChain): raise TypeError(f"chain must be a ReferenceChain, got {type(chain).__name__}")
+        if not isinstance(chain, ReferenceChain):
+            raise TypeError(f"chain must be a ReferenceChain, got {type(chain).__name__}")
         if not isinstance(log_r, torch.Tensor) or log_r.dim() != 3: raise ValueError("log_r must be a (D, S, K) tensor")
-        if log_r.shape[1] != chain.S: raise ValueError(f"log_r has S={log_r.shape[1]} categories, the chain has {chain.S}")
+        if log_r.shape[1] != chain.S:
+            raise ValueError(f"log_r has S={log_r.shape[1]} categories, the chain has {chain.S}")
         if not isinstance(log_alpha, torch.Tensor) or log_alpha.shape != (log_r.shape[2],):
             raise ValueError(f"log_alpha must have shape ({log_r.shape[2]},) to match log_r's K")
         self.chain = chain.to(log_r.dtype)
@@ -184,8 +201,10 @@ class CPBridge(nn.Module):
             self.register_buffer("log_r", log_r.clone())
 
     def _x(self, x: torch.Tensor, name: str = "x") -> torch.Tensor:
-        if not isinstance(x, torch.Tensor) or x.dtype not in (torch.int64, torch.int32): raise TypeError(f"{name} must be an integer tensor")
-        if x.dim() != 2 or x.shape[1] != self.D: raise ValueError(f"{name} must have shape (B, D={self.D}), got {tuple(x.shape)}")
+        if not isinstance(x, torch.Tensor) or x.dtype not in (torch.int64, torch.int32):
+            raise TypeError(f"{name} must be an integer tensor")
+        if x.dim() != 2 or x.shape[1] != self.D:
+            raise ValueError(f"{name} must have shape (B, D={self.D}), got {tuple(x.shape)}")
         return x.long()
 
     def log_u_table(self, n: int) -> torch.Tensor:
@@ -279,7 +298,8 @@ class CPBridge(nn.Module):
 
     @torch.no_grad()
     def markov_step(self, xt: torch.Tensor, t: int, generator: torch.Generator | None = None) -> torch.Tensor:
-        "Sample x_{t+1} | x_t: a component from `∝ alpha_k prod_d u^(N+1-t)_{k,d}(x_t^d)`, then coordinates `∝ Q(x_t^d, .) u^(N-t)_{k,d}`."
+        ("Sample x_{t+1} | x_t: a component from `∝ alpha_k prod_d u^(N+1-t)_{k,d}(x_t^d)`, then coordinates `∝ "
+         "Q(x_t^d, .) u^(N-t)_{k,d}`.")
         lw, _ = self.component_logits(xt, t)
         k = categorical(lw, generator)
         nxt = self.log_u_table(self.chain.N - t).permute(2, 0, 1)[k]                 # (B, D, S)
@@ -322,10 +342,13 @@ class SBBenchmark(CPBridge):
                  num_timesteps: int = 15, num_skip_steps: int = 8, radius: float = 5.0, std: float = 2.0,
                  quantize_range=(-3.0, 3.0), seed: int = 0):
         for name, v, lo in (("dim", dim, 1), ("num_potentials", num_potentials, 1)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < lo: raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
+            if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+                raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
         S = _check_S(num_categories)
-        if benchmark_type not in ("gaussian", "uniform"): raise ValueError(f"benchmark_type must be 'gaussian' or 'uniform', got {benchmark_type!r}")
-        if input_distribution not in ("gaussian", "uniform"): raise ValueError(f"input_distribution must be 'gaussian' or 'uniform', got {input_distribution!r}")
+        if benchmark_type not in ("gaussian", "uniform"):
+            raise ValueError(f"benchmark_type must be 'gaussian' or 'uniform', got {benchmark_type!r}")
+        if input_distribution not in ("gaussian", "uniform"):
+            raise ValueError(f"input_distribution must be 'gaussian' or 'uniform', got {input_distribution!r}")
         if not radius > 0 or not std > 0: raise ValueError(f"radius and std must be positive, got {radius}, {std}")
         chain = ReferenceChain(S, prior_type, alpha, num_timesteps, num_skip_steps)
         g = torch.Generator().manual_seed(seed)
@@ -341,7 +364,7 @@ class SBBenchmark(CPBridge):
                 means.append(c)
             m = quantize(torch.cat(means, 1), S, -5.0, 5.0).to(f64)                 # (D, K) category indices
             s = torch.arange(S, dtype=f64)
-            log_r = (-0.5 * ((s[None, :, None] - m[:, None, :]) / std) ** 2 - math.log(std) - 0.5 * math.log(2 * math.pi))
+            log_r = -0.5 * ((s[None, :, None] - m[:, None, :]) / std) ** 2 - math.log(std) - 0.5 * math.log(2 * math.pi)
         else:
             log_r = torch.rand(D, S, K, generator=g, dtype=f64)
         super().__init__(chain, log_alpha, log_r.contiguous())
@@ -422,7 +445,9 @@ def sinkhorn_check(bench: SBBenchmark, num_iter: int = 20000) -> float:
     X = enumerate_states(bench.S, bench.D)
     C = -sum(bench.chain.log_qbar[X[:, None, d], X[None, :, d]] for d in range(bench.D))
     C = C.clamp(max=1e4).numpy()
-    G = ot.sinkhorn(P.sum(1).numpy(), P.sum(0).numpy(), C, reg=1.0, method="sinkhorn_log", numItermax=num_iter, stopThr=1e-13)
+    G = ot.sinkhorn(
+        P.sum(1).numpy(), P.sum(0).numpy(), C, reg=1.0, method="sinkhorn_log", numItermax=num_iter, stopThr=1e-13
+    )
     return 0.5 * float(np.abs(G - P.numpy()).sum())
 
 
@@ -440,22 +465,27 @@ def dynamic_check(bench: SBBenchmark) -> float:
 
 # %% ../nbs/10_discrete_sb.ipynb #fad5a053
 class DLightSB(CPBridge):
-    "A learnable CP potential over a reference chain: trained by the DLightSB loss (`loss`) or by bridge matching (`matching_loss`)."
+    ("A learnable CP potential over a reference chain: trained by the DLightSB loss (`loss`) or by bridge matching "
+     "(`matching_loss`).")
     def __init__(self, chain: ReferenceChain, dim: int, num_potentials: int, init_samples: torch.Tensor | None = None,
                  sample_prob: float = 0.9, generator: torch.Generator | None = None, dtype=torch.float32):
-        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1: raise ValueError(f"dim must be an int >= 1, got {dim!r}")
+        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
+            raise ValueError(f"dim must be an int >= 1, got {dim!r}")
         if isinstance(num_potentials, bool) or not isinstance(num_potentials, int) or num_potentials < 1:
             raise ValueError(f"num_potentials must be an int >= 1, got {num_potentials!r}")
         if not 0 < sample_prob < 1: raise ValueError(f"sample_prob must be in (0, 1), got {sample_prob}")
         S, K = chain.S, num_potentials
         log_r = torch.full((dim, S, K), math.log((1 - sample_prob) / (S - 1)), dtype=dtype)
         if init_samples is not None:
-            if init_samples.dim() != 2 or init_samples.shape[1] != dim: raise ValueError(f"init_samples must be (n, dim={dim})")
+            if init_samples.dim() != 2 or init_samples.shape[1] != dim:
+                raise ValueError(f"init_samples must be (n, dim={dim})")
             idx = torch.randint(len(init_samples), (K,), generator=generator)
             xs = init_samples[idx].long()                                            # (K, D)
             log_r[torch.arange(dim)[:, None], xs.T, torch.arange(K)[None, :]] = math.log(sample_prob)
         else:
-            log_r = torch.full((dim, S, K), -math.log(S), dtype=dtype) + 0.1 * torch.randn(dim, S, K, generator=generator, dtype=dtype)
+            log_r = torch.full((dim, S, K), -math.log(S), dtype=dtype) + 0.1 * torch.randn(
+                dim, S, K, generator=generator, dtype=dtype
+            )
         super().__init__(chain, torch.full((K,), -math.log(K), dtype=dtype), log_r, learnable=True)
 
     def loss(self, x0: torch.Tensor, x1: torch.Tensor) -> torch.Tensor:
@@ -489,8 +519,13 @@ class DLightSB(CPBridge):
 _SCALING_RANGE = 600.0   # nats: below this spread of the kernel, Sinkhorn runs as matrix scalings
 
 
-def minibatch_eot_pairs(x0: torch.Tensor, x1: torch.Tensor, chain: ReferenceChain,
-                        generator: torch.Generator | None = None, num_iter: int = 100) -> tuple[torch.Tensor, torch.Tensor]:
+def minibatch_eot_pairs(
+    x0: torch.Tensor,
+    x1: torch.Tensor,
+    chain: ReferenceChain,
+    generator: torch.Generator | None = None,
+    num_iter: int = 100,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Re-pair a batch by its entropic OT plan (cost -sum_d log Q-bar, eps=1; `num_iter` Sinkhorn iterations):
     one x1 drawn per x0.
 
@@ -521,7 +556,8 @@ def minibatch_eot_pairs(x0: torch.Tensor, x1: torch.Tensor, chain: ReferenceChai
 def fit(loss_fn: Callable[[], torch.Tensor], params, steps: int, lr: float, desc: str = "train",
         schedule: Literal["constant", "cosine"] = "constant") -> list[float]:
     "Adam on `loss_fn()` for `steps` steps, constant learning rate or cosine decay to 0; returns the loss curve."
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0: raise ValueError(f"steps must be an int >= 0, got {steps!r}")
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise ValueError(f"steps must be an int >= 0, got {steps!r}")
     if schedule not in ("constant", "cosine"):
         raise ValueError(f"schedule must be 'constant' or 'cosine', got {schedule!r}")
     opt = torch.optim.Adam(params, lr=lr)
@@ -556,13 +592,21 @@ class XEndPredictor(nn.Module):
 
 class AlphaCSBM:
     "α-CSBM: forward and backward x_end predictors trained by online iterative Markovian fitting with EMA partners."
-    def __init__(self, chain: ReferenceChain, dim: int, hidden: int = 128, ema: float = 0.99, lr: float = 2e-3, seed: int = 0):
+    def __init__(
+        self, chain: ReferenceChain, dim: int, hidden: int = 128, ema: float = 0.99, lr: float = 2e-3, seed: int = 0
+    ):
         if not 0 <= ema < 1: raise ValueError(f"ema must be in [0, 1), got {ema}")
         torch.manual_seed(seed)
         self.chain, self.D, self.S, self.N, self.ema = chain, dim, chain.S, chain.N, ema
         self.log_q, self.cum = chain.log_q.float(), chain.log_cum.exp().float()
-        self.fwd, self.bwd = XEndPredictor(dim, chain.S, chain.N, hidden=hidden), XEndPredictor(dim, chain.S, chain.N, hidden=hidden)
-        self.fwd_ema, self.bwd_ema = copy.deepcopy(self.fwd).requires_grad_(False), copy.deepcopy(self.bwd).requires_grad_(False)
+        self.fwd, self.bwd = (
+            XEndPredictor(dim, chain.S, chain.N, hidden=hidden),
+            XEndPredictor(dim, chain.S, chain.N, hidden=hidden),
+        )
+        self.fwd_ema, self.bwd_ema = (
+            copy.deepcopy(self.fwd).requires_grad_(False),
+            copy.deepcopy(self.bwd).requires_grad_(False),
+        )
         self.opt = torch.optim.Adam(list(self.fwd.parameters()) + list(self.bwd.parameters()), lr=lr)
 
     def next_logits(self, model: nn.Module, xt: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
@@ -587,7 +631,9 @@ class AlphaCSBM:
         return torch.where(p > 0, p * (target - lq), torch.zeros_like(p)).sum((1, 2)).mean()
 
     @torch.no_grad()
-    def sample(self, x_start: torch.Tensor, direction: str = "forward", generator=None, ema: bool = True) -> torch.Tensor:
+    def sample(
+        self, x_start: torch.Tensor, direction: str = "forward", generator=None, ema: bool = True
+    ) -> torch.Tensor:
         "Run the learned chain from x_start (forward: x0 -> x1; backward: x1 -> x0)."
         m = (self.fwd_ema if ema else self.fwd) if direction == "forward" else (self.bwd_ema if ema else self.bwd)
         x = x_start.long()
@@ -640,16 +686,22 @@ class AlphaCSBM:
 
 # %% ../nbs/10_discrete_sb.ipynb #81ef7067
 class FeatureEOT:
-    "Per-coordinate entropic OT plans (cost -log Q-bar, eps=1) between 1-D marginals; samples coordinates independently."
+    ("Per-coordinate entropic OT plans (cost -log Q-bar, eps=1) between 1-D marginals; samples coordinates "
+     "independently.")
     def __init__(self, chain: ReferenceChain, log_p0: torch.Tensor, log_p1: torch.Tensor, num_iter: int = 5000):
         import ot
         if log_p0.shape != log_p1.shape or log_p0.dim() != 2 or log_p0.shape[1] != chain.S:
-            raise ValueError(f"log_p0 and log_p1 must both be (D, S={chain.S}), got {tuple(log_p0.shape)}, {tuple(log_p1.shape)}")
+            raise ValueError(f"log_p0 and log_p1 must both be (D, S={chain.S}), got {tuple(log_p0.shape)}, "
+                             f"{tuple(log_p1.shape)}")
         C = (-chain.log_qbar).clamp(max=1e4).numpy()
         plans = []
         for a, b in zip(log_p0.double().exp(), log_p1.double().exp()):
             a, b = (a / a.sum()).numpy(), (b / b.sum()).numpy()
-            plans.append(torch.as_tensor(ot.sinkhorn(a, b, C, reg=1.0, method="sinkhorn_log", numItermax=num_iter, stopThr=1e-12)))
+            plans.append(
+                torch.as_tensor(
+                    ot.sinkhorn(a, b, C, reg=1.0, method="sinkhorn_log", numItermax=num_iter, stopThr=1e-12)
+                )
+            )
         P = torch.stack(plans)                                                       # (D, S, S)
         self.log_cond = (P.clamp_min(1e-300).log() - P.sum(2, keepdim=True).clamp_min(1e-300).log())
         self.D = len(P)
@@ -666,7 +718,9 @@ class FeatureEOT:
 def empirical_log_marginals(x: torch.Tensor, S: int, smoothing: float = 0.5) -> torch.Tensor:
     "Per-coordinate log-histograms (D, S) with additive smoothing."
     D = x.shape[1]
-    counts = torch.zeros(D, S, dtype=torch.float64).scatter_add_(1, x.T.long(), torch.ones(D, len(x), dtype=torch.float64))
+    counts = torch.zeros(D, S, dtype=torch.float64).scatter_add_(
+        1, x.T.long(), torch.ones(D, len(x), dtype=torch.float64)
+    )
     return ((counts + smoothing) / (counts + smoothing).sum(1, keepdim=True)).log()
 
 # %% ../nbs/10_discrete_sb.ipynb #ffd4bd0b
@@ -679,14 +733,17 @@ def _tv_counts(a: torch.Tensor, b: torch.Tensor, bins: int) -> float:
 def shape_score(x_true: torch.Tensor, x_pred: torch.Tensor, S: int) -> float:
     "1 - mean over coordinates of the TV distance between 1-D empirical marginals."
     if x_true.dim() != 2 or x_pred.dim() != 2 or x_true.shape[1] != x_pred.shape[1]:
-        raise ValueError(f"x_true and x_pred must be (n, D) with the same D, got {tuple(x_true.shape)}, {tuple(x_pred.shape)}")
+        raise ValueError(f"x_true and x_pred must be (n, D) with the same D, got {tuple(x_true.shape)}, "
+                         f"{tuple(x_pred.shape)}")
     return 1 - float(np.mean([_tv_counts(x_true[:, d].long(), x_pred[:, d].long(), S) for d in range(x_true.shape[1])]))
 
 
 def trend_score(x_true: torch.Tensor, x_pred: torch.Tensor, S: int, max_pairs: int = 64, seed: int = 0) -> float:
-    "1 - mean TV between 2-D empirical marginals of coordinate pairs (all pairs, or `max_pairs` random ones). D=1: the 1-D score."
+    ("1 - mean TV between 2-D empirical marginals of coordinate pairs (all pairs, or `max_pairs` random ones). D=1: "
+     "the 1-D score.")
     if x_true.dim() != 2 or x_pred.dim() != 2 or x_true.shape[1] != x_pred.shape[1]:
-        raise ValueError(f"x_true and x_pred must be (n, D) with the same D, got {tuple(x_true.shape)}, {tuple(x_pred.shape)}")
+        raise ValueError(f"x_true and x_pred must be (n, D) with the same D, got {tuple(x_true.shape)}, "
+                         f"{tuple(x_pred.shape)}")
     D = x_true.shape[1]
     if D == 1: return shape_score(x_true, x_pred, S)
     pairs = [(i, j) for i in range(D) for j in range(i + 1, D)]
@@ -697,7 +754,9 @@ def trend_score(x_true: torch.Tensor, x_pred: torch.Tensor, S: int, max_pairs: i
     return 1 - float(np.mean([_tv_counts(f(x_true, i, j), f(x_pred, i, j), S * S) for i, j in pairs]))
 
 
-def conditional_scores(true_sampler: Callable, pred_sampler: Callable, x0s: torch.Tensor, m: int, S: int) -> tuple[float, float]:
+def conditional_scores(
+    true_sampler: Callable, pred_sampler: Callable, x0s: torch.Tensor, m: int, S: int
+) -> tuple[float, float]:
     "Mean (shape, trend) scores of x1 | x0 over the rows of `x0s`, m samples per side."
     sh, tr = [], []
     for x0 in x0s:
@@ -743,7 +802,8 @@ def plan_kl_d2(bench: SBBenchmark, cond_matrix_fn: Callable, chunk: int = 500) -
 
 
 def chain_cond_log_probs_d2(csbm: AlphaCSBM, x0: torch.Tensor) -> torch.Tensor:
-    "log π_θ(x1 | x0) over all S^2 states for each row of x0 (D=2), by exact propagation of the learned chain; (B, S^2)."
+    ("log π_θ(x1 | x0) over all S^2 states for each row of x0 (D=2), by exact propagation of the learned chain; (B, "
+     "S^2).")
     S = csbm.S
     X = enumerate_states(S, 2)
     n = len(X)
@@ -762,7 +822,10 @@ def path_kl(bench: SBBenchmark, transition_log_prob: Callable, x0: torch.Tensor,
     tot = torch.zeros(len(x0), dtype=torch.float64)
     for t in range(bench.chain.N + 1):
         with torch.no_grad():
-            tot += bench.transition_log_prob(traj[t], traj[t + 1], t) - transition_log_prob(traj[t], traj[t + 1], t).double()
+            tot += (
+                bench.transition_log_prob(traj[t], traj[t + 1], t)
+                - transition_log_prob(traj[t], traj[t + 1], t).double()
+            )
     return tot.mean().item()
 
 # %% ../nbs/10_discrete_sb.ipynb #7dc98669
@@ -821,7 +884,8 @@ def run_benchmark(dim: int, prior_type: str, benchmark_type: str, seed: int, *, 
         if name == "prior": return lambda x0: categorical(bench.chain.log_qbar[x0], g)
         if name == "α-CSBM": return lambda x0: m.sample(x0, "forward", g)
         return lambda x0: m.sample(x0, g)
-    names = ["oracle (π*)"] + [k for k in models if k != "feature-wise EOT"] + ["independent", "prior", "feature-wise EOT"]
+    names = ["oracle (π*)"] + [k for k in models if k != "feature-wise EOT"] + ["independent", "prior", "feature-wise "
+                                                                                                        "EOT"]
     x0e = bench.sample_source(n_eval, g)
     x1e = bench.sample(x0e, g)
     x0c = bench.sample_source(n_cond, g)

@@ -33,7 +33,8 @@ def check_iv_data(Z: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.nd
     arrs = []
     for name, a, nd in (("Z", Z, 2), ("X", X, 2), ("y", y, 1)):
         try: a = np.asarray(a, dtype=float)
-        except (TypeError, ValueError): raise TypeError(f"{name} must be a numeric array, got {type(a).__name__}") from None
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be a numeric array, got {type(a).__name__}") from None
         if name != "y" and a.ndim == 1: a = a[:, None]
         if name == "y" and a.ndim == 2 and a.shape[1] == 1: a = a[:, 0]
         if a.ndim != nd: raise ValueError(f"{name} must be {nd}-D, got shape {a.shape}")
@@ -42,14 +43,16 @@ def check_iv_data(Z: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.nd
         arrs.append(a)
     Z, X, y = arrs
     if not (Z.shape[0] == X.shape[0] == y.shape[0]):
-        raise ValueError(f"Z, X and y must have the same number of rows n; got Z: {Z.shape[0]}, X: {X.shape[0]}, y: {y.shape[0]}")
+        raise ValueError(f"Z, X and y must have the same number of rows n; got Z: {Z.shape[0]}, X: {X.shape[0]}, y: "
+                         f"{y.shape[0]}")
     if Z.shape[1] < X.shape[1]:
         raise ValueError(f"Z has {Z.shape[1]} instrument column(s) but X has {X.shape[1]} regressor(s): "
                          "IV regression needs at least as many instruments as regressors (d_z >= d_x)")
     return Z, X, y
 
 def tsls(Z: Any, X: Any, y: Any) -> np.ndarray:
-    "Closed-form two-stage least squares $\\hat\\beta_{2SLS}$ (no intercept is added: include a constant column in both Z and X if needed)."
+    ("Closed-form two-stage least squares $\\hat\\beta_{2SLS}$ (no intercept is added: include a constant column in "
+     "both Z and X if needed).")
     Z, X, y = check_iv_data(Z, X, y)
     Theta = np.linalg.lstsq(Z, X, rcond=None)[0]
     return np.linalg.lstsq(Z @ Theta, y, rcond=None)[0]
@@ -93,7 +96,8 @@ def _check_rho(rho, name="rho"):
     return float(rho)
 
 def _check_delta(delta):
-    if not (isinstance(delta, (int, float, np.floating)) and 0 < delta < 1): raise ValueError(f"delta must be in (0, 1), got {delta!r}")
+    if not (isinstance(delta, (int, float, np.floating)) and 0 < delta < 1):
+        raise ValueError(f"delta must be in (0, 1), got {delta!r}")
     return float(delta)
 
 from .core import check_int   # the shared argument check: check_int(name, value, low)
@@ -110,7 +114,8 @@ def sensitivity(C: float, n: int, adjacency: str = "replace") -> float:
     return (2.0 if adjacency == "replace" else 1.0) * C / n
 
 def noise_scale(C: float, n: int, T: int, rho: float, adjacency: str = "replace") -> float:
-    "Gaussian noise std $\\sigma=\\Delta\\sqrt{T/(2\\rho)}$ that makes $T$ releases of a clipped mean (sensitivity $\\Delta$ = `sensitivity(C, n, adjacency)`) $\\rho$-zCDP."
+    ("Gaussian noise std $\\sigma=\\Delta\\sqrt{T/(2\\rho)}$ that makes $T$ releases of a clipped mean (sensitivity "
+     "$\\Delta$ = `sensitivity(C, n, adjacency)`) $\\rho$-zCDP.")
     check_int("T", T, 1)
     rho = _check_rho(rho)
     return sensitivity(C, n, adjacency) * math.sqrt(T / (2.0 * rho))
@@ -121,7 +126,8 @@ def zcdp_to_dp_bs(rho: float, delta: float) -> float:
     return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
 
 def zcdp_to_dp_cks(rho: float, delta: float) -> float:
-    "Canonne–Kamath–Steinke (2020) conversion (the tightest from zCDP alone), by a 1-D minimisation over the Rényi order."
+    ("Canonne–Kamath–Steinke (2020) conversion (the tightest from zCDP alone), by a 1-D minimisation over the Rényi "
+     "order.")
     rho, delta = _check_rho(rho), _check_delta(delta)
     L = math.log(1.0 / delta)
     def f(u):  # alpha = 1 + exp(u) keeps the search well scaled from alpha ~ 1 to alpha ~ 1e8
@@ -131,20 +137,25 @@ def zcdp_to_dp_cks(rho: float, delta: float) -> float:
     return max(0.0, float(r.fun))
 
 def opendp_epsilon(rho: float, delta: float) -> float:
-    "$\\varepsilon$ at `delta` for a $\\rho$-zCDP mechanism, from OpenDP's `make_zCDP_to_approxDP` (applied to a Gaussian measurement with that $\\rho$)."
+    ("$\\varepsilon$ at `delta` for a $\\rho$-zCDP mechanism, from OpenDP's `make_zCDP_to_approxDP` (applied to a "
+     "Gaussian measurement with that $\\rho$).")
     rho, delta = _check_rho(rho), _check_delta(delta)
     import opendp.prelude as dp
     dp.enable_features("contrib")
-    meas = dp.m.make_gaussian(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), 1.0 / math.sqrt(2.0 * rho))
+    meas = dp.m.make_gaussian(
+        dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), 1.0 / math.sqrt(2.0 * rho)
+    )
     return float(dp.c.make_zCDP_to_approxDP(meas).map(1.0).epsilon(delta))
 
 def gdp_delta(mu: float, eps: float) -> float:
-    "Exact privacy profile of $\\mu$-Gaussian DP: $\\delta(\\varepsilon)=\\Phi(-\\varepsilon/\\mu+\\mu/2)-e^{\\varepsilon}\\Phi(-\\varepsilon/\\mu-\\mu/2)$."
+    ("Exact privacy profile of $\\mu$-Gaussian DP: "
+     "$\\delta(\\varepsilon)=\\Phi(-\\varepsilon/\\mu+\\mu/2)-e^{\\varepsilon}\\Phi(-\\varepsilon/\\mu-\\mu/2)$.")
     mu = _check_rho(mu, "mu")
     return float(stats.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2))
 
 def gdp_epsilon(mu: float, delta: float) -> float:
-    "Smallest $\\varepsilon$ with $\\delta(\\varepsilon)\\le$ `delta` for $\\mu$-GDP (the exact $(\\varepsilon,\\delta)$ of a composed Gaussian mechanism)."
+    ("Smallest $\\varepsilon$ with $\\delta(\\varepsilon)\\le$ `delta` for $\\mu$-GDP (the exact "
+     "$(\\varepsilon,\\delta)$ of a composed Gaussian mechanism).")
     mu, delta = _check_rho(mu, "mu"), _check_delta(delta)
     if gdp_delta(mu, 0.0) <= delta: return 0.0
     hi = 1.0
@@ -191,7 +202,8 @@ def _engine_data(Z, X, y):
         return Z[None], X[None], y[None]
     Z, X, y = (np.asarray(a, float) for a in (Z, X, y))
     if not (Z.ndim == 3 and X.ndim == 3 and y.ndim == 2 and Z.shape[0] == X.shape[0] == y.shape[0]):
-        raise ValueError(f"Z, X, y must be one data set ((n, d_z), (n, d_x), (n,)) or a stack ((S, n, d_z), (S, n, d_x), (S, n)); "
+        raise ValueError("Z, X, y must be one data set ((n, d_z), (n, d_x), (n,)) or a stack ((S, n, d_z), (S, n, "
+                         "d_x), (S, n)); "
                          f"got shapes {Z.shape}, {X.shape}, {y.shape}")
     for k in range(Z.shape[0]): check_iv_data(Z[k], X[k], y[k])
     return Z, X, y
@@ -220,15 +232,18 @@ def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: 
     R = len(rhos)
     if not (0 < split < 1): raise ValueError(f"split must be in (0, 1), got {split!r}")
     for nm, v in (("eta", eta), ("alpha", alpha)):
-        if isinstance(v, bool) or not (isinstance(v, (int, float, np.floating)) and v > 0): raise ValueError(f"{nm} (step size) must be > 0, got {v!r}")
+        if isinstance(v, bool) or not (isinstance(v, (int, float, np.floating)) and v > 0):
+            raise ValueError(f"{nm} (step size) must be > 0, got {v!r}")
     clip_weights(np.ones(1), C1)
     clip_weights(np.ones(1), C2)
-    if schedule not in ("joint", "sequential"): raise ValueError(f"schedule must be 'joint' or 'sequential', got {schedule!r}")
+    if schedule not in ("joint", "sequential"):
+        raise ValueError(f"schedule must be 'joint' or 'sequential', got {schedule!r}")
     if not (noise_factor >= 0): raise ValueError(f"noise_factor must be >= 0, got {noise_factor!r}")
     if adjacency not in ADJACENCIES: raise ValueError(f"adjacency must be one of {ADJACENCIES}, got {adjacency!r}")
     rho1, rho2 = split * rhos, (1 - split) * rhos
     if private:
-        if math.isinf(C1) or math.isinf(C2): raise ValueError("private=True needs finite clipping norms C1 and C2 (the sensitivity is 2C/n)")
+        if math.isinf(C1) or math.isinf(C2):
+            raise ValueError("private=True needs finite clipping norms C1 and C2 (the sensitivity is 2C/n)")
         s1 = np.array([noise_scale(C1, n, T, float(r), adjacency) for r in rho1]) * noise_factor
         s2 = np.array([noise_scale(C2, n, T, float(r), adjacency) for r in rho2]) * noise_factor
     else:
@@ -296,7 +311,9 @@ def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: 
                 tr["g2"].append(run(G2))
             b = b - alpha * G2
     if trace: tr = {k: np.stack(v, axis=2) for k, v in tr.items()}   # (S, R, T, ...)
-    return DPIVResult(beta=run(b), theta=run(Th), sigma1=s1, sigma2=s2, rho1=rho1, rho2=rho2, T=T, n=n, trace=tr, adjacency=adjacency)
+    return DPIVResult(
+        beta=run(b), theta=run(Th), sigma1=s1, sigma2=s2, rho1=rho1, rho2=rho2, T=T, n=n, trace=tr, adjacency=adjacency
+    )
 
 def dp_2s_gd(Z: Any, X: Any, y: Any, rho: float = 1.0, T: int = 30, seed: int = 0, **kwargs) -> DPIVResult:
     """One DP-2S-GD estimate of $\\beta$ under a total budget of `rho`-zCDP (see `dp_2s_gd_many` for the options).
@@ -312,7 +329,8 @@ def dp_2s_gd(Z: Any, X: Any, y: Any, rho: float = 1.0, T: int = 30, seed: int = 
 # %% ../nbs/27_dp_iv.ipynb #bd73a7a9
 @dataclass
 class IVData:
-    "An IV data set: `Z`, `X`, `y` (standardised for real data), column names, scales back to original units, and `beta_true` when known."
+    ("An IV data set: `Z`, `X`, `y` (standardised for real data), column names, scales back to original units, and "
+     "`beta_true` when known.")
     Z: np.ndarray
     X: np.ndarray
     y: np.ndarray
@@ -349,9 +367,21 @@ def make_iv_data(n: int, seed: int = 0, confounding: float = 0.8, noise: float =
     return IVData(Z, X, y, [f"z{j}" for j in range(4)], ["x0", "x1"], beta_true=SYNTH_BETA.copy())
 
 CARD_CONTROLS = ["exper", "expersq", "black", "south", "smsa"]
-CARD_CONTROLS_FULL = CARD_CONTROLS + ["reg661", "reg662", "reg663", "reg664", "reg665", "reg666", "reg667", "reg668", "smsa66"]
+CARD_CONTROLS_FULL = CARD_CONTROLS + [
+    "reg661",
+    "reg662",
+    "reg663",
+    "reg664",
+    "reg665",
+    "reg666",
+    "reg667",
+    "reg668",
+    "smsa66",
+]
 
-def load_card(controls: Sequence[str] = CARD_CONTROLS, rho_std: float | None = None, adjacency: str = "replace", seed: int = 0) -> IVData:
+def load_card(
+    controls: Sequence[str] = CARD_CONTROLS, rho_std: float | None = None, adjacency: str = "replace", seed: int = 0
+) -> IVData:
     """Card (1995) from `linearmodels.datasets`: lwage on educ (instrument nearc4) and `controls`, standardised; educ is the last regressor.
 
     `rho_std`: see `standardise` (None: public moments, as in the paper; a number: private moments with the public
@@ -360,7 +390,9 @@ def load_card(controls: Sequence[str] = CARD_CONTROLS, rho_std: float | None = N
     df = card.load()
     cols = list(controls) + ["educ", "nearc4", "lwage"]
     df = df[cols].dropna().reset_index(drop=True)
-    return standardise(df, list(controls) + ["nearc4"], list(controls) + ["educ"], "lwage", rho_std, CARD_RANGES, adjacency, seed)
+    return standardise(
+        df, list(controls) + ["nearc4"], list(controls) + ["educ"], "lwage", rho_std, CARD_RANGES, adjacency, seed
+    )
 
 def load_mroz(rho_std: float | None = None, adjacency: str = "replace", seed: int = 0) -> IVData:
     """Mroz (1987) from `linearmodels.datasets`, working women only: lwage on exper, expersq, educ (instruments fatheduc, motheduc), standardised.
@@ -369,12 +401,21 @@ def load_mroz(rho_std: float | None = None, adjacency: str = "replace", seed: in
     from linearmodels.datasets import mroz
     df = mroz.load()
     df = df[df.inlf == 1][["lwage", "educ", "exper", "expersq", "fatheduc", "motheduc"]].dropna().reset_index(drop=True)
-    return standardise(df, ["exper", "expersq", "fatheduc", "motheduc"], ["exper", "expersq", "educ"], "lwage", rho_std, MROZ_RANGES,
-                       adjacency, seed)
+    return standardise(
+        df,
+        ["exper", "expersq", "fatheduc", "motheduc"],
+        ["exper", "expersq", "educ"],
+        "lwage",
+        rho_std,
+        MROZ_RANGES,
+        adjacency,
+        seed,
+    )
 
 # %% ../nbs/27_dp_iv.ipynb #6eea8c9e
-CARD_RANGES = dict(exper=(0, 30), expersq=(0, 900), black=(0, 1), south=(0, 1), smsa=(0, 1), nearc4=(0, 1), educ=(0, 20),
-                   lwage=(4, 8))
+CARD_RANGES = dict(
+    exper=(0, 30), expersq=(0, 900), black=(0, 1), south=(0, 1), smsa=(0, 1), nearc4=(0, 1), educ=(0, 20), lwage=(4, 8)
+)
 MROZ_RANGES = dict(exper=(0, 50), expersq=(0, 2500), educ=(0, 20), fatheduc=(0, 20), motheduc=(0, 20), lwage=(-2, 4))
 
 def private_moments(A: Any, lo: Any, hi: Any, rho: float, adjacency: str = "replace", seed: int = 0) -> dict:
@@ -386,7 +427,8 @@ def private_moments(A: Any, lo: Any, hi: Any, rho: float, adjacency: str = "repl
     removed, so $\\sigma = \\Delta/\\sqrt{2\\rho}$. Mean $=c+r\\,\\bar u$, sd $=r\\sqrt{\\max(\\overline{u^2}-\\bar u^2,\\ 1/n^2)}$
     (post-processing; $n$ public)."""
     A = np.asarray(A, float)
-    if A.ndim != 2 or A.shape[0] < 2: raise ValueError(f"A must be a 2-D array with at least 2 rows, got shape {A.shape}")
+    if A.ndim != 2 or A.shape[0] < 2:
+        raise ValueError(f"A must be a 2-D array with at least 2 rows, got shape {A.shape}")
     lo, hi = np.broadcast_to(np.asarray(lo, float), A.shape[1:]), np.broadcast_to(np.asarray(hi, float), A.shape[1:])
     if not np.all(hi > lo): raise ValueError("hi must exceed lo in every column (public bounds of each column)")
     rho = _check_rho(rho)
@@ -424,13 +466,24 @@ def standardise(df: Any, z_cols: Sequence[str], x_cols: Sequence[str], y_col: st
     col = {c: j for j, c in enumerate(cols)}
     take = lambda names: S[:, [col[c] for c in names]]
     xs = sd[[col[c] for c in x_cols]]
-    return IVData(take(z_cols), take(x_cols), S[:, col[y_col]], list(z_cols), list(x_cols), y_col, xs, float(sd[col[y_col]]),
-                  frame=df, rho_std=0.0 if rho_std is None else float(rho_std))
+    return IVData(
+        take(z_cols),
+        take(x_cols),
+        S[:, col[y_col]],
+        list(z_cols),
+        list(x_cols),
+        y_col,
+        xs,
+        float(sd[col[y_col]]),
+        frame=df,
+        rho_std=0.0 if rho_std is None else float(rho_std),
+    )
 
 
 # %% ../nbs/27_dp_iv.ipynb #9268e383
 def library_fits(data: IVData) -> dict:
-    "2SLS (linearmodels) and OLS (statsmodels) on the original columns with an intercept; the educ/last-regressor coefficient and its 95% CI, plus the standardised 2SLS vector."
+    ("2SLS (linearmodels) and OLS (statsmodels) on the original columns with an intercept; the educ/last-regressor "
+     "coefficient and its 95% CI, plus the standardised 2SLS vector.")
     import pandas as pd, statsmodels.api as sm
     from linearmodels.iv import IV2SLS
     df = data.frame
@@ -443,8 +496,17 @@ def library_fits(data: IVData) -> dict:
     last = data.x_names[-1]
     lo, hi = iv.conf_int().loc[last]
     Xs, Zs = pd.DataFrame(data.X, columns=data.x_names), pd.DataFrame(data.Z, columns=data.z_names)
-    std_iv = IV2SLS(pd.Series(data.y), Xs[[c for c in data.x_names if c in data.z_names]] if len(endog) < len(data.x_names) else None,
-                    Xs[endog], Zs[instr]).fit().params[data.x_names].to_numpy()
+    std_iv = (
+        IV2SLS(
+            pd.Series(data.y),
+            Xs[[c for c in data.x_names if c in data.z_names]] if len(endog) < len(data.x_names) else None,
+            Xs[endog],
+            Zs[instr],
+        )
+        .fit()
+        .params[data.x_names]
+        .to_numpy()
+    )
     return dict(tsls=float(iv.params[last]), tsls_se=float(iv.std_errors[last]), tsls_ci=(float(lo), float(hi)),
                 ols=float(o.params[last]), ols_se=float(o.bse[last]), tsls_std=std_iv, ols_std=ols(data.X, data.y))
 
@@ -470,9 +532,21 @@ def _eps_lb(s0, s1, thr, delta, alpha):
     vals = [(1 - delta - fnr_u) / fpr_u, (1 - delta - fpr_u) / fnr_u]
     return max(math.log(v) if v > 0 else -math.inf for v in vals)
 
-def canary_audit(n: int = 100, T: int = 10, rho1: float = 0.125, trials: int = 2000, *, C1: float = 4.0, eta: float = 0.5,
-                 delta: float = 1e-5, alpha_ci: float = 0.05, noise_factor: float = 1.0, seed: int = 0, M: float = 1e6,
-                 adjacency: str = "replace") -> AuditResult:
+def canary_audit(
+    n: int = 100,
+    T: int = 10,
+    rho1: float = 0.125,
+    trials: int = 2000,
+    *,
+    C1: float = 4.0,
+    eta: float = 0.5,
+    delta: float = 1e-5,
+    alpha_ci: float = 0.05,
+    noise_factor: float = 1.0,
+    seed: int = 0,
+    M: float = 1e6,
+    adjacency: str = "replace",
+) -> AuditResult:
     """White-box canary audit of DP-2S-GD's stage 1 at budget `rho1` (see the text above).
 
     Runs `trials` mechanisms on each of two neighbouring data sets of size `n`; returns the threshold-0
@@ -514,14 +588,24 @@ def canary_audit(n: int = 100, T: int = 10, rho1: float = 0.125, trials: int = 2
     s0, s1 = scores
     correct = int(np.sum(s0 <= 0) + np.sum(s1 > 0))
     N = 2 * trials
-    acc_ci = (float(stats.beta.ppf(0.005, correct, N - correct + 1)), float(stats.beta.ppf(0.995, correct + 1, N - correct)))
+    acc_ci = (
+        float(stats.beta.ppf(0.005, correct, N - correct + 1)),
+        float(stats.beta.ppf(0.995, correct + 1, N - correct)),
+    )
     h = trials // 2
     cand = np.quantile(np.concatenate([s0[:h], s1[:h]]), np.linspace(0.01, 0.99, 99))
     best = max(cand, key=lambda t: _eps_lb(s0[:h], s1[:h], t, delta, alpha_ci))
     mu = math.sqrt(2 * rho1)
-    return AuditResult(accuracy=correct / N, accuracy_ci=acc_ci, accuracy_theory=float(stats.norm.cdf(mu / 2)),
-                       eps_lower=_eps_lb(s0[h:], s1[h:], best, delta, alpha_ci), eps_claimed=opendp_epsilon(rho1, delta),
-                       eps_exact=gdp_epsilon(mu, delta), mu=mu, scores=(s0, s1))
+    return AuditResult(
+        accuracy=correct / N,
+        accuracy_ci=acc_ci,
+        accuracy_theory=float(stats.norm.cdf(mu / 2)),
+        eps_lower=_eps_lb(s0[h:], s1[h:], best, delta, alpha_ci),
+        eps_claimed=opendp_epsilon(rho1, delta),
+        eps_exact=gdp_epsilon(mu, delta),
+        mu=mu,
+        scores=(s0, s1),
+    )
 
 # %% ../nbs/27_dp_iv.ipynb #c8701606
 @dataclass
@@ -565,5 +649,7 @@ def dp_confidence_interval(Z: Any, X: Any, y: Any, rho: float = 1.0, T: int = 30
     B = r.beta[:, 0]                                                    # (K, d_x): one estimate per group
     est, se = B.mean(0), B.std(0, ddof=1) / math.sqrt(K)
     h = float(stats.t.ppf((1 + level) / 2, K - 1)) * se
-    return DPInterval(estimate=est, lower=est - h, upper=est + h, se=se, level=level, groups=K, rho=rho, group_estimates=B)
+    return DPInterval(
+        estimate=est, lower=est - h, upper=est + h, se=se, level=level, groups=K, rho=rho, group_estimates=B
+    )
 

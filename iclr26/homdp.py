@@ -37,16 +37,20 @@ def to_adjacency(G, name: str = "G", ignore_weights: bool = False) -> np.ndarray
     Edge weights other than 1 are refused unless `ignore_weights=True`, which keeps every edge (every non-zero
     matrix entry) as an unweighted edge: the method counts homomorphisms of the unweighted graph."""
     if isinstance(G, nx.Graph):
-        if G.is_directed(): raise ValueError(f"{name} must be undirected: homomorphism densities are defined here for simple undirected graphs")
+        if G.is_directed():
+            raise ValueError(f"{name} must be undirected: homomorphism densities are defined here for simple "
+                             "undirected graphs")
         if G.is_multigraph(): raise ValueError(f"{name} is a multigraph: parallel edges are not allowed")
-        if nx.number_of_selfloops(G): raise ValueError(f"{name} has {nx.number_of_selfloops(G)} self loop(s): self loops are not allowed")
+        if nx.number_of_selfloops(G):
+            raise ValueError(f"{name} has {nx.number_of_selfloops(G)} self loop(s): self loops are not allowed")
         w = [] if ignore_weights else [d["weight"] for _, _, d in G.edges(data=True) if "weight" in d]
         if any(x != 1 for x in w):
             raise ValueError(f"{name} has weighted edges (weights other than 1): only unweighted graphs are supported "
                              "(pass ignore_weights=True to count the unweighted graph)")
         return nx.to_numpy_array(G, nodelist=list(G.nodes), weight=None, dtype=np.float64)
     if sparse.issparse(G): G = G.toarray()
-    if not isinstance(G, np.ndarray): raise TypeError(f"{name} must be a networkx Graph or a square 0/1 adjacency matrix, got {type(G).__name__}")
+    if not isinstance(G, np.ndarray):
+        raise TypeError(f"{name} must be a networkx Graph or a square 0/1 adjacency matrix, got {type(G).__name__}")
     if G.ndim != 2 or G.shape[0] != G.shape[1]: raise ValueError(f"{name} must be a square matrix, got shape {G.shape}")
     if G.dtype == bool: G = G.astype(np.float64)
     if not np.issubdtype(G.dtype, np.number): raise TypeError(f"{name} must hold numbers, got dtype {G.dtype}")
@@ -56,12 +60,15 @@ def to_adjacency(G, name: str = "G", ignore_weights: bool = False) -> np.ndarray
     if not np.all((A == 0) | (A == 1)):
         raise ValueError(f"{name} has entries other than 0/1 (a weighted graph): only unweighted graphs are supported "
                          "(pass ignore_weights=True to count the unweighted graph)")
-    if not np.array_equal(A, A.T): raise ValueError(f"{name} is not symmetric (a directed graph): only undirected graphs are supported")
-    if np.any(np.diag(A)): raise ValueError(f"{name} has {int(np.diag(A).sum())} self loop(s) on the diagonal: self loops are not allowed")
+    if not np.array_equal(A, A.T):
+        raise ValueError(f"{name} is not symmetric (a directed graph): only undirected graphs are supported")
+    if np.any(np.diag(A)):
+        raise ValueError(f"{name} has {int(np.diag(A).sum())} self loop(s) on the diagonal: self loops are not allowed")
     return A
 
 def project_max_degree(A, max_degree: float) -> np.ndarray:
-    "Delete edges of `A` greedily in lexicographic order (keep an edge iff both ends still have room) so every degree is <= `max_degree`."
+    ("Delete edges of `A` greedily in lexicographic order (keep an edge iff both ends still have room) so every "
+     "degree is <= `max_degree`.")
     A = to_adjacency(A, "A")
     D = int(math.floor(_check_pos("max_degree", max_degree)))
     n = A.shape[0]
@@ -76,16 +83,19 @@ def project_max_degree(A, max_degree: float) -> np.ndarray:
 
 def check_degree_bound(A, max_degree: float, on_violation: str = "raise", name: str = "G",
                        ignore_weights: bool = False) -> np.ndarray:
-    "Return the adjacency of `A` if its maximum degree is <= `max_degree`; else raise (default) or project with a warning."
+    ("Return the adjacency of `A` if its maximum degree is <= `max_degree`; else raise (default) or project with a "
+     "warning.")
     A = to_adjacency(A, name, ignore_weights)
     D = _check_pos("max_degree", max_degree)
-    if on_violation not in ("raise", "project"): raise ValueError(f"on_violation must be 'raise' or 'project', got {on_violation!r}")
+    if on_violation not in ("raise", "project"):
+        raise ValueError(f"on_violation must be 'raise' or 'project', got {on_violation!r}")
     d = int(A.sum(1).max()) if A.size else 0
     if d <= D: return A
     if on_violation == "raise":
         raise ValueError(f"{name} has maximum degree {d} > max_degree={D:g}: the sensitivity bound does not cover it "
                          "(raise max_degree, or pass on_violation='project')")
-    warnings.warn(f"{name}: maximum degree {d} > max_degree={D:g}; projected by greedy edge deletion. The privacy guarantee "
+    warnings.warn(f"{name}: maximum degree {d} > max_degree={D:g}; projected by greedy edge deletion. The privacy "
+                  "guarantee "
                   "covers the projected graph, not the raw one (the projection is not edge-stable).", stacklevel=2)
     return project_max_degree(A, D)
 
@@ -94,7 +104,8 @@ def _check_pattern(F, name: str = "F") -> nx.Graph:
     if not isinstance(F, nx.Graph) or F.is_directed() or F.is_multigraph():
         raise TypeError(f"{name} must be a simple undirected networkx Graph, got {type(F).__name__}")
     if nx.number_of_selfloops(F): raise ValueError(f"{name} has a self loop")
-    if F.number_of_edges() == 0 or not nx.is_connected(F): raise ValueError(f"{name} must be connected with at least one edge")
+    if F.number_of_edges() == 0 or not nx.is_connected(F):
+        raise ValueError(f"{name} must be connected with at least one edge")
     return nx.convert_node_labels_to_integers(F)
 
 def is_cycle(F: nx.Graph) -> bool:
@@ -102,7 +113,8 @@ def is_cycle(F: nx.Graph) -> bool:
     return F.number_of_nodes() >= 3 and nx.is_connected(F) and all(d == 2 for _, d in F.degree())
 
 def pattern_name(F: nx.Graph) -> str:
-    "A short name: `K2`, `P4` (path, 4 nodes), `S5` (star, 5 nodes), `C6` (cycle), `T6.ab12` (other tree: hash of its canonical form), `F5.7` (other: nodes, edges)."
+    ("A short name: `K2`, `P4` (path, 4 nodes), `S5` (star, 5 nodes), `C6` (cycle), `T6.ab12` (other tree: hash of "
+     "its canonical form), `F5.7` (other: nodes, edges).")
     F = _check_pattern(F)
     k = F.number_of_nodes()
     degs = sorted(d for _, d in F.degree())
@@ -120,7 +132,11 @@ def tree_patterns(max_nodes: int, min_nodes: int = 2) -> list[nx.Graph]:
     max_nodes = _check_int("max_nodes", max_nodes, 2)
     min_nodes = _check_int("min_nodes", min_nodes, 2)
     if min_nodes > max_nodes: raise ValueError(f"min_nodes={min_nodes} > max_nodes={max_nodes}")
-    return [nx.convert_node_labels_to_integers(T) for k in range(min_nodes, max_nodes + 1) for T in nx.nonisomorphic_trees(k)]
+    return [
+        nx.convert_node_labels_to_integers(T)
+        for k in range(min_nodes, max_nodes + 1)
+        for T in nx.nonisomorphic_trees(k)
+    ]
 
 def cycle_patterns(k_max: int, k_min: int = 3) -> list[nx.Graph]:
     "The cycles $C_{k_{min}}..C_{k_{max}}$."
@@ -210,9 +226,16 @@ def hom_density(F: nx.Graph, G, max_treewidth: int = 3, ignore_weights: bool = F
     A = to_adjacency(G, ignore_weights=ignore_weights)
     return hom_count(F, A, max_treewidth=max_treewidth) / float(A.shape[0]) ** F.number_of_nodes()
 
-def hom_counts(graphs: Sequence, patterns: Sequence[nx.Graph], max_treewidth: int = 3, ignore_weights: bool = False) -> np.ndarray:
-    "The matrix $[\\hom(F_j, G_i)]_{ij}$ of homomorphism counts (graphs × patterns); `hom_count` picks the method per pattern."
-    if isinstance(graphs, nx.Graph) or sparse.issparse(graphs) or (isinstance(graphs, np.ndarray) and graphs.ndim == 2 and graphs.dtype != object):
+def hom_counts(
+    graphs: Sequence, patterns: Sequence[nx.Graph], max_treewidth: int = 3, ignore_weights: bool = False
+) -> np.ndarray:
+    ("The matrix $[\\hom(F_j, G_i)]_{ij}$ of homomorphism counts (graphs × patterns); `hom_count` picks the method "
+     "per pattern.")
+    if (
+        isinstance(graphs, nx.Graph)
+        or sparse.issparse(graphs)
+        or (isinstance(graphs, np.ndarray) and graphs.ndim == 2 and graphs.dtype != object)
+    ):
         raise TypeError("graphs must be a sequence of graphs (wrap a single graph in a list)")
     pats = [_check_pattern(F, f"patterns[{j}]") for j, F in enumerate(patterns)]
     if not pats: raise ValueError("patterns must not be empty")
@@ -263,7 +286,8 @@ def elimination_order(F: nx.Graph, heuristic: str = "best") -> tuple[list, int]:
     return order, width
 
 def treewidth(F: nx.Graph) -> int:
-    "Width of the best heuristic elimination ordering of `F` (an upper bound on its treewidth: 1 for trees, 2 for cycles, 3 for $K_4$)."
+    ("Width of the best heuristic elimination ordering of `F` (an upper bound on its treewidth: 1 for trees, 2 for "
+     "cycles, 3 for $K_4$).")
     return elimination_order(F)[1]
 
 def _aligned(X, xs, target):
@@ -295,7 +319,8 @@ def _eliminate(group, v, n, limit: float = 2e8):
         X, xs = group[0]
         return X.sum(axis=xs.index(v)), [x for x in xs if x != v]
     best = None
-    for mask in range(1, 2 ** (len(group) - 1)):              # split the factors into two sides, contract over v by matmul
+    # split the factors into two sides, contract over v by matmul
+    for mask in range(1, 2 ** (len(group) - 1)):
         L = [g for i, g in enumerate(group) if mask >> i & 1]
         R = [g for i, g in enumerate(group) if not mask >> i & 1]
         ul, ur = {x for _, xs in L for x in xs}, {x for _, xs in R for x in xs}
@@ -325,7 +350,9 @@ def _order_width(F: nx.Graph, order: Sequence) -> int:
         for a in nb: H[a] = (H[a] | nb) - {a, v}
     return width
 
-def _hom_td_A(F: nx.Graph, A: np.ndarray, order: Sequence | None = None, name: str = "F", chunk_limit: float | None = None) -> float:
+def _hom_td_A(
+    F: nx.Graph, A: np.ndarray, order: Sequence | None = None, name: str = "F", chunk_limit: float | None = None
+) -> float:
     if order is None: order = elimination_order(F)[0]
     n = A.shape[0]
     width = _order_width(F, order)
@@ -390,7 +417,8 @@ def random_patterns(count: int, n_nodes: int, max_treewidth: int = 2, edge_keep:
 
 # %% ../nbs/20_private_homdensity.ipynb #f719377b
 def density_sensitivity(F: nx.Graph, n: int, max_degree: float) -> float:
-    "Edge-level sensitivity bound of t(F, ·) on n-node graphs of maximum degree <= max_degree: $2|E(F)|/n^2\\,(\\Delta/n)^{|V(F)|-2}$."
+    ("Edge-level sensitivity bound of t(F, ·) on n-node graphs of maximum degree <= max_degree: "
+     "$2|E(F)|/n^2\\,(\\Delta/n)^{|V(F)|-2}$.")
     F = _check_pattern(F)
     n = _check_int("n", n, 2)
     D = min(_check_pos("max_degree", max_degree), n - 1)
@@ -402,7 +430,8 @@ def sensitivity_vector(patterns: Sequence[nx.Graph], n: int, max_degree: float) 
     return np.array([density_sensitivity(F, n, max_degree) for F in patterns])
 
 def edge_flips(G, max_degree: float):
-    "Yield (u, v, A') for every single-edge flip of `G` (add or remove uv) where both graphs have maximum degree <= max_degree."
+    ("Yield (u, v, A') for every single-edge flip of `G` (add or remove uv) where both graphs have maximum degree <= "
+     "max_degree.")
     A = check_degree_bound(G, max_degree)
     D = _check_pos("max_degree", max_degree)
     deg = A.sum(1)
@@ -413,7 +442,8 @@ def edge_flips(G, max_degree: float):
         yield u, v, B
 
 def audit_sensitivity(graphs: Sequence, patterns: Sequence[nx.Graph], max_degree: float) -> dict:
-    "Enumerate every admissible single-edge flip of every graph; return the ratios |Δt_F| / s_F (per flip and pattern) and ‖Δt‖₂ / ‖s‖₂."
+    ("Enumerate every admissible single-edge flip of every graph; return the ratios |Δt_F| / s_F (per flip and "
+     "pattern) and ‖Δt‖₂ / ‖s‖₂.")
     pats = [_check_pattern(F, f"patterns[{j}]") for j, F in enumerate(patterns)]
     if not pats: raise ValueError("patterns must not be empty")
     E = np.array([F.number_of_edges() for F in pats], float)
@@ -436,15 +466,19 @@ def audit_sensitivity(graphs: Sequence, patterns: Sequence[nx.Graph], max_degree
 
 # %% ../nbs/20_private_homdensity.ipynb #8daa7c76
 def calibrate_noise(s, rho: float, calibration: str = "shared", weights=None) -> np.ndarray:
-    "Per-density noise scales σ for sensitivities `s` and zCDP budget `rho`: 'shared' (one σ = ‖s‖₂/√(2ρ)) or 'per_density' (σ_j = s_j/√(2ρ_j), ρ split by `weights`)."
+    ("Per-density noise scales σ for sensitivities `s` and zCDP budget `rho`: 'shared' (one σ = ‖s‖₂/√(2ρ)) or "
+     "'per_density' (σ_j = s_j/√(2ρ_j), ρ split by `weights`).")
     s = np.asarray(s, dtype=float)
-    if s.ndim != 1 or s.size == 0 or not np.all(np.isfinite(s)) or np.any(s < 0): raise ValueError("s must be a non-empty 1-D vector of finite sensitivities >= 0")
+    if s.ndim != 1 or s.size == 0 or not np.all(np.isfinite(s)) or np.any(s < 0):
+        raise ValueError("s must be a non-empty 1-D vector of finite sensitivities >= 0")
     rho = _check_pos("rho", rho, allow_inf=True)
     if math.isinf(rho): return np.zeros_like(s)
     if calibration == "shared": return np.full_like(s, np.linalg.norm(s) / math.sqrt(2 * rho))
-    if calibration != "per_density": raise ValueError(f"calibration must be 'shared' or 'per_density', got {calibration!r}")
+    if calibration != "per_density":
+        raise ValueError(f"calibration must be 'shared' or 'per_density', got {calibration!r}")
     w = np.ones_like(s) if weights is None else np.asarray(weights, dtype=float)
-    if w.shape != s.shape or np.any(w <= 0) or not np.all(np.isfinite(w)): raise ValueError("weights must be positive, finite and one per density")
+    if w.shape != s.shape or np.any(w <= 0) or not np.all(np.isfinite(w)):
+        raise ValueError("weights must be positive, finite and one per density")
     return s / np.sqrt(2 * rho * w / w.sum())
 
 def zcdp_of_noise(s, sigmas) -> float:
@@ -462,7 +496,8 @@ def _check_delta(delta) -> float:
     return d
 
 def zcdp_epsilon(rho: float, delta: float = 1e-6, method: str = "cks") -> float:
-    "ε of a ρ-zCDP mechanism at δ: 'bun-steinke' (ρ+2√(ρ log 1/δ)), 'cks' (Canonne–Kamath–Steinke, as OpenDP) or 'gaussian' (exact for one Gaussian release)."
+    ("ε of a ρ-zCDP mechanism at δ: 'bun-steinke' (ρ+2√(ρ log 1/δ)), 'cks' (Canonne–Kamath–Steinke, as OpenDP) or "
+     "'gaussian' (exact for one Gaussian release).")
     rho = _check_pos("rho", rho, allow_inf=True)
     delta = _check_delta(delta)
     if math.isinf(rho): return math.inf
@@ -471,8 +506,12 @@ def zcdp_epsilon(rho: float, delta: float = 1e-6, method: str = "cks") -> float:
     if method == "bun-steinke": return simple
     if method == "cks":
         def logdelta(eps):
-            f = lambda la: (lambda a: (a - 1) * (a * rho - eps) - math.log(a - 1) + a * math.log1p(-1 / a))(1 + math.exp(la))
-            return min(optimize.minimize_scalar(f, bounds=(-25, 25), method="bounded", options=dict(xatol=1e-11)).fun, 0.0)
+            f = lambda la: (lambda a: (a - 1) * (a * rho - eps) - math.log(a - 1) + a * math.log1p(-1 / a))(
+                1 + math.exp(la)
+            )
+            return min(
+                optimize.minimize_scalar(f, bounds=(-25, 25), method="bounded", options=dict(xatol=1e-11)).fun, 0.0
+            )
         return float(optimize.brentq(lambda e: logdelta(e) - math.log(delta), 0.0, simple + 1.0, xtol=1e-13))
     if method == "gaussian":
         mu = math.sqrt(2 * rho)
@@ -490,7 +529,8 @@ def opendp_zcdp_epsilon(rho: float, delta: float = 1e-6) -> float:
     return float(dp.c.make_zCDP_to_approxDP(meas).map(math.sqrt(2 * rho)).epsilon(delta))
 
 def tcdp_epsilon_authors(rho: float, n_patterns: int, delta: float = 1e-6) -> float:
-    "The (ε, δ) the authors' code reports: tCDP with ρ' = 2ρ + 4mβ², ω = 1/(4β), β = ρ/5, converted with Bun et al.'s tCDP→DP bound."
+    ("The (ε, δ) the authors' code reports: tCDP with ρ' = 2ρ + 4mβ², ω = 1/(4β), β = ρ/5, converted with Bun et "
+     "al.'s tCDP→DP bound.")
     rho = _check_pos("rho", rho)
     m = _check_int("n_patterns", n_patterns, 1)
     delta = _check_delta(delta)
@@ -503,27 +543,35 @@ def tcdp_epsilon_authors(rho: float, n_patterns: int, delta: float = 1e-6) -> fl
 
 # %% ../nbs/20_private_homdensity.ipynb #e898df6b
 class PrivateHomDensities:
-    "Edge-level private homomorphism-density embeddings: $t(F,G)$ for F in `patterns`, plus Gaussian noise giving ρ-zCDP per graph under maximum degree `max_degree`."
+    ("Edge-level private homomorphism-density embeddings: $t(F,G)$ for F in `patterns`, plus Gaussian noise giving "
+     "ρ-zCDP per graph under maximum degree `max_degree`.")
     def __init__(self, patterns: Sequence[nx.Graph], rho: float, max_degree: float, calibration: str = "shared",
                  weights=None, on_violation: str = "raise", ignore_weights: bool = False, max_treewidth: int = 3):
         self.patterns = [_check_pattern(F, f"patterns[{j}]") for j, F in enumerate(patterns)]
         if not self.patterns: raise ValueError("patterns must not be empty")
         self.rho = _check_pos("rho", rho, allow_inf=True)
         self.max_degree = _check_pos("max_degree", max_degree)
-        if calibration not in ("shared", "per_density"): raise ValueError(f"calibration must be 'shared' or 'per_density', got {calibration!r}")
-        if on_violation not in ("raise", "project"): raise ValueError(f"on_violation must be 'raise' or 'project', got {on_violation!r}")
+        if calibration not in ("shared", "per_density"):
+            raise ValueError(f"calibration must be 'shared' or 'per_density', got {calibration!r}")
+        if on_violation not in ("raise", "project"):
+            raise ValueError(f"on_violation must be 'raise' or 'project', got {on_violation!r}")
         self.calibration, self.weights, self.on_violation = calibration, weights, on_violation
         self.ignore_weights = bool(ignore_weights)           # True: count weighted graphs as unweighted
         self.max_treewidth = _check_int("max_treewidth", max_treewidth, 1)
         self.names = [pattern_name(F) for F in self.patterns]
 
     def __repr__(self):
-        return f"PrivateHomDensities({len(self.patterns)} patterns, rho={self.rho:g}, max_degree={self.max_degree:g}, calibration={self.calibration!r})"
+        return (f"PrivateHomDensities({len(self.patterns)} patterns, rho={self.rho:g}, "
+                f"max_degree={self.max_degree:g}, calibration={self.calibration!r})")
 
     def adjacencies(self, graphs: Sequence) -> list[np.ndarray]:
         "Validated adjacency matrices (degree bound enforced per `on_violation`)."
-        return [check_degree_bound(G, self.max_degree, self.on_violation, name=f"graphs[{i}]", ignore_weights=self.ignore_weights)
-                for i, G in enumerate(graphs)]
+        return [
+            check_degree_bound(
+                G, self.max_degree, self.on_violation, name=f"graphs[{i}]", ignore_weights=self.ignore_weights
+            )
+            for i, G in enumerate(graphs)
+        ]
 
     def densities(self, graphs: Sequence) -> tuple[np.ndarray, np.ndarray]:
         "Exact densities (graphs × patterns) and the node counts n of the validated graphs."
@@ -542,7 +590,8 @@ class PrivateHomDensities:
         "The Gaussian mechanism on precomputed densities `T` (graphs × patterns) of graphs with `ns` nodes."
         T = np.atleast_2d(np.asarray(T, float))
         ns = np.broadcast_to(np.asarray(ns), (T.shape[0],))
-        if T.shape[1] != len(self.patterns): raise ValueError(f"T must have {len(self.patterns)} columns (one per pattern), got {T.shape[1]}")
+        if T.shape[1] != len(self.patterns):
+            raise ValueError(f"T must have {len(self.patterns)} columns (one per pattern), got {T.shape[1]}")
         rng = np.random.default_rng(rng)
         cache = {int(n): self.sigmas(int(n)) for n in np.unique(ns)}
         S = np.stack([cache[int(n)] for n in ns])
@@ -560,11 +609,15 @@ class PrivateHomDensities:
 # %% ../nbs/20_private_homdensity.ipynb #2c81ae05
 CSL_SKIPS = (2, 3, 4, 5, 6, 9, 11, 12, 13, 16)
 
-def csl_graphs(per_class: int = 15, n: int = 41, skips: Sequence[int] = CSL_SKIPS, permute: bool = True, seed=None) -> tuple[list[nx.Graph], np.ndarray]:
-    "CSL: `per_class` copies of the circulant $C_n(1,R)$ for each skip R (randomly relabelled when `permute`); returns (graphs, labels)."
+def csl_graphs(
+    per_class: int = 15, n: int = 41, skips: Sequence[int] = CSL_SKIPS, permute: bool = True, seed=None
+) -> tuple[list[nx.Graph], np.ndarray]:
+    ("CSL: `per_class` copies of the circulant $C_n(1,R)$ for each skip R (randomly relabelled when `permute`); "
+     "returns (graphs, labels).")
     per_class = _check_int("per_class", per_class, 1)
     n = _check_int("n", n, 5)
-    if not skips or any(not (1 < _check_int("skips", R) < n / 2) for R in skips): raise ValueError(f"skips must lie in 2..{(n - 1) // 2}")
+    if not skips or any(not (1 < _check_int("skips", R) < n / 2) for R in skips):
+        raise ValueError(f"skips must lie in 2..{(n - 1) // 2}")
     rng = np.random.default_rng(seed)
     graphs, labels = [], []
     for c, R in enumerate(skips):
@@ -576,7 +629,8 @@ def csl_graphs(per_class: int = 15, n: int = 41, skips: Sequence[int] = CSL_SKIP
     return graphs, np.array(labels)
 
 def sbm_degree_bound(n: int, p: float = 0.5) -> float:
-    "The authors' high-probability degree bound for a dense SBM with mean edge probability p: $pn+\\sqrt{(n-1)\\log n}$."
+    ("The authors' high-probability degree bound for a dense SBM with mean edge probability p: $pn+\\sqrt{(n-1)\\log "
+     "n}$.")
     n = _check_int("n", n, 2)
     p = _check_pos("p", p)
     if p > 1: raise ValueError(f"p must be a probability, got {p}")
@@ -594,13 +648,21 @@ def sbm_adjacency(n: int, p_in: float, p_out: float, rng=None) -> np.ndarray:
     A = np.triu(rng.random((n, n)) < P, 1).astype(np.float64)
     return A + A.T
 
-def sbm_dataset(n: int = 200, gaps: Sequence[float] = (0.08, 0.16, 0.24, 0.32), p_bar: float = 0.5, per_class: int = 100,
-                max_degree: float | None = None, seed=None) -> tuple[list[np.ndarray], np.ndarray, int]:
-    "SBM graphs, one class per block gap d ($p_{in}=\\bar p+d$, $p_{out}=\\bar p-d$); graphs over `max_degree` are redrawn. Returns (graphs, labels, redraws)."
+def sbm_dataset(
+    n: int = 200,
+    gaps: Sequence[float] = (0.08, 0.16, 0.24, 0.32),
+    p_bar: float = 0.5,
+    per_class: int = 100,
+    max_degree: float | None = None,
+    seed=None,
+) -> tuple[list[np.ndarray], np.ndarray, int]:
+    ("SBM graphs, one class per block gap d ($p_{in}=\\bar p+d$, $p_{out}=\\bar p-d$); graphs over `max_degree` are "
+     "redrawn. Returns (graphs, labels, redraws).")
     per_class = _check_int("per_class", per_class, 1)
     if not gaps: raise ValueError("gaps must not be empty")
     for d in gaps:
-        if not (0 <= p_bar - d and p_bar + d <= 1): raise ValueError(f"gap {d} puts p_in/p_out outside [0, 1] for p_bar={p_bar}")
+        if not (0 <= p_bar - d and p_bar + d <= 1):
+            raise ValueError(f"gap {d} puts p_in/p_out outside [0, 1] for p_bar={p_bar}")
     D = sbm_degree_bound(n, p_bar) if max_degree is None else _check_pos("max_degree", max_degree)
     rng = np.random.default_rng(seed)
     graphs, labels, redraws = [], [], 0
@@ -610,14 +672,16 @@ def sbm_dataset(n: int = 200, gaps: Sequence[float] = (0.08, 0.16, 0.24, 0.32), 
                 A = sbm_adjacency(n, p_bar + d, p_bar - d, rng)
                 if A.sum(1).max() <= D: break
                 redraws += 1
-                if redraws > 100 * per_class * len(gaps): raise RuntimeError("max_degree is too small: too many SBM redraws")
+                if redraws > 100 * per_class * len(gaps):
+                    raise RuntimeError("max_degree is too small: too many SBM redraws")
             graphs.append(A)
             labels.append(c)
     return graphs, np.array(labels), redraws
 
 def write_tu_dataset(graphs: Sequence, labels: Sequence[int], root, name: str) -> Path:
     "Write graphs in the TU text format under `root/name/` (1-based node ids, both edge directions)."
-    if len(graphs) != len(labels): raise ValueError(f"graphs and labels differ in length ({len(graphs)} vs {len(labels)})")
+    if len(graphs) != len(labels):
+        raise ValueError(f"graphs and labels differ in length ({len(graphs)} vs {len(labels)})")
     d = Path(root) / name
     d.mkdir(parents=True, exist_ok=True)
     edges, ind, off = [], [], 0
@@ -633,7 +697,8 @@ def write_tu_dataset(graphs: Sequence, labels: Sequence[int], root, name: str) -
     return d
 
 def read_tu_dataset(root, name: str) -> tuple[list[nx.Graph], np.ndarray]:
-    "Read a TU-format dataset (`root/name/name_A.txt`, `_graph_indicator.txt`, `_graph_labels.txt`) as networkx graphs and labels."
+    ("Read a TU-format dataset (`root/name/name_A.txt`, `_graph_indicator.txt`, `_graph_labels.txt`) as networkx "
+     "graphs and labels.")
     d = Path(root) / name
     f_a, f_i, f_l = (d / f"{name}_{x}.txt" for x in ("A", "graph_indicator", "graph_labels"))
     for f in (f_a, f_i, f_l):
@@ -652,7 +717,8 @@ def read_tu_dataset(root, name: str) -> tuple[list[nx.Graph], np.ndarray]:
     return graphs, labels
 
 def read_ogb_graphprop(root) -> tuple[list[nx.Graph], np.ndarray]:
-    "Read an OGB graph-property dataset from its raw CSVs (`root/raw/edge.csv.gz`, `num-node-list.csv.gz`, `num-edge-list.csv.gz`, `graph-label.csv.gz`)."
+    ("Read an OGB graph-property dataset from its raw CSVs (`root/raw/edge.csv.gz`, `num-node-list.csv.gz`, "
+     "`num-edge-list.csv.gz`, `graph-label.csv.gz`).")
     raw = Path(root) / "raw"
     def rows(fname):
         f = raw / fname
@@ -662,8 +728,10 @@ def read_ogb_graphprop(root) -> tuple[list[nx.Graph], np.ndarray]:
     n_edges = [int(r[0]) for r in rows("num-edge-list.csv.gz")]
     edges = rows("edge.csv.gz")
     lab = rows("graph-label.csv.gz")
-    if len(n_nodes) != len(n_edges) or len(lab) != len(n_nodes): raise ValueError("OGB files disagree on the number of graphs")
-    if sum(n_edges) != len(edges): raise ValueError(f"edge.csv.gz has {len(edges)} rows, num-edge-list sums to {sum(n_edges)}")
+    if len(n_nodes) != len(n_edges) or len(lab) != len(n_nodes):
+        raise ValueError("OGB files disagree on the number of graphs")
+    if sum(n_edges) != len(edges):
+        raise ValueError(f"edge.csv.gz has {len(edges)} rows, num-edge-list sums to {sum(n_edges)}")
     graphs, k = [], 0
     for n, m in zip(n_nodes, n_edges):
         G = nx.empty_graph(n)
@@ -680,17 +748,23 @@ def make_classifier(model: str = "knn", seed: int = 0, **kw):
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.neighbors import KNeighborsClassifier
     if model == "knn": return KNeighborsClassifier(**{"n_neighbors": 5, **kw})
-    if model == "rf": return RandomForestClassifier(**{"n_estimators": 200, "min_samples_split": 10, "random_state": seed, "n_jobs": 1, **kw})
+    if model == "rf":
+        return RandomForestClassifier(
+            **{"n_estimators": 200, "min_samples_split": 10, "random_state": seed, "n_jobs": 1, **kw}
+        )
     raise ValueError(f"model must be 'knn' or 'rf', got {model!r}")
 
 def _check_xy(X, y):
     X = np.asarray(X, float)
     y = np.asarray(y)
-    if X.ndim != 2 or X.shape[0] != y.shape[0]: raise ValueError(f"X must be (n_graphs, n_features) matching y; got {X.shape} and {y.shape}")
+    if X.ndim != 2 or X.shape[0] != y.shape[0]:
+        raise ValueError(f"X must be (n_graphs, n_features) matching y; got {X.shape} and {y.shape}")
     if not np.all(np.isfinite(X)): raise ValueError("X has non-finite entries")
     return X, y
 
-def holdout_accuracy(X, y, model: str = "knn", test_size: float = 0.2, seed: int = 0, standardize: bool = False, **kw) -> float:
+def holdout_accuracy(
+    X, y, model: str = "knn", test_size: float = 0.2, seed: int = 0, standardize: bool = False, **kw
+) -> float:
     "Accuracy of `model` on a stratified hold-out split (fit on the rest)."
     from sklearn.model_selection import train_test_split
     from sklearn.preprocessing import StandardScaler
@@ -735,9 +809,19 @@ def dp_advantage_bound(eps: float, delta: float) -> float:
     "Largest advantage TPR−FPR of any test between neighbours under (ε, δ)-DP: (e^ε−1+2δ)/(e^ε+1)."
     return 1.0 if math.isinf(eps) else float(min(1.0, (math.exp(eps) - 1 + 2 * delta) / (math.exp(eps) + 1)))
 
-def distinguishing_attack(mech: PrivateHomDensities, G0, G1, n_trials: int, rng=None, offsets: Sequence[float] = (0.0, 1.0, 2.0),
-                          delta: float = 1e-6, alpha: float = 0.05, sigma_scale: float = 1.0) -> dict:
-    "Run the Neyman–Pearson test between releases of neighbours `G0`, `G1` (`n_trials` each); thresholds at the midpoint + `offsets` (std units). Returns rates, CP intervals and the ε lower bound."
+def distinguishing_attack(
+    mech: PrivateHomDensities,
+    G0,
+    G1,
+    n_trials: int,
+    rng=None,
+    offsets: Sequence[float] = (0.0, 1.0, 2.0),
+    delta: float = 1e-6,
+    alpha: float = 0.05,
+    sigma_scale: float = 1.0,
+) -> dict:
+    ("Run the Neyman–Pearson test between releases of neighbours `G0`, `G1` (`n_trials` each); thresholds at the "
+     "midpoint + `offsets` (std units). Returns rates, CP intervals and the ε lower bound.")
     n_trials = _check_int("n_trials", n_trials, 10)
     rng = np.random.default_rng(rng)
     (t0, t1), ns = mech.densities([G0, G1])
@@ -760,9 +844,25 @@ def distinguishing_attack(mech: PrivateHomDensities, G0, G1, n_trials: int, rng=
         _, fnr_hi = clopper_pearson(n_trials - tp, n_trials, 2 * a)
         e1 = math.log((tpr_lo - delta) / fpr_hi) if tpr_lo > delta and fpr_hi > 0 else 0.0
         e2 = math.log((tnr_lo - delta) / fnr_hi) if tnr_lo > delta and fnr_hi > 0 else 0.0
-        rows.append(dict(offset=off, tpr=tp / n_trials, fpr=fp / n_trials, success=(tp + n_trials - fp) / (2 * n_trials),
-                         success_lo=clopper_pearson(tp + n_trials - fp, 2 * n_trials, 2 * a)[0], eps_lower=max(e1, e2, 0.0)))
+        rows.append(
+            dict(
+                offset=off,
+                tpr=tp / n_trials,
+                fpr=fp / n_trials,
+                success=(tp + n_trials - fp) / (2 * n_trials),
+                success_lo=clopper_pearson(tp + n_trials - fp, 2 * n_trials, 2 * a)[0],
+                eps_lower=max(e1, e2, 0.0),
+            )
+        )
     mid = rows[0]
-    return dict(mu=math.sqrt(V), rows=rows, tpr=mid["tpr"], fpr=mid["fpr"], advantage=mid["tpr"] - mid["fpr"], success=mid["success"],
-                success_lo=mid["success_lo"], eps_lower=max(r["eps_lower"] for r in rows),
-                advantage_exact=2 * stats.norm.cdf(math.sqrt(V) / 2) - 1)
+    return dict(
+        mu=math.sqrt(V),
+        rows=rows,
+        tpr=mid["tpr"],
+        fpr=mid["fpr"],
+        advantage=mid["tpr"] - mid["fpr"],
+        success=mid["success"],
+        success_lo=mid["success_lo"],
+        eps_lower=max(r["eps_lower"] for r in rows),
+        advantage_exact=2 * stats.norm.cdf(math.sqrt(V) / 2) - 1,
+    )

@@ -32,8 +32,10 @@ def laplace_cdf(x: torch.Tensor) -> torch.Tensor:
 
 def laplace_knots(grid_size: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     "The `grid_size + 1` knots $b_0..b_G$: Laplace quantiles $\\sigma^{-1}(i/G)$ inside, extrapolated outer knots."
-    if isinstance(grid_size, bool) or not isinstance(grid_size, int): raise TypeError(f"grid_size must be an int, got {type(grid_size).__name__}")
-    if grid_size < 3: raise ValueError(f"grid_size must be >= 3 (the outer knots extrapolate two inner ones), got {grid_size}")
+    if isinstance(grid_size, bool) or not isinstance(grid_size, int):
+        raise TypeError(f"grid_size must be an int, got {type(grid_size).__name__}")
+    if grid_size < 3:
+        raise ValueError(f"grid_size must be >= 3 (the outer knots extrapolate two inner ones), got {grid_size}")
     lv = torch.arange(1, grid_size, dtype=torch.float64) / grid_size
     inner = torch.where(lv <= 0.5, torch.log(2 * lv), -torch.log(2 * (1 - lv)))
     b0, bG = 2 * inner[0] - inner[1], 2 * inner[-1] - inner[-2]
@@ -48,7 +50,8 @@ def locate(x: torch.Tensor, knots: torch.Tensor) -> tuple[torch.Tensor, torch.Te
 
 # %% ../nbs/26_lmkan.ipynb #a0b6dc4d
 class _BagLookup(torch.autograd.Function):
-    "`y[b] = sum_j w[b, j] * rows[idx[b, j]]` (an `embedding_bag`), with a scatter/gather backward that avoids the sort of embedding_bag's own."
+    ("`y[b] = sum_j w[b, j] * rows[idx[b, j]]` (an `embedding_bag`), with a scatter/gather backward that avoids the "
+     "sort of embedding_bag's own.")
     @staticmethod
     def forward(ctx, rows, idx, w):
         ctx.save_for_backward(rows, idx, w)
@@ -81,7 +84,8 @@ def lmkan_lookup(x: torch.Tensor, table: torch.Tensor, knots: torch.Tensor) -> t
     return _BagLookup.apply(rows, idx, w.to(rows.dtype)).to(x.dtype)
 
 def hat_basis(x: torch.Tensor, knots: torch.Tensor) -> torch.Tensor:
-    "All $G+1$ piecewise-linear B-spline (hat) functions at `x`, shape `(*x.shape, G+1)`, linear beyond the outer knots."
+    ("All $G+1$ piecewise-linear B-spline (hat) functions at `x`, shape `(*x.shape, G+1)`, linear beyond the outer "
+     "knots.")
     b = knots.to(x.dtype)
     lower, upper = b[:-1].clone(), b[1:].clone()
     lower[0], upper[-1] = -math.inf, math.inf                             # outer cells extend to infinity
@@ -94,7 +98,8 @@ def hat_basis(x: torch.Tensor, knots: torch.Tensor) -> torch.Tensor:
     return out
 
 def lmkan_dense_reference(x: torch.Tensor, table: torch.Tensor, knots: torch.Tensor) -> torch.Tensor:
-    "Explicit-basis lmKAN layer, $\\sum_p \\sum_{k,l} P_{klqp}\\,\\phi_k(x_{2p})\\phi_l(x_{2p+1})$: slow, for tests only."
+    ("Explicit-basis lmKAN layer, $\\sum_p \\sum_{k,l} P_{klqp}\\,\\phi_k(x_{2p})\\phi_l(x_{2p+1})$: slow, for tests "
+     "only.")
     phi1, phi2 = hat_basis(x[:, 0::2], knots), hat_basis(x[:, 1::2], knots)     # (B, P, G+1)
     return torch.einsum("bpk,bpl,klqp->bq", phi1, phi2, table.to(x.dtype))
 
@@ -158,7 +163,8 @@ class LMKAN2D(nn.Module):
             raise ValueError(f"check_inputs must be None, True or False, got {check_inputs!r}")
         self.in_features, self.out_features, self.grid_size = in_features, out_features, grid_size
         self.backend, self.check_inputs, self.init, self.cpu_impl = backend, check_inputs, init, cpu_impl
-        if not isinstance(extrapolate, bool): raise TypeError(f"extrapolate must be a bool, got {type(extrapolate).__name__}")
+        if not isinstance(extrapolate, bool):
+            raise TypeError(f"extrapolate must be a bool, got {type(extrapolate).__name__}")
         self.init_scale, self.extrapolate = float(init_scale), extrapolate
         G1 = grid_size + 1
         self.table = nn.Parameter(torch.empty(G1, G1, out_features, in_features // 2))
@@ -188,9 +194,11 @@ class LMKAN2D(nn.Module):
         if check and not bool(torch.isfinite(x2).all()):     # a host sync: CPU only unless check_inputs=True
             raise ValueError("x contains non-finite values (nan or inf); lmKAN tables can only be looked up at "
                              "finite inputs")
-        if not self.extrapolate: x2 = x2.clamp(min=self.knots[0], max=self.knots[-1])   # constant beyond the outer knots
+        # constant beyond the outer knots
+        if not self.extrapolate: x2 = x2.clamp(min=self.knots[0], max=self.knots[-1])
         impl = self.cpu_impl
-        if impl == "auto":      # one CPU thread: the one-hot matmuls are faster in training at N_out >= 16, the gather otherwise
+        # one CPU thread: the one-hot matmuls are faster in training at N_out >= 16, the gather otherwise
+        if impl == "auto":
             training = torch.is_grad_enabled() and self.table.requires_grad
             impl = "onehot" if training and self.out_features >= 16 else "lookup"
         cpu = lmkan_onehot if impl == "onehot" else lmkan_lookup
@@ -224,9 +232,11 @@ class LMKAN2D(nn.Module):
 
 # %% ../nbs/26_lmkan.ipynb #6c395b3b
 def hessian_penalty(table: torch.Tensor, knots: torch.Tensor) -> torch.Tensor:
-    "Finite-difference $\\|Hf\\|_F^2$ of every function in `table` (G+1, G+1, ...), mean over inner knots, summed over functions."
+    ("Finite-difference $\\|Hf\\|_F^2$ of every function in `table` (G+1, G+1, ...), mean over inner knots, summed "
+     "over functions.")
     if table.dim() < 2 or table.shape[0] != knots.numel() or table.shape[1] != knots.numel():
-        raise ValueError(f"table must start with two dims of size len(knots) = {knots.numel()}, got {tuple(table.shape)}")
+        raise ValueError(f"table must start with two dims of size len(knots) = {knots.numel()}, got "
+                         f"{tuple(table.shape)}")
     b = knots.to(table.dtype)
     extra = (1,) * (table.dim() - 2)
     hl, hr = b[1:-1] - b[:-2], b[2:] - b[1:-1]
@@ -245,7 +255,8 @@ def hessian_lambda(epoch: float, lam0: float = 1.0, decay: float = 30.0) -> floa
 
 def lmkan_schedule(step: int, steps: int, lr: float, lam0: float = 1.0, decay_epochs: float = 250.0,
                    decay: float = 30.0) -> tuple[float, float]:
-    "(learning rate, Hessian weight) at `step` of `steps`: first half constant lr with decaying $\\lambda$, then cosine lr and $\\lambda=0$."
+    ("(learning rate, Hessian weight) at `step` of `steps`: first half constant lr with decaying $\\lambda$, then "
+     "cosine lr and $\\lambda=0$.")
     half = max(1, steps // 2)
     if step < half: return lr, hessian_lambda(decay_epochs * step / half, lam0, decay)
     t = (step - half) / max(1, steps - half)
@@ -258,8 +269,16 @@ def grow_grid(layer: LMKAN2D, grid_size: int) -> LMKAN2D:
     if isinstance(grid_size, bool) or not isinstance(grid_size, int):
         raise TypeError(f"grid_size must be an int, got {type(grid_size).__name__}")
     if grid_size < 3: raise ValueError(f"grid_size must be >= 3, got {grid_size}")
-    new = LMKAN2D(layer.in_features, layer.out_features, grid_size, backend=layer.backend,
-                  check_inputs=layer.check_inputs, init=layer.init, cpu_impl=layer.cpu_impl, extrapolate=layer.extrapolate)
+    new = LMKAN2D(
+        layer.in_features,
+        layer.out_features,
+        grid_size,
+        backend=layer.backend,
+        check_inputs=layer.check_inputs,
+        init=layer.init,
+        cpu_impl=layer.cpu_impl,
+        extrapolate=layer.extrapolate,
+    )
     new = new.to(device=layer.table.device, dtype=layer.table.dtype)
     b = new.knots.to(layer.table.dtype)
     G1n, P = grid_size + 1, layer.in_features // 2
@@ -277,7 +296,8 @@ def grow_grid(layer: LMKAN2D, grid_size: int) -> LMKAN2D:
 
 # %% ../nbs/26_lmkan.ipynb #ffeb35ac
 def lmkan_net(sizes: Sequence[int], grid_size: int = 8, norm: bool = True, init: str = "linear", **kw) -> nn.Sequential:
-    "A stack of `[BatchNorm1d(affine=False)] -> LMKAN2D` blocks through the widths `sizes` (every width but the last even)."
+    ("A stack of `[BatchNorm1d(affine=False)] -> LMKAN2D` blocks through the widths `sizes` (every width but the last "
+     "even).")
     sizes = list(sizes)
     if len(sizes) < 2: raise ValueError(f"sizes must list at least an input and an output width, got {sizes}")
     layers = []
@@ -325,7 +345,8 @@ def fastkan_net(sizes: Sequence[int], num_grids: int = 8) -> nn.Sequential:
     return nn.Sequential(*[FastKANLayer(a, b, num_grids) for a, b in zip(sizes[:-1], sizes[1:])])
 
 def count_flops(model: nn.Module, spatial: dict | None = None) -> int:
-    "Inference FLOPs per sample of the linear maps, conv maps and lmKAN layers in `model` (`spatial`: module -> output positions)."
+    ("Inference FLOPs per sample of the linear maps, conv maps and lmKAN layers in `model` (`spatial`: module -> "
+     "output positions).")
     spatial = spatial or {}
     total = 0
     for m in model.modules():
@@ -343,7 +364,8 @@ def total_hessian(model: nn.Module) -> torch.Tensor:
 
 def train_regression(model: nn.Module, sample: Callable[[int], tuple[torch.Tensor, torch.Tensor]], steps: int,
                      batch: int = 512, lr: float = 3e-3, lam0: float = 1.0, desc: str | None = None) -> list[float]:
-    "Adam on MSE with `lmkan_schedule` (Hessian term only for lmKAN layers); `sample(n)` gives a fresh batch. Returns the loss curve."
+    ("Adam on MSE with `lmkan_schedule` (Hessian term only for lmKAN layers); `sample(n)` gives a fresh batch. "
+     "Returns the loss curve.")
     if steps < 1 or batch < 1: raise ValueError(f"steps and batch must be >= 1, got {steps}, {batch}")
     if not lr > 0: raise ValueError(f"lr must be > 0, got {lr}")
     opt = torch.optim.Adam(model.parameters(), lr=lr)
@@ -408,7 +430,11 @@ def methane_dataset(n: int, seed: int = 0, sigma: float = 0.12, cache: bool = Tr
     if isinstance(n, bool) or not isinstance(n, int) or n < 1: raise ValueError(f"n must be a positive int, got {n!r}")
     if not sigma > 0: raise ValueError(f"sigma must be > 0, got {sigma}")
     from pathlib import Path
-    f = Path(os.environ.get("ICLR26_CACHE", Path.home() / ".cache" / "iclr26")) / "lmkan" / f"methane_n{n}_s{seed}_sig{sigma}.npz"
+    f = (
+        Path(os.environ.get("ICLR26_CACHE", Path.home() / ".cache" / "iclr26"))
+        / "lmkan"
+        / f"methane_n{n}_s{seed}_sig{sigma}.npz"
+    )
     if cache and f.exists():
         d = np.load(f)
         return d["X"], d["E"]
@@ -455,8 +481,11 @@ class LMKANConv2d(nn.Module):
                  grid_size: int = 8, norm: bool = True, **kw):
         super().__init__()
         for name, v in (("in_channels", in_channels), ("out_channels", out_channels), ("kernel_size", kernel_size)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1: raise ValueError(f"{name} must be a positive int, got {v!r}")
-        if (in_channels * kernel_size ** 2) % 2: raise ValueError(f"in_channels * kernel_size**2 must be even to pair inputs, got {in_channels * kernel_size ** 2}")
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name} must be a positive int, got {v!r}")
+        if (in_channels * kernel_size ** 2) % 2:
+            raise ValueError("in_channels * kernel_size**2 must be even to pair inputs, got "
+                             f"{in_channels * kernel_size ** 2}")
         self.kernel_size, self.padding, self.stride, self.out_channels = kernel_size, padding, stride, out_channels
         self.norm = nn.BatchNorm2d(in_channels, affine=False) if norm else nn.Identity()
         self.kan = LMKAN2D(in_channels * kernel_size ** 2, out_channels, grid_size, **kw)

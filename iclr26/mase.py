@@ -37,15 +37,20 @@ def _check_payoff_array(a, name: str) -> np.ndarray:
     return a
 
 class NormalFormGame:
-    "An n-player normal-form game: `payoffs[i][a]` is player `i`'s utility at the action profile `a` (a tensor of shape `(n, m_1, ..., m_n)`)."
+    ("An n-player normal-form game: `payoffs[i][a]` is player `i`'s utility at the action profile `a` (a tensor of "
+     "shape `(n, m_1, ..., m_n)`).")
     def __init__(self, payoffs, name: str = "game", action_names: Sequence[Sequence[str]] | None = None):
         try: P = np.asarray(payoffs)
-        except ValueError: raise ValueError("payoffs must be a rectangular array of shape (n_players, m_1, ..., m_n), not ragged") from None
+        except ValueError:
+            raise ValueError(
+                "payoffs must be a rectangular array of shape (n_players, m_1, ..., m_n), not ragged"
+            ) from None
         if P.dtype == object: raise TypeError("payoffs must be a numeric array of shape (n_players, m_1, ..., m_n)")
         if P.ndim < 2: raise ValueError(f"payoffs must have shape (n_players, m_1, ..., m_n); got rank {P.ndim}")
         n = P.shape[0]
         if P.ndim != n + 1:
-            raise ValueError(f"payoffs has rank {P.ndim} but its first axis names {n} players, so it must have rank {n + 1} (n_players, m_1, ..., m_n)")
+            raise ValueError(f"payoffs has rank {P.ndim} but its first axis names {n} players, so it must have rank "
+                             f"{n + 1} (n_players, m_1, ..., m_n)")
         for i, m in enumerate(P.shape[1:]):
             if m < 1: raise ValueError(f"payoffs: player {i} has an empty action set")
         self.payoffs = _check_payoff_array(P, "payoffs")
@@ -90,7 +95,8 @@ class NormalFormGame:
         "A 2-player game from the row player's matrix `A` and the column player's `B` (zero-sum `-A` if omitted)."
         A = _check_payoff_array(A, "A")
         B = -A if B is None else _check_payoff_array(B, "B")
-        if A.ndim != 2 or A.shape != B.shape: raise ValueError(f"A and B must be matrices of the same shape, got {A.shape} and {B.shape}")
+        if A.ndim != 2 or A.shape != B.shape:
+            raise ValueError(f"A and B must be matrices of the same shape, got {A.shape} and {B.shape}")
         return cls(np.stack([A, B]), name=name)
 
     @classmethod
@@ -103,13 +109,15 @@ class NormalFormGame:
     def to_nashpy(self):
         "This game as a `nashpy.Game` (2 players only)."
         import nashpy
-        if self.n_players != 2: raise ValueError(f"nashpy handles 2-player games; this one has {self.n_players} players")
+        if self.n_players != 2:
+            raise ValueError(f"nashpy handles 2-player games; this one has {self.n_players} players")
         return nashpy.Game(self.payoffs[0], self.payoffs[1])
 
     def to_pygambit(self):
         "This game as a `pygambit.Game` (needs the optional `pygambit` package)."
         try: import pygambit as gbt
-        except ImportError: raise ImportError("to_pygambit needs the optional package pygambit (pip install pygambit)") from None
+        except ImportError:
+            raise ImportError("to_pygambit needs the optional package pygambit (pip install pygambit)") from None
         return gbt.Game.from_arrays(*[self.payoffs[i] for i in range(self.n_players)], title=self.name)
 
     @classmethod
@@ -120,10 +128,13 @@ class NormalFormGame:
         return cls(np.stack(arrays), name=name or getattr(game, "title", "gambit"))
 
 def check_distribution(game: NormalFormGame, mu, atol: float = 1e-6) -> np.ndarray:
-    "Return `mu` as a tensor of shape `game.n_actions` after checking it is a probability distribution over action profiles."
-    if not isinstance(game, NormalFormGame): raise TypeError(f"game must be a NormalFormGame, got {type(game).__name__}")
+    ("Return `mu` as a tensor of shape `game.n_actions` after checking it is a probability distribution over action "
+     "profiles.")
+    if not isinstance(game, NormalFormGame):
+        raise TypeError(f"game must be a NormalFormGame, got {type(game).__name__}")
     mu = _check_payoff_array(mu, "mu")
-    if mu.size != game.n_profiles: raise ValueError(f"mu must have {game.n_profiles} entries (shape {game.n_actions}), got shape {mu.shape}")
+    if mu.size != game.n_profiles:
+        raise ValueError(f"mu must have {game.n_profiles} entries (shape {game.n_actions}), got shape {mu.shape}")
     mu = mu.reshape(game.n_actions)
     if mu.min() < -atol: raise ValueError(f"mu must be non-negative, min entry {mu.min():.3g}")
     if abs(mu.sum() - 1) > atol: raise ValueError(f"mu must sum to 1, sums to {mu.sum():.9g}")
@@ -135,14 +146,16 @@ def product_distribution(strategies: Sequence[Sequence[float]]) -> np.ndarray:
     out = np.ones(())
     for i, s in enumerate(strategies):
         s = _check_payoff_array(s, f"strategies[{i}]")
-        if s.ndim != 1 or s.size == 0 or s.min() < -1e-9 or abs(s.sum() - 1) > 1e-6: raise ValueError(f"strategies[{i}] must be a probability vector")
+        if s.ndim != 1 or s.size == 0 or s.min() < -1e-9 or abs(s.sum() - 1) > 1e-6:
+            raise ValueError(f"strategies[{i}] must be a probability vector")
         out = np.multiply.outer(out, np.clip(s, 0, None))
     return out
 
 def point_mass(game: NormalFormGame, a: Sequence[int]) -> np.ndarray:
     "The distribution that plays the action profile `a` with probability 1."
     a = tuple(int(x) for x in a)
-    if len(a) != game.n_players or any(not 0 <= x < m for x, m in zip(a, game.n_actions)): raise ValueError(f"a must be an action profile of shape {game.n_actions}, got {a}")
+    if len(a) != game.n_players or any(not 0 <= x < m for x, m in zip(a, game.n_actions)):
+        raise ValueError(f"a must be an action profile of shape {game.n_actions}, got {a}")
     mu = np.zeros(game.n_actions)
     mu[a] = 1.0
     return mu
@@ -171,7 +184,8 @@ def stag_hunt() -> NormalFormGame:
     return _sym2([[1.0, 0.0], [0.75, 0.75]], "stag hunt", ["S", "H"])
 
 def chicken() -> NormalFormGame:
-    "Aumann's game of chicken (payoffs 6,2,7,0 divided by 7): its correlated equilibria beat its Nash equilibria on welfare."
+    ("Aumann's game of chicken (payoffs 6,2,7,0 divided by 7): its correlated equilibria beat its Nash equilibria on "
+     "welfare.")
     return _sym2(np.array([[6.0, 2.0], [7.0, 0.0]]) / 7, "chicken", ["C", "D"])
 
 def matching_pennies() -> NormalFormGame:
@@ -186,7 +200,8 @@ def shapley_game() -> NormalFormGame:
     return NormalFormGame(np.stack([A, B]), "Shapley", [["R", "P", "S"], ["R", "P", "S"]])
 
 def public_goods(n: int = 3, r: float = 1.6) -> NormalFormGame:
-    "Linear public goods: each player keeps 1 or contributes it (action 1); the pot is multiplied by `r` and shared, $u_i = 1 - c_i + r\\sum_j c_j / n$."
+    ("Linear public goods: each player keeps 1 or contributes it (action 1); the pot is multiplied by `r` and shared, "
+     "$u_i = 1 - c_i + r\\sum_j c_j / n$.")
     n = _check_int("n", n, 2)
     r = _check_real("r", r, 0.0)
     c = np.indices((2,) * n)                       # c[j][a] = contribution of player j at profile a
@@ -198,7 +213,8 @@ def random_game(n_actions: Sequence[int], seed: int | None = None, name: str | N
     n_actions = tuple(_check_int("n_actions", m, 1) for m in n_actions)
     if not n_actions: raise ValueError("n_actions must name at least one player")
     rng = np.random.default_rng(seed)
-    return NormalFormGame(rng.random((len(n_actions), *n_actions)), name or f"random {'x'.join(map(str, n_actions))} (seed {seed})")
+    return NormalFormGame(rng.random((len(n_actions), *n_actions)), name or f"random {'x'.join(map(str, n_actions))} "
+                                                                            f"(seed {seed})")
 
 def classic_games() -> dict[str, NormalFormGame]:
     "The classic test games used in the notebook."
@@ -210,18 +226,25 @@ def classic_games() -> dict[str, NormalFormGame]:
 class GraphicalGame:
     """A graphical game: player `i`'s utility depends only on the actions of the players in `scopes[i]` (which starts with `i`);
     `tables[i]` has one axis per player of `scopes[i]`, in that order."""
-    def __init__(self, n_actions: Sequence[int], scopes: Sequence[Sequence[int]], tables: Sequence, name: str = "graphical game"):
+    def __init__(
+        self, n_actions: Sequence[int], scopes: Sequence[Sequence[int]], tables: Sequence, name: str = "graphical game"
+    ):
         self.n_actions = tuple(_check_int("n_actions", m, 1) for m in n_actions)
         n = len(self.n_actions)
         if n == 0: raise ValueError("n_actions must name at least one player")
-        if len(scopes) != n or len(tables) != n: raise ValueError(f"scopes and tables must have one entry per player ({n}), got {len(scopes)} and {len(tables)}")
+        if len(scopes) != n or len(tables) != n:
+            raise ValueError(f"scopes and tables must have one entry per player ({n}), got {len(scopes)} and "
+                             f"{len(tables)}")
         self.scopes, self.tables = [], []
         for i, (s, T) in enumerate(zip(scopes, tables)):
             s = tuple(int(j) for j in s)
             if not s or s[0] != i: raise ValueError(f"scopes[{i}] must start with player {i}, got {s}")
-            if len(set(s)) != len(s) or min(s) < 0 or max(s) >= n: raise ValueError(f"scopes[{i}] must be distinct players in range({n}), got {s}")
+            if len(set(s)) != len(s) or min(s) < 0 or max(s) >= n:
+                raise ValueError(f"scopes[{i}] must be distinct players in range({n}), got {s}")
             T = _check_payoff_array(T, f"tables[{i}]")
-            if T.shape != tuple(self.n_actions[j] for j in s): raise ValueError(f"tables[{i}] must have shape {tuple(self.n_actions[j] for j in s)} (one axis per player in its scope), got {T.shape}")
+            if T.shape != tuple(self.n_actions[j] for j in s):
+                raise ValueError(f"tables[{i}] must have shape {tuple(self.n_actions[j] for j in s)} (one axis per "
+                                 f"player in its scope), got {T.shape}")
             self.scopes.append(s)
             self.tables.append(T)
         if not isinstance(name, str): raise TypeError("name must be a string")
@@ -231,10 +254,12 @@ class GraphicalGame:
     def n_players(self) -> int:
         "Number of players."
         return len(self.n_actions)
-    def __repr__(self): return f"GraphicalGame({self.name!r}, players={self.n_players}, max scope={max(map(len, self.scopes))})"
+    def __repr__(self):
+        return f"GraphicalGame({self.name!r}, players={self.n_players}, max scope={max(map(len, self.scopes))})"
 
     def dependency_graph(self) -> nx.Graph:
-        "The utility dependency graph *(inferred form)*: players are adjacent when they appear together in some player's scope."
+        ("The utility dependency graph *(inferred form)*: players are adjacent when they appear together in some "
+         "player's scope.")
         G = nx.Graph()
         G.add_nodes_from(range(self.n_players))
         for s in self.scopes: G.add_edges_from(itertools.combinations(s, 2))
@@ -245,13 +270,18 @@ class GraphicalGame:
         N = int(np.prod(self.n_actions))
         if N > max_profiles: raise ValueError(f"the normal form has {N} profiles > max_profiles={max_profiles}")
         P = np.empty((self.n_players, *self.n_actions))
-        for i, (s, T) in enumerate(zip(self.scopes, self.tables)): P[i] = _expand(T, s, tuple(range(self.n_players)), self.n_actions)
+        for i, (s, T) in enumerate(zip(self.scopes, self.tables)):
+            P[i] = _expand(T, s, tuple(range(self.n_players)), self.n_actions)
         return NormalFormGame(P, name=self.name)
 
     @classmethod
-    def from_graph(cls, graph: nx.Graph, n_actions: int | Sequence[int] = 2, seed: int | None = None, name: str | None = None) -> "GraphicalGame":
-        "A random graphical game on `graph` (nodes relabelled 0..n-1): $u_i$ depends on $i$ and its neighbours, i.i.d. Uniform[0, 1] payoffs."
-        if not isinstance(graph, nx.Graph): raise TypeError(f"graph must be a networkx Graph, got {type(graph).__name__}")
+    def from_graph(
+        cls, graph: nx.Graph, n_actions: int | Sequence[int] = 2, seed: int | None = None, name: str | None = None
+    ) -> "GraphicalGame":
+        ("A random graphical game on `graph` (nodes relabelled 0..n-1): $u_i$ depends on $i$ and its neighbours, "
+         "i.i.d. Uniform[0, 1] payoffs.")
+        if not isinstance(graph, nx.Graph):
+            raise TypeError(f"graph must be a networkx Graph, got {type(graph).__name__}")
         if graph.number_of_nodes() == 0: raise ValueError("graph must have at least one node")
         G = nx.convert_node_labels_to_integers(graph, ordering="sorted")
         n = G.number_of_nodes()
@@ -347,11 +377,13 @@ def _check_deviation(deviation: str) -> str:
 
 def _coalition_list(n: int, coalition_set) -> list[tuple[int, ...]]:
     if coalition_set is None or coalition_set == "all": return coalitions(n)
-    if isinstance(coalition_set, (int, np.integer)) and not isinstance(coalition_set, bool): return coalitions(n, max_size=int(coalition_set))
+    if isinstance(coalition_set, (int, np.integer)) and not isinstance(coalition_set, bool):
+        return coalitions(n, max_size=int(coalition_set))
     out = []
     for C in coalition_set:
         C = tuple(sorted(set(int(i) for i in C)))
-        if not C or C[0] < 0 or C[-1] >= n: raise ValueError(f"coalitions must be non-empty subsets of range({n}), got {C}")
+        if not C or C[0] < 0 or C[-1] >= n:
+            raise ValueError(f"coalitions must be non-empty subsets of range({n}), got {C}")
         out.append(C)
     if not out: raise ValueError("coalitions must name at least one coalition")
     return out
@@ -366,11 +398,16 @@ def _split(game: NormalFormGame, C: tuple[int, ...]):
 def _as_matrix(T: np.ndarray, C, rest):
     "Tensor over profiles -> matrix [a_C, a_-C]."
     k = len(C)
-    return np.moveaxis(T, list(C), list(range(k))).reshape(int(np.prod([T.shape[j] for j in C])), -1) if k else T.reshape(1, -1)
+    return (
+        np.moveaxis(T, list(C), list(range(k))).reshape(int(np.prod([T.shape[j] for j in C])), -1)
+        if k
+        else T.reshape(1, -1)
+    )
 
 @dataclass
 class Deviation:
-    "A coalition deviation: `coalition`, the aggregator's `weights` $\\omega$, and the coalition's new joint action (coarse) or map (correlated)."
+    ("A coalition deviation: `coalition`, the aggregator's `weights` $\\omega$, and the coalition's new joint action "
+     "(coarse) or map (correlated).")
     coalition: tuple
     weights: np.ndarray
     action: Any            # coarse: tuple a'_C ; correlated: tuple of a'_C indices, one per recommended a_C (flat)
@@ -402,7 +439,11 @@ def coalition_gains(game: NormalFormGame, mu, aggregator: str = "average", devia
             if deviation == "coarse":
                 e = V @ M.sum(0) - float((V * M).sum())
                 k = int(np.argmax(e))
-                out.append(Deviation(C, om, tuple(int(x) for x in np.unravel_index(k, [game.n_actions[j] for j in C])), float(e[k])))
+                out.append(
+                    Deviation(
+                        C, om, tuple(int(x) for x in np.unravel_index(k, [game.n_actions[j] for j in C])), float(e[k])
+                    )
+                )
             else:
                 D = M @ V.T
                 G = D - np.diag(D)[:, None]
@@ -416,14 +457,16 @@ def max_coalition_gain(game: NormalFormGame, mu, aggregator: str = "average", de
     return max(gs, key=lambda d: d.gain)
 
 def exploitability(game: NormalFormGame, mu, deviation: str = "coarse") -> float:
-    "The largest gain of a unilateral deviation against `mu` (coalitions of size 1): <= 0 iff `mu` is a CCE (coarse) / CE (correlated)."
+    ("The largest gain of a unilateral deviation against `mu` (coalitions of size 1): <= 0 iff `mu` is a CCE (coarse) "
+     "/ CE (correlated).")
     return max_coalition_gain(game, mu, "average", deviation, coalition_set=1).gain
 
 # %% ../nbs/19_mase.ipynb #f43a77f6
 LP_OPTIONS = dict(primal_feasibility_tolerance=1e-10, dual_feasibility_tolerance=1e-10)
 
 def solve_lp(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None, method: str = "highs-ds"):
-    "Minimise `c @ x` with scipy's HiGHS (dual simplex, tight tolerances); returns the `OptimizeResult` (status 2 = infeasible)."
+    ("Minimise `c @ x` with scipy's HiGHS (dual simplex, tight tolerances); returns the `OptimizeResult` (status 2 = "
+     "infeasible).")
     return linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method=method, options=LP_OPTIONS)
 
 class _Rows:
@@ -439,15 +482,22 @@ class _Rows:
         self.m += 1
     def matrix(self, n_cols: int):
         if not self.m: return None, None
-        A = sparse.coo_matrix((np.concatenate(self.v), (np.concatenate(self.r), np.concatenate(self.c))), shape=(self.m, n_cols)).tocsr()
+        A = sparse.coo_matrix(
+            (np.concatenate(self.v), (np.concatenate(self.r), np.concatenate(self.c))), shape=(self.m, n_cols)
+        ).tocsr()
         return A, np.asarray(self.b, float)
 
 class _DenseModel:
-    "The normal-form LP: variables [mu (one per profile), t, v (correlated blocks)]; caches per (C, omega) the matrices it needs."
-    def __init__(self, game: NormalFormGame, aggregator: str, deviation: str, weights, coalition_set, cache_limit: int = 2**23):
+    ("The normal-form LP: variables [mu (one per profile), t, v (correlated blocks)]; caches per (C, omega) the "
+     "matrices it needs.")
+    def __init__(
+        self, game: NormalFormGame, aggregator: str, deviation: str, weights, coalition_set, cache_limit: int = 2**23
+    ):
         self.g, self.dev = game, _check_deviation(deviation)
         self.N, n = game.n_profiles, game.n_players
-        self.blocks = [(C, om) for C in _coalition_list(n, coalition_set) for om in coalition_weights(C, n, aggregator, weights)]
+        self.blocks = [
+            (C, om) for C in _coalition_list(n, coalition_set) for om in coalition_weights(C, n, aggregator, weights)
+        ]
         self.cache = len(self.blocks) * self.N <= cache_limit
         self._V, self._idx = {}, {}
         self.flat = np.arange(self.N).reshape(game.n_actions)
@@ -483,7 +533,8 @@ class _DenseModel:
         return found[:top]
 
     def add_block(self, rows: _Rows, b: int, k, t_col: int, n_vars: int, rhs: float = 0.0, with_t: bool = True) -> int:
-        "Add the constraint(s) of block `b` (coarse: deviation index `k`; correlated: the whole block); return the new `n_vars`."
+        ("Add the constraint(s) of block `b` (coarse: deviation index `k`; correlated: the whole block); return the "
+         "new `n_vars`.")
         C, _ = self.blocks[b]
         V, idx = self.V(b), self.idx(C)
         tc, tv = ([t_col], [-1.0]) if with_t else ([], [])
@@ -495,14 +546,17 @@ class _DenseModel:
         v0 = n_vars
         for aC in range(mC):
             for aD in range(mC):
-                if aD != aC: rows.add(np.concatenate([idx[aC], [v0 + aC]]), np.concatenate([V[aD] - V[aC], [-1.0]]), 0.0)
+                if aD != aC:
+                    rows.add(np.concatenate([idx[aC], [v0 + aC]]), np.concatenate([V[aD] - V[aC], [-1.0]]), 0.0)
         rows.add(np.concatenate([np.arange(v0, v0 + mC), tc]), np.concatenate([np.ones(mC), tv]), rhs)
         return n_vars + mC
 
 @dataclass
 class MASEResult:
-    "A computed MASE: the distribution (`mu`, or bag `marginals` for the structured algorithm), its value and the worst deviation."
-    value: float                 # max aggregated coalition gain of the returned distribution (evaluated independently of the LP)
+    ("A computed MASE: the distribution (`mu`, or bag `marginals` for the structured algorithm), its value and the "
+     "worst deviation.")
+    # max aggregated coalition gain of the returned distribution (evaluated independently of the LP)
+    value: float
     lp_value: float              # optimal t of the last restricted LP (a lower bound; equals `value` up to `tol`)
     argmax: Deviation            # the maximising coalition / deviation
     mu: np.ndarray | None        # joint distribution (normal form)
@@ -518,7 +572,9 @@ class MASEResult:
     oracle_calls: int = 0        # separation-oracle calls (structured: one per LP solve)
     dp_solves: int = 0           # max-sum DP passes inside the oracle (structured: Dinkelbach steps)
 
-def _mase_dense(game: NormalFormGame, aggregator, deviation, weights, coalition_set, method, tol, max_iter, batch, time_limit) -> MASEResult:
+def _mase_dense(
+    game: NormalFormGame, aggregator, deviation, weights, coalition_set, method, tol, max_iter, batch, time_limit
+) -> MASEResult:
     t0 = time.perf_counter()
     mdl = _DenseModel(game, aggregator, deviation, weights, coalition_set)
     N = mdl.N
@@ -558,18 +614,46 @@ def _mase_dense(game: NormalFormGame, aggregator, deviation, weights, coalition_
         t = float(res.x[t_col])
         viol = mdl.separate(mu, top=batch)
         hist.append((t, viol[0][0]))
-        if method == "full" or viol[0][0] <= t + tol or it >= max_iter or (time_limit and time.perf_counter() - t0 > time_limit): break
+        if (
+            method == "full"
+            or viol[0][0] <= t + tol
+            or it >= max_iter
+            or (time_limit and time.perf_counter() - t0 > time_limit)
+        ):
+            break
         new = sum(add(b, k) for g_, b, k in viol if g_ > t + tol)
         if not new: break
     g, b, k = mdl.separate(mu, top=1)[0]
     C, om = mdl.blocks[b]
     act = tuple(int(x) for x in np.unravel_index(k, [game.n_actions[j] for j in C])) if deviation == "coarse" else k
-    return MASEResult(g, t, Deviation(C, om, act, g), mu, None, it, rows.m, time.perf_counter() - t0, method, aggregator, deviation, hist)
+    return MASEResult(
+        g,
+        t,
+        Deviation(C, om, act, g),
+        mu,
+        None,
+        it,
+        rows.m,
+        time.perf_counter() - t0,
+        method,
+        aggregator,
+        deviation,
+        hist,
+    )
 
 # %% ../nbs/19_mase.ipynb #915f031f
-def mase(game: NormalFormGame | GraphicalGame, aggregator: str = "average", deviation: str = "coarse", weights=None,
-         coalition_set="all", method: str = "auto", tol: float = 1e-9, max_iter: int = 100_000, batch: int | None = None,
-         time_limit: float | None = None) -> MASEResult:
+def mase(
+    game: NormalFormGame | GraphicalGame,
+    aggregator: str = "average",
+    deviation: str = "coarse",
+    weights=None,
+    coalition_set="all",
+    method: str = "auto",
+    tol: float = 1e-9,
+    max_iter: int = 100_000,
+    batch: int | None = None,
+    time_limit: float | None = None,
+) -> MASEResult:
     """Minimum Average-Strong Equilibrium: the distribution $\\mu$ minimising the largest aggregated coalition gain,
     $\\min_\\mu \\max_{C, \\text{dev}} \\sum_{i} \\omega^C_i\\,\\text{gain}_i$, solved as an LP with HiGHS.
 
@@ -585,22 +669,49 @@ def mase(game: NormalFormGame | GraphicalGame, aggregator: str = "average", devi
     this many seconds (then `value` may exceed `lp_value`)."""
     _check_deviation(deviation)
     if aggregator not in AGGREGATORS: raise ValueError(f"aggregator must be one of {AGGREGATORS}, got {aggregator!r}")
-    if method not in ("auto", "cg", "full", "structured", "brute"): raise ValueError(f"method must be auto, cg, full, structured or brute; got {method!r}")
+    if method not in ("auto", "cg", "full", "structured", "brute"):
+        raise ValueError(f"method must be auto, cg, full, structured or brute; got {method!r}")
     tol = _check_real("tol", tol, 0.0)
     max_iter = _check_int("max_iter", max_iter, 1)
     batch = None if batch is None else _check_int("batch", batch, 1)
     if time_limit is not None: time_limit = _check_real("time_limit", time_limit, 0.0)
     if isinstance(game, GraphicalGame):
         if method in ("auto", "structured"):
-            if coalition_set not in (None, "all"): raise ValueError("the structured algorithm searches all coalitions (coalition_set='all')")
-            return _mase_structured(game, aggregator, deviation, weights, tol, max_iter, time_limit, batch=8 if batch is None else batch)
+            if coalition_set not in (None, "all"):
+                raise ValueError("the structured algorithm searches all coalitions (coalition_set='all')")
+            return _mase_structured(
+                game, aggregator, deviation, weights, tol, max_iter, time_limit, batch=8 if batch is None else batch
+            )
         method = "cg" if method == "brute" else method
-        r = _mase_dense(game.to_normal_form(), aggregator, deviation, weights, coalition_set, method, tol, max_iter, batch or 1, time_limit)
+        r = _mase_dense(
+            game.to_normal_form(),
+            aggregator,
+            deviation,
+            weights,
+            coalition_set,
+            method,
+            tol,
+            max_iter,
+            batch or 1,
+            time_limit,
+        )
         r.method = "brute"
         return r
-    if not isinstance(game, NormalFormGame): raise TypeError(f"game must be a NormalFormGame or GraphicalGame, got {type(game).__name__}")
+    if not isinstance(game, NormalFormGame):
+        raise TypeError(f"game must be a NormalFormGame or GraphicalGame, got {type(game).__name__}")
     if method == "structured": raise ValueError("method='structured' needs a GraphicalGame")
-    return _mase_dense(game, aggregator, deviation, weights, coalition_set, "cg" if method in ("auto", "brute") else method, tol, max_iter, batch or 1, time_limit)
+    return _mase_dense(
+        game,
+        aggregator,
+        deviation,
+        weights,
+        coalition_set,
+        "cg" if method in ("auto", "brute") else method,
+        tol,
+        max_iter,
+        batch or 1,
+        time_limit,
+    )
 
 # %% ../nbs/19_mase.ipynb #a07cc955
 @dataclass
@@ -637,7 +748,8 @@ def ewf(game: NormalFormGame | GraphicalGame, eps: float, deviation: str = "coar
         if res.status == 2: return EWFResult(eps, float("nan"), None, False)
         if res.status != 0: raise RuntimeError(f"EWF LP failed: {res.message}")
         return EWFResult(eps, float(-res.fun), mdl.marginals(res.x), True, mdl.td)
-    if not isinstance(game, NormalFormGame): raise TypeError(f"game must be a NormalFormGame or GraphicalGame, got {type(game).__name__}")
+    if not isinstance(game, NormalFormGame):
+        raise TypeError(f"game must be a NormalFormGame or GraphicalGame, got {type(game).__name__}")
     mdl = _DenseModel(game, "average", deviation, None, 1)
     N = mdl.N
     rows = _Rows()
@@ -675,8 +787,10 @@ def pure_nash_equilibria(game: NormalFormGame, tol: float = 1e-12) -> list[tuple
 def nash_equilibria(game: NormalFormGame, solver: str = "auto") -> list[np.ndarray]:
     """Nash equilibria as joint (product) distributions. 2 players: nashpy support enumeration ('auto'/'nashpy');
     more players: pygambit's global Newton method when installed ('auto'/'gambit'), else the pure equilibria ('pure')."""
-    if not isinstance(game, NormalFormGame): raise TypeError(f"game must be a NormalFormGame, got {type(game).__name__}")
-    if solver not in ("auto", "nashpy", "gambit", "pure"): raise ValueError(f"solver must be auto, nashpy, gambit or pure; got {solver!r}")
+    if not isinstance(game, NormalFormGame):
+        raise TypeError(f"game must be a NormalFormGame, got {type(game).__name__}")
+    if solver not in ("auto", "nashpy", "gambit", "pure"):
+        raise ValueError(f"solver must be auto, nashpy, gambit or pure; got {solver!r}")
     if solver == "pure": return [point_mass(game, a) for a in pure_nash_equilibria(game)]
     if game.n_players == 2 and solver in ("auto", "nashpy"):
         with warnings.catch_warnings():
@@ -693,8 +807,11 @@ def nash_equilibria(game: NormalFormGame, solver: str = "auto") -> list[np.ndarr
     res = gbt.nash.gnm_solve(g)
     return [product_distribution([[float(eq[s]) for s in p.strategies] for p in g.players]) for eq in res.equilibria]
 
-def pure_strong_profiles(game: NormalFormGame, aggregator: str = "average", weights=None, tol: float = 1e-12) -> list[tuple[int, ...]]:
-    "Action profiles at which no coalition has a coarse deviation with positive aggregated gain (average-strong equilibria), by enumeration."
+def pure_strong_profiles(
+    game: NormalFormGame, aggregator: str = "average", weights=None, tol: float = 1e-12
+) -> list[tuple[int, ...]]:
+    ("Action profiles at which no coalition has a coarse deviation with positive aggregated gain (average-strong "
+     "equilibria), by enumeration.")
     out = []
     for a in itertools.product(*map(range, game.n_actions)):
         if max_coalition_gain(game, point_mass(game, a), aggregator, "coarse", weights).gain <= tol: out.append(a)
@@ -703,14 +820,16 @@ def pure_strong_profiles(game: NormalFormGame, aggregator: str = "average", weig
 # %% ../nbs/19_mase.ipynb #207e9455
 @dataclass
 class TreeDecomposition:
-    "A tree decomposition: `bags` (sorted tuples of players), tree `edges` between bag indices, `width`, and each player's `home` bag (containing its scope)."
+    ("A tree decomposition: `bags` (sorted tuples of players), tree `edges` between bag indices, `width`, and each "
+     "player's `home` bag (containing its scope).")
     bags: list
     edges: list
     width: int
     home: list
 
 def tree_decomposition(game: GraphicalGame) -> TreeDecomposition:
-    "Tree decomposition of the dependency graph by networkx's min-fill-in heuristic; every scope lies in a bag (it is a clique)."
+    ("Tree decomposition of the dependency graph by networkx's min-fill-in heuristic; every scope lies in a bag (it "
+     "is a clique).")
     if not isinstance(game, GraphicalGame): raise TypeError(f"game must be a GraphicalGame, got {type(game).__name__}")
     G = game.dependency_graph()
     if G.number_of_nodes() == 1: bags, edges = [(0,)], []
@@ -721,7 +840,8 @@ def tree_decomposition(game: GraphicalGame) -> TreeDecomposition:
         bags = [tuple(sorted(b)) for b in nodes]
         ix = {b: k for k, b in enumerate(nodes)}
         edges = [(ix[a], ix[b]) for a, b in T.edges]
-        comps = [sorted(ix[b] for b in c) for c in nx.connected_components(T)]   # join pieces (empty separators are fine)
+        # join pieces (empty separators are fine)
+        comps = [sorted(ix[b] for b in c) for c in nx.connected_components(T)]
         edges += [(comps[0][0], c[0]) for c in comps[1:]]
     home = []
     for i, s in enumerate(game.scopes):
@@ -751,7 +871,9 @@ def _placement(t_vars: Sequence[int], b_vars: Sequence[int], dom) -> tuple[list[
 class MaxSumDP:
     """Max-sum dynamic programming over a tree decomposition: maximise $\\sum_f f(x_{scope(f)})$ over $x_v \\in \\{0..dom_v-1\\}$.
     Built once for fixed factor scopes (each inside its `bag`); `solve(tables)` returns (max, maximiser)."""
-    def __init__(self, td: TreeDecomposition, dom: Sequence[int], scopes: Sequence[Sequence[int]], bags_of: Sequence[int]):
+    def __init__(
+        self, td: TreeDecomposition, dom: Sequence[int], scopes: Sequence[Sequence[int]], bags_of: Sequence[int]
+    ):
         if len(scopes) != len(bags_of): raise ValueError("scopes and bags_of must have the same length")
         self.td, self.dom = td, tuple(dom)
         self.order, self.parent = _rooted(td)
@@ -761,7 +883,8 @@ class MaxSumDP:
         self.shape = [tuple(self.dom[v] for v in b) for b in td.bags]
         self.fplan = {k: [] for k in range(len(td.bags))}
         for f, (s, k) in enumerate(zip(scopes, bags_of)):
-            if not set(s) <= set(td.bags[k]): raise ValueError(f"factor {f} has scope {tuple(s)} outside bag {td.bags[k]}")
+            if not set(s) <= set(td.bags[k]):
+                raise ValueError(f"factor {f} has scope {tuple(s)} outside bag {td.bags[k]}")
             self.fplan[k].append((f, *_placement(tuple(s), td.bags[k], self.dom)))
         self.mplan = {}
         for k, p in self.parent.items():
@@ -796,13 +919,16 @@ class MaxSumDP:
                 for v, av in zip(free, a): x[v] = av
         return float(tabs[self.order[-1]].max()), x
 
-def max_sum(td: TreeDecomposition, dom: Sequence[int], factors: Sequence[tuple[tuple, np.ndarray, int]]) -> tuple[float, np.ndarray]:
+def max_sum(
+    td: TreeDecomposition, dom: Sequence[int], factors: Sequence[tuple[tuple, np.ndarray, int]]
+) -> tuple[float, np.ndarray]:
     """Maximise $\\sum_f f(x_{scope(f)})$ by dynamic programming over `td`; `factors` are `(scope, table, bag)` triples
     with `scope` inside `bags[bag]`. Returns (max, maximiser)."""
     dp = MaxSumDP(td, dom, [s for s, _, _ in factors], [k for _, _, k in factors])
     return dp.solve([f for _, f, _ in factors])
 class _BagModel:
-    "The structured LP: one marginal $\\mu_B$ per bag, consistent on separators; utilities read from each player's home bag."
+    ("The structured LP: one marginal $\\mu_B$ per bag, consistent on separators; utilities read from each player's "
+     "home bag.")
     def __init__(self, game: GraphicalGame, td: TreeDecomposition | None = None):
         self.g = game
         self.td = td or tree_decomposition(game)
@@ -815,7 +941,9 @@ class _BagModel:
         self.base = []                                         # u_i over the home bag (flattened)
         for i in range(game.n_players):
             k = self.td.home[i]
-            self.base.append(np.ascontiguousarray(_expand(game.tables[i], game.scopes[i], self.td.bags[k], self.dom)).ravel())
+            self.base.append(
+                np.ascontiguousarray(_expand(game.tables[i], game.scopes[i], self.td.bags[k], self.dom)).ravel()
+            )
 
     def equalities(self, n_vars: int):
         "Each bag sums to 1 and adjacent bags agree on their separator."
@@ -856,10 +984,13 @@ class _BagModel:
         return float(max(G[(slice(1, None),) + (0,) * (G.ndim - 1)].max() for G in self.gain_tables(margs)))
 
     def marginals(self, x: np.ndarray) -> list[np.ndarray]:
-        return [np.clip(x[self.off[k]:self.off[k + 1]], 0, None).reshape(self.shapes[k]) for k in range(len(self.td.bags))]
+        return [
+            np.clip(x[self.off[k] : self.off[k + 1]], 0, None).reshape(self.shapes[k]) for k in range(len(self.td.bags))
+        ]
 
     def dev_coeffs(self, i: int, assign: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        "Columns and coefficients of $E_\\mu[u_i(a'_{C}, a_{-C}) - u_i(a)]$ with the deviators in `assign` (player -> action)."
+        ("Columns and coefficients of $E_\\mu[u_i(a'_{C}, a_{-C}) - u_i(a)]$ with the deviators in `assign` (player "
+         "-> action).")
         k = self.td.home[i]
         s = self.g.scopes[i]
         T = self.g.tables[i][tuple(assign.get(j, slice(None)) for j in s)]
@@ -878,7 +1009,8 @@ class _BagModel:
             M = margs[k]
             other = tuple(p for p, v in enumerate(b) if v not in s)
             Ms = M.sum(axis=other) if other else M
-            bs = [v for v in b if v in s]                      # Ms axes: scope players in bag order -> reorder to scope order
+            # Ms axes: scope players in bag order -> reorder to scope order
+            bs = [v for v in b if v in s]
             Ms = np.transpose(Ms, [bs.index(j) for j in s])
             U = self.g.tables[i]
             cur = float((U * Ms).sum())
@@ -918,7 +1050,8 @@ class _BagModel:
             g1 = Gs[i][(slice(1, None),) + (0,) * (len(self.g.scopes[i]) - 1)]
             if g1.max() > r: r, assign = float(g1.max()), {i: int(np.argmax(g1))}
         if self._dp is None: self._dp = MaxSumDP(self.td, [m + 1 for m in self.dom], self.g.scopes, self.td.home)
-        self.candidates = []                                   # every coalition met on the Dinkelbach path, with its ratio
+        # every coalition met on the Dinkelbach path, with its ratio
+        self.candidates = []
         for _ in range(10 * n + 10):
             facs = []
             for i in range(n):
@@ -942,8 +1075,12 @@ class _BagModel:
         om[list(C)] = w[list(C)] / w[list(C)].sum()
         return r, C, assign, om
 
-def _mase_structured(game: GraphicalGame, aggregator, deviation, weights, tol, max_iter, time_limit, td=None, batch: int = 1) -> MASEResult:
-    if deviation != "coarse": raise NotImplementedError("the structured algorithm handles coarse coalition deviations; use method='brute' for correlated ones")
+def _mase_structured(
+    game: GraphicalGame, aggregator, deviation, weights, tol, max_iter, time_limit, td=None, batch: int = 1
+) -> MASEResult:
+    if deviation != "coarse":
+        raise NotImplementedError("the structured algorithm handles coarse coalition deviations; use method='brute' "
+                                  "for correlated ones")
     t0 = time.perf_counter()
     mdl = _BagModel(game, td)
     n = game.n_players
@@ -988,9 +1125,15 @@ def _mase_structured(game: GraphicalGame, aggregator, deviation, weights, tol, m
                       time.perf_counter() - t0, "structured", aggregator, deviation, hist, mdl.td,
                       oracle_calls=it, dp_solves=getattr(mdl, "n_dp", 0))
 
-def evaluate_marginals(game: GraphicalGame, marginals: Sequence[np.ndarray], td: TreeDecomposition, aggregator: str = "average",
-                       weights=None) -> dict:
-    "Welfare, exploitability (unilateral coarse gain) and the largest aggregated coalition gain of bag marginals, without building the joint."
+def evaluate_marginals(
+    game: GraphicalGame,
+    marginals: Sequence[np.ndarray],
+    td: TreeDecomposition,
+    aggregator: str = "average",
+    weights=None,
+) -> dict:
+    ("Welfare, exploitability (unilateral coarse gain) and the largest aggregated coalition gain of bag marginals, "
+     "without building the joint.")
     if not isinstance(game, GraphicalGame): raise TypeError(f"game must be a GraphicalGame, got {type(game).__name__}")
     mdl = _BagModel(game, td)
     if len(marginals) != len(td.bags): raise ValueError(f"marginals must hold one table per bag ({len(td.bags)})")
@@ -998,7 +1141,8 @@ def evaluate_marginals(game: GraphicalGame, marginals: Sequence[np.ndarray], td:
                 coalition_gain=mdl.separate(marginals, aggregator, weights)[0])
 
 def joint_from_marginals(game: GraphicalGame, td: TreeDecomposition, marginals: Sequence[np.ndarray]) -> np.ndarray:
-    "The joint distribution $\\mu(a) = \\prod_B \\mu_B(a_B) / \\prod_{(B,B')} \\mu_{B\\cap B'}(a_{B\\cap B'})$ of consistent bag marginals (small games only)."
+    ("The joint distribution $\\mu(a) = \\prod_B \\mu_B(a_B) / \\prod_{(B,B')} \\mu_{B\\cap B'}(a_{B\\cap B'})$ of "
+     "consistent bag marginals (small games only).")
     n = game.n_players
     allv = tuple(range(n))
     dom = game.n_actions

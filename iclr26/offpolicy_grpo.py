@@ -27,9 +27,11 @@ __all__ = ['VARIANTS', 'tv_distance', 'improvement_bound', 'random_bandits', 'ch
 
 # %% ../nbs/18_offpolicy_grpo.ipynb #a925e85c
 def _check_probs(name: str, p: torch.Tensor) -> torch.Tensor:
-    if not isinstance(p, torch.Tensor): raise TypeError(f"{name} must be a tensor of probabilities [..., K], got {type(p).__name__}")
+    if not isinstance(p, torch.Tensor):
+        raise TypeError(f"{name} must be a tensor of probabilities [..., K], got {type(p).__name__}")
     p = p.double()
-    if p.dim() < 1 or p.shape[-1] < 2: raise ValueError(f"{name} must have at least 2 actions in its last dimension, got shape {tuple(p.shape)}")
+    if p.dim() < 1 or p.shape[-1] < 2:
+        raise ValueError(f"{name} must have at least 2 actions in its last dimension, got shape {tuple(p.shape)}")
     if (p < 0).any() or not torch.allclose(p.sum(-1), torch.ones((), dtype=p.dtype), atol=1e-6):
         raise ValueError(f"{name} must hold probability vectors (non-negative, summing to 1 over the last dimension)")
     return p
@@ -65,9 +67,11 @@ def improvement_bound(pi: torch.Tensor, pi_k: torch.Tensor, alpha: torch.Tensor,
 
 # %% ../nbs/18_offpolicy_grpo.ipynb #4e1b2625
 def random_bandits(n: int, n_actions: int = 6, seed: int = 0) -> dict[str, torch.Tensor]:
-    "`n` random softmax bandits (float64): policies `pi`, `pi_k`, `alpha` [n, K] and `rewards` [n, K] in [0, 1] (half binary)."
+    ("`n` random softmax bandits (float64): policies `pi`, `pi_k`, `alpha` [n, K] and `rewards` [n, K] in [0, 1] "
+     "(half binary).")
     if isinstance(n, bool) or not isinstance(n, int) or n < 1: raise ValueError(f"n must be an int >= 1, got {n!r}")
-    if isinstance(n_actions, bool) or not isinstance(n_actions, int) or n_actions < 2: raise ValueError(f"n_actions must be an int >= 2, got {n_actions!r}")
+    if isinstance(n_actions, bool) or not isinstance(n_actions, int) or n_actions < 2:
+        raise ValueError(f"n_actions must be an int >= 2, got {n_actions!r}")
     g = torch.Generator().manual_seed(seed)
     def rn(*s): return torch.randn(*s, generator=g, dtype=torch.float64)
     def ru(*s): return torch.rand(*s, generator=g, dtype=torch.float64)
@@ -79,20 +83,32 @@ def random_bandits(n: int, n_actions: int = 6, seed: int = 0) -> dict[str, torch
     rewards = torch.where(binary, (ru(n, n_actions) < 0.5).double(), ru(n, n_actions))
     return {"pi": pi, "pi_k": torch.softmax(theta, -1), "alpha": alpha, "rewards": rewards}
 
-def check_bound_on_bandits(n: int = 10_000, n_actions: int = 6, eps: float = 1e-4, seed: int = 0, tol: float = 1e-12) -> dict:
-    "Theorem 1 on `n` random bandits: number of violations (gain < bound − tol), the smallest slack, and the tight variant's."
+def check_bound_on_bandits(
+    n: int = 10_000, n_actions: int = 6, eps: float = 1e-4, seed: int = 0, tol: float = 1e-12
+) -> dict:
+    ("Theorem 1 on `n` random bandits: number of violations (gain < bound − tol), the smallest slack, and the tight "
+     "variant's.")
     d = random_bandits(n, n_actions, seed)
     b = improvement_bound(d["pi"], d["pi_k"], d["alpha"], d["rewards"], eps)
-    return {"draws": n, "violations": int((b["gain"] < b["bound"] - tol).sum()), "violations_tight": int((b["gain"] < b["bound_tight"] - tol).sum()),
-            "min_slack": b["slack"].min().item(), "min_slack_tight": b["slack_tight"].min().item(),
-            "median_slack": b["slack"].median().item(), "terms": b}
+    return {
+        "draws": n,
+        "violations": int((b["gain"] < b["bound"] - tol).sum()),
+        "violations_tight": int((b["gain"] < b["bound_tight"] - tol).sum()),
+        "min_slack": b["slack"].min().item(),
+        "min_slack_tight": b["slack_tight"].min().item(),
+        "median_slack": b["slack"].median().item(),
+        "terms": b,
+    }
 
 # %% ../nbs/18_offpolicy_grpo.ipynb #6f03877b
-def offpolicy_clip_objective(ratio: torch.Tensor, ratio_k: torch.Tensor | float, advantages: torch.Tensor, eps: float = 0.2) -> torch.Tensor:
+def offpolicy_clip_objective(
+    ratio: torch.Tensor, ratio_k: torch.Tensor | float, advantages: torch.Tensor, eps: float = 0.2
+) -> torch.Tensor:
     """The paper's f_ε(ρ, ρ′, a) = min(ρa, clip(ρ, max(ρ′ − ε, 0), ρ′ + ε)·a), elementwise: `ratio` ρ = π/α,
     `ratio_k` ρ′ = π_k/α (the clip centre), `advantages` a."""
     if not isinstance(ratio, torch.Tensor): raise TypeError(f"ratio must be a tensor, got {type(ratio).__name__}")
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0: raise ValueError(f"eps must be a number > 0, got {eps!r}")
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0:
+        raise ValueError(f"eps must be a number > 0, got {eps!r}")
     if (ratio < 0).any(): raise ValueError("ratio must be >= 0 (a ratio of probabilities)")
     rk = torch.as_tensor(ratio_k, dtype=ratio.dtype, device=ratio.device)
     if (rk < 0).any(): raise ValueError("ratio_k must be >= 0 (a ratio of probabilities)")
@@ -100,19 +116,26 @@ def offpolicy_clip_objective(ratio: torch.Tensor, ratio_k: torch.Tensor | float,
 
 # %% ../nbs/18_offpolicy_grpo.ipynb #3943e1bb
 def sync_schedule(iterations: int, v: int) -> list[bool]:
-    "Which of `iterations` RL iterations start with a sampler sync when α is re-synced every `v` iterations (via `StaleSampler`)."
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1: raise ValueError(f"v (the sync period) must be an int >= 1, got {v!r}")
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0: raise ValueError(f"iterations must be an int >= 0, got {iterations!r}")
+    ("Which of `iterations` RL iterations start with a sampler sync when α is re-synced every `v` iterations (via "
+     "`StaleSampler`).")
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise ValueError(f"v (the sync period) must be an int >= 1, got {v!r}")
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
+        raise ValueError(f"iterations must be an int >= 0, got {iterations!r}")
     s = StaleSampler(torch.nn.Linear(1, 1, bias=False), v)
     return [s.maybe_sync() for _ in range(iterations)]
 
-def offpolicy_config(v: int = 1, i: int = 1, eps: float = 0.2, clip_centre: str = "pi_k", mask_zero_variance: bool = False,
-                     **overrides) -> RLConfig:
+def offpolicy_config(
+    v: int = 1, i: int = 1, eps: float = 0.2, clip_centre: str = "pi_k", mask_zero_variance: bool = False, **overrides
+) -> RLConfig:
     """An `RLConfig` for off-policy GRPO with sync period `v` (α = π_{k−v}), `i` gradient steps per sampled batch, clip
     width `eps` around `clip_centre` ('pi_k': the paper's π_k/α; 'one': trl's), and the zero-variance mask."""
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1: raise ValueError(f"v (the sync period) must be an int >= 1, got {v!r}")
-    if isinstance(i, bool) or not isinstance(i, int) or i < 1: raise ValueError(f"i (gradient steps per batch) must be an int >= 1, got {i!r}")
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0: raise ValueError(f"eps must be a number > 0, got {eps!r}")
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise ValueError(f"v (the sync period) must be an int >= 1, got {v!r}")
+    if isinstance(i, bool) or not isinstance(i, int) or i < 1:
+        raise ValueError(f"i (gradient steps per batch) must be an int >= 1, got {i!r}")
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0:
+        raise ValueError(f"eps must be a number > 0, got {eps!r}")
     return RLConfig(sync_every=v, inner_steps=i, eps_low=float(eps), eps_high=float(eps), clip_centre=clip_centre,
                     mask_zero_variance=mask_zero_variance, **overrides)
 
@@ -130,7 +153,8 @@ VARIANTS: dict[str, dict] = {
 # %% ../nbs/18_offpolicy_grpo.ipynb #556db613
 @dataclass
 class VariantResult:
-    "One RL run: `history` (grpo_train rows + drift), `evals` [(iteration, greedy accuracy)], `syncs`, `seconds_per_step`."
+    ("One RL run: `history` (grpo_train rows + drift), `evals` [(iteration, greedy accuracy)], `syncs`, "
+     "`seconds_per_step`.")
     name: str
     history: list[dict]
     evals: list[tuple[int, float]]
@@ -139,7 +163,8 @@ class VariantResult:
     final_accuracy: float
     extra: dict = field(default_factory=dict)
 
-    def curve(self, key: str = "reward_mean") -> np.ndarray: return np.array([h[key] for h in self.history], dtype=float)
+    def curve(self, key: str = "reward_mean") -> np.ndarray:
+        return np.array([h[key] for h in self.history], dtype=float)
 
 @torch.no_grad()
 def greedy_accuracy(model, tokenizer, records: Sequence[Mapping], max_new_tokens: int = 4) -> float:
@@ -154,18 +179,31 @@ def _sequence_drift(policy, ro, temperature: float) -> tuple[float, float]:
     rho = torch.exp(d)
     return 0.5 * (rho - 1).abs().mean().item(), (rho - 1 - d).mean().item()
 
-def train_variant(policy, tokenizer, train: Sequence[Mapping], test: Sequence[Mapping], rl: RLConfig, name: str = "variant",
-                  beta: float = 0.04, ref_every: int = 50, eval_every: int = 25, reward: Callable = arithmetic_reward,
-                  max_new_tokens_eval: int = 4, final_evals: int = 1) -> VariantResult:
+def train_variant(
+    policy,
+    tokenizer,
+    train: Sequence[Mapping],
+    test: Sequence[Mapping],
+    rl: RLConfig,
+    name: str = "variant",
+    beta: float = 0.04,
+    ref_every: int = 50,
+    eval_every: int = 25,
+    reward: Callable = arithmetic_reward,
+    max_new_tokens_eval: int = 4,
+    final_evals: int = 1,
+) -> VariantResult:
     """Train `policy` in place with `grpo_train` under `rl` (see `offpolicy_config`), tracking drift TV/KL(α‖π_k), a k3 KL
     penalty `beta` to a reference re-synced to the policy every `ref_every` iterations (0: never), and the greedy accuracy
     on `test` every `eval_every` iterations. `final_accuracy` is the mean of the last `final_evals` evaluations (greedy
     decoding flips answers from one step to the next; averaging a few late evaluations damps that noise)."""
     if not isinstance(rl, RLConfig): raise TypeError(f"rl must be an RLConfig, got {type(rl).__name__}")
     if beta < 0: raise ValueError(f"beta must be >= 0, got {beta}")
-    if isinstance(final_evals, bool) or not isinstance(final_evals, int) or final_evals < 1: raise ValueError(f"final_evals must be an int >= 1, got {final_evals!r}")
+    if isinstance(final_evals, bool) or not isinstance(final_evals, int) or final_evals < 1:
+        raise ValueError(f"final_evals must be an int >= 1, got {final_evals!r}")
     for k, v in (("ref_every", ref_every), ("eval_every", eval_every)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0: raise ValueError(f"{k} must be an int >= 0, got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(f"{k} must be an int >= 0, got {v!r}")
     drift, evals, eval_s = [], [], [0.0]
     ref = StaleSampler._frozen_copy(policy) if beta > 0 else None
     def adv_fn(ro, rewards):
@@ -182,7 +220,8 @@ def train_variant(policy, tokenizer, train: Sequence[Mapping], test: Sequence[Ma
     res = grpo_train(policy, tokenizer, list(train), reward, rl, ref_model=ref, advantage_fn=adv_fn, callback=callback,
                      desc=name, beta=beta)
     steps = len(res.history)
-    if not evals or evals[-1][0] != steps: evals.append((steps, greedy_accuracy(policy, tokenizer, test, max_new_tokens_eval)))
+    if not evals or evals[-1][0] != steps:
+        evals.append((steps, greedy_accuracy(policy, tokenizer, test, max_new_tokens_eval)))
     evals.insert(0, (0, acc0))
     syncs = sum(bool(h["synced"]) for h in res.history)
     # wall time per RL step without the evaluations that ran inside the loop
@@ -191,9 +230,11 @@ def train_variant(policy, tokenizer, train: Sequence[Mapping], test: Sequence[Ma
 
 # %% ../nbs/18_offpolicy_grpo.ipynb #962700e0
 def addition_split(max_value: int = 29, n_test: int = 200, n_val: int = 100, seed: int = 0) -> dict[str, list[dict]]:
-    "All distinct `a+b=` problems with operands in [0, max_value], shuffled by `seed` and split into test / val / train."
+    ("All distinct `a+b=` problems with operands in [0, max_value], shuffled by `seed` and split into test / val / "
+     "train.")
     n = (max_value + 1) ** 2
-    if n_test + n_val >= n: raise ValueError(f"n_test + n_val ({n_test + n_val}) must leave training prompts out of {n}")
+    if n_test + n_val >= n:
+        raise ValueError(f"n_test + n_val ({n_test + n_val}) must leave training prompts out of {n}")
     recs = arithmetic(n, seed=seed, max_value=max_value)
     random.Random(seed).shuffle(recs)
     return {"test": recs[:n_test], "val": recs[n_test:n_test + n_val], "train": recs[n_test + n_val:]}
@@ -203,7 +244,8 @@ def sft_warm_start(split: Mapping[str, Sequence[Mapping]], steps: int = 400, bas
     """(model, tokenizer, info): zoo model `base` SFT-trained on `split['train']` for exactly `steps` steps (constant
     `lr`, batch `batch_size`, batches drawn by `seed`; no stopping rule, so the weights depend only on the arguments);
     cached by its settings and data."""
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1: raise ValueError(f"steps must be an int >= 1, got {steps!r}")
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be an int >= 1, got {steps!r}")
     if not lr > 0: raise ValueError(f"lr must be > 0, got {lr}")
     zoo.check_name(base)
     def build():
@@ -224,7 +266,8 @@ def paired_ci(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> di
     """Paired difference a − b over seeds: per-seed `diffs`, `mean`, and the Student-t `level` confidence interval
     (`lo`, `hi`; NaN with one seed)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.shape != b.shape or a.ndim != 1 or len(a) < 1: raise ValueError(f"a and b must be 1-d of one length >= 1, got {a.shape}, {b.shape}")
+    if a.shape != b.shape or a.ndim != 1 or len(a) < 1:
+        raise ValueError(f"a and b must be 1-d of one length >= 1, got {a.shape}, {b.shape}")
     if not 0 < level < 1: raise ValueError(f"level must be in (0, 1), got {level}")
     from scipy.stats import t as student_t
     d = a - b

@@ -41,7 +41,9 @@ def smooth_leaky(x: torch.Tensor, alpha: float | torch.Tensor = 0.1, p: float = 
     if not isinstance(x, torch.Tensor): raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
     return alpha * x + (1 - alpha) * x * torch.sigmoid((c / p) * x)
 
-def smooth_leaky_grad(x: torch.Tensor, alpha: float | torch.Tensor = 0.1, p: float = 3.0, c: float = 5.0) -> torch.Tensor:
+def smooth_leaky_grad(
+    x: torch.Tensor, alpha: float | torch.Tensor = 0.1, p: float = 3.0, c: float = 5.0
+) -> torch.Tensor:
     "Closed-form derivative $f'(x)=\\alpha+(1-\\alpha)[\\sigma(kx)+kx\\,\\sigma(kx)(1-\\sigma(kx))]$ with $k=c/p$."
     if not isinstance(x, torch.Tensor): raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
     k = c / p
@@ -54,7 +56,8 @@ def smooth_leaky_grad_floor(alpha: float = 0.1) -> float:
     return alpha + (1 - alpha) * SILU_GRAD_MIN
 
 class SmoothLeaky(nn.Module):
-    "Smooth-Leaky activation $\\alpha x + (1-\\alpha)\\,x\\,\\sigma(cx/p)$ (paper defaults $\\alpha=0.1$, $p=3$, $c=5$)."
+    ("Smooth-Leaky activation $\\alpha x + (1-\\alpha)\\,x\\,\\sigma(cx/p)$ (paper defaults $\\alpha=0.1$, $p=3$, "
+     "$c=5$).")
     def __init__(self, alpha: float = 0.1, p: float = 3.0, c: float = 5.0):
         super().__init__()
         self.alpha, self.p, self.c = _check_sl(alpha, p, c)
@@ -66,8 +69,15 @@ class RandomizedSmoothLeaky(nn.Module):
     `per_element=True` draws one $r$ per element (as RReLU; inferred default), `False` one per forward pass.
     `fixed_mean=True` uses the mean slope $(l+u)/2$ in *both* modes (what PPO needs: it rolls out in eval mode and
     updates in train mode, so a random slope would make the old and new policies differ before any update)."""
-    def __init__(self, lower: float = 1 / 8, upper: float = 1 / 3, p: float = 3.0, c: float = 5.0, per_element: bool = True,
-                 fixed_mean: bool = False):
+    def __init__(
+        self,
+        lower: float = 1 / 8,
+        upper: float = 1 / 3,
+        p: float = 3.0,
+        c: float = 5.0,
+        per_element: bool = True,
+        fixed_mean: bool = False,
+    ):
         super().__init__()
         lower, p, c = _check_sl(lower, p, c, ("lower", "p", "c"))
         upper = _check_sl(upper, p, c, ("upper", "p", "c"))[0]
@@ -77,13 +87,15 @@ class RandomizedSmoothLeaky(nn.Module):
         self.lower, self.upper, self.p, self.c = lower, upper, p, c
         self.per_element, self.fixed_mean = per_element, fixed_mean
     def slope(self, x: torch.Tensor) -> float | torch.Tensor:
-        "The leak used for `x`: random in training mode, the midpoint $(l+u)/2$ in eval mode (always, with `fixed_mean`)."
+        ("The leak used for `x`: random in training mode, the midpoint $(l+u)/2$ in eval mode (always, with "
+         "`fixed_mean`).")
         if self.fixed_mean or not self.training: return (self.lower + self.upper) / 2
         if self.per_element: return torch.empty_like(x).uniform_(self.lower, self.upper)
         return float(torch.empty(()).uniform_(self.lower, self.upper))
     def forward(self, x: torch.Tensor) -> torch.Tensor: return smooth_leaky(x, self.slope(x), self.p, self.c)
     def extra_repr(self) -> str:
-        return (f"lower={self.lower:g}, upper={self.upper:g}, p={self.p:g}, c={self.c:g}, per_element={self.per_element}, "
+        return (f"lower={self.lower:g}, upper={self.upper:g}, p={self.p:g}, c={self.c:g}, "
+                f"per_element={self.per_element}, "
                 f"fixed_mean={self.fixed_mean}")
 
 # %% ../nbs/15_plasticity.ipynb #6d4d7c70
@@ -139,8 +151,10 @@ def dead_band_width(act: nn.Module, lo: float = -5.0, hi: float = 5.0, n: int = 
     return float((activation_grad(act, torch.linspace(lo, hi, n)).abs() < eps).float().mean())
 
 def effective_rank(H: torch.Tensor) -> float:
-    "Roy & Vetterli effective rank $\\exp(-\\sum_i p_i\\log p_i)$, $p_i = s_i/\\sum_j s_j$, of a (samples x features) matrix."
-    if not isinstance(H, torch.Tensor) or H.ndim != 2: raise ValueError("H must be a 2-D torch.Tensor (samples x features)")
+    ("Roy & Vetterli effective rank $\\exp(-\\sum_i p_i\\log p_i)$, $p_i = s_i/\\sum_j s_j$, of a (samples x "
+     "features) matrix.")
+    if not isinstance(H, torch.Tensor) or H.ndim != 2:
+        raise ValueError("H must be a 2-D torch.Tensor (samples x features)")
     s = torch.linalg.svdvals(H.detach().double())
     if float(s.sum()) == 0: return 0.0
     p = s / s.sum()
@@ -180,7 +194,8 @@ class PlasticMLP(nn.Module):
                  act_kwargs: Mapping | None = None):
         super().__init__()
         for n, v in (("d_in", d_in), ("width", width), ("d_out", d_out), ("depth", depth)):
-            if isinstance(v, bool) or not isinstance(v, int): raise TypeError(f"{n} must be an int, got {type(v).__name__}")
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError(f"{n} must be an int, got {type(v).__name__}")
             if v < 1: raise ValueError(f"{n} must be >= 1, got {v}")
         self.acts = nn.ModuleList(make_activation(act, **dict(act_kwargs or {})) for _ in range(depth))
         wf = int(getattr(self.acts[0], "width_factor", 1))
@@ -236,15 +251,21 @@ def load_digits_data(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     return X[idx], y[idx]
 
 def random_label_tasks(X: torch.Tensor, n_tasks: int, n_samples: int, n_classes: int = 10, seed: int = 0) -> list[dict]:
-    "`n_tasks` tasks on the first `n_samples` rows of `X`, each with fresh uniform random labels (scored on the training set)."
-    if n_tasks < 1 or n_samples < 1 or n_samples > len(X): raise ValueError(f"need n_tasks >= 1 and 1 <= n_samples <= {len(X)}, got {n_tasks}, {n_samples}")
+    ("`n_tasks` tasks on the first `n_samples` rows of `X`, each with fresh uniform random labels (scored on the "
+     "training set).")
+    if n_tasks < 1 or n_samples < 1 or n_samples > len(X):
+        raise ValueError(f"need n_tasks >= 1 and 1 <= n_samples <= {len(X)}, got {n_tasks}, {n_samples}")
     g = torch.Generator().manual_seed(seed)
     Xs = X[:n_samples]
-    return [dict(Xtr=Xs, ytr=torch.randint(n_classes, (n_samples,), generator=g), Xte=None, yte=None) for _ in range(n_tasks)]
+    return [
+        dict(Xtr=Xs, ytr=torch.randint(n_classes, (n_samples,), generator=g), Xte=None, yte=None)
+        for _ in range(n_tasks)
+    ]
 
 def permuted_tasks(X: torch.Tensor, y: torch.Tensor, n_tasks: int, n_train: int, seed: int = 0) -> list[dict]:
     "`n_tasks` pixel-permuted copies of (X, y) (task 0 unpermuted); rows `:n_train` train, the rest test."
-    if n_tasks < 1 or not 0 < n_train < len(X): raise ValueError(f"need n_tasks >= 1 and 0 < n_train < {len(X)}, got {n_tasks}, {n_train}")
+    if n_tasks < 1 or not 0 < n_train < len(X):
+        raise ValueError(f"need n_tasks >= 1 and 0 < n_train < {len(X)}, got {n_tasks}, {n_train}")
     g = torch.Generator().manual_seed(seed)
     out = []
     for t in range(n_tasks):
@@ -253,10 +274,13 @@ def permuted_tasks(X: torch.Tensor, y: torch.Tensor, n_tasks: int, n_train: int,
         out.append(dict(Xtr=Xp[:n_train], ytr=y[:n_train], Xte=Xp[n_train:], yte=y[n_train:]))
     return out
 
-def class_incremental_tasks(X: torch.Tensor, y: torch.Tensor, n_train: int, classes_per_task: int = 2, cycles: int = 1) -> list[dict]:
+def class_incremental_tasks(
+    X: torch.Tensor, y: torch.Tensor, n_train: int, classes_per_task: int = 2, cycles: int = 1
+) -> list[dict]:
     "Tasks of `classes_per_task` new classes each (repeated `cycles` times); each scored on its own classes' test rows."
     if not 0 < n_train < len(X): raise ValueError(f"n_train must be in (0, {len(X)}), got {n_train}")
-    if classes_per_task < 1 or 10 % classes_per_task: raise ValueError(f"classes_per_task must divide 10, got {classes_per_task}")
+    if classes_per_task < 1 or 10 % classes_per_task:
+        raise ValueError(f"classes_per_task must divide 10, got {classes_per_task}")
     out = []
     for _ in range(cycles):
         for k in range(0, 10, classes_per_task):
@@ -273,8 +297,17 @@ def accuracy(model: nn.Module, X: torch.Tensor, y: torch.Tensor) -> float:
     try: return float((model(X).argmax(1) == y).float().mean())
     finally: model.train(was)
 
-def train_continual(act: str, tasks: Sequence[Mapping], width: int = 64, depth: int = 2, epochs: int = 20, batch: int = 64,
-                    lr: float = 1e-2, seed: int = 0, act_kwargs: Mapping | None = None) -> list[dict]:
+def train_continual(
+    act: str,
+    tasks: Sequence[Mapping],
+    width: int = 64,
+    depth: int = 2,
+    epochs: int = 20,
+    batch: int = 64,
+    lr: float = 1e-2,
+    seed: int = 0,
+    act_kwargs: Mapping | None = None,
+) -> list[dict]:
     """Train one `PlasticMLP` with Adam through `tasks` without resets; after each task record its accuracy
     (test rows if the task has them, else training rows) and the unit diagnostics on its training rows."""
     if not tasks: raise ValueError("tasks must be a non-empty sequence")
@@ -301,9 +334,24 @@ def train_continual(act: str, tasks: Sequence[Mapping], width: int = 64, depth: 
     return hist
 
 # %% ../nbs/15_plasticity.ipynb #d771f18c
-def stress_run(act: str, gamma: float, X: torch.Tensor, y: torch.Tensor, n_train: int, events: int = 3, warmup: int = 150,
-               stress_steps: int = 60, recover_steps: int = 60, eval_every: int = 10, width: int = 64, depth: int = 2,
-               batch: int = 64, lr: float = 1e-3, seed: int = 0, act_kwargs: Mapping | None = None) -> dict:
+def stress_run(
+    act: str,
+    gamma: float,
+    X: torch.Tensor,
+    y: torch.Tensor,
+    n_train: int,
+    events: int = 3,
+    warmup: int = 150,
+    stress_steps: int = 60,
+    recover_steps: int = 60,
+    eval_every: int = 10,
+    width: int = 64,
+    depth: int = 2,
+    batch: int = 64,
+    lr: float = 1e-3,
+    seed: int = 0,
+    act_kwargs: Mapping | None = None,
+) -> dict:
     """Stress protocol: train on (X[:n_train], y[:n_train]); after `warmup` steps, `events` times scale every hidden
     pre-activation by `gamma` for `stress_steps` steps, then restore for `recover_steps` steps. Returns the curves
     (step, held-out accuracy and loss, saturated fraction, gain) and per event: peak saturation while stressed and, for
@@ -312,7 +360,8 @@ def stress_run(act: str, gamma: float, X: torch.Tensor, y: torch.Tensor, n_train
     (steps until accuracy is back within one point of its pre-stress value). Averages use the window for misses.
     `act_kwargs` go to the activation's constructor."""
     gamma = check_positive("gamma", gamma)
-    if min(events, warmup, stress_steps, recover_steps, eval_every) < 1: raise ValueError("events, warmup, stress_steps, recover_steps and eval_every must be >= 1")
+    if min(events, warmup, stress_steps, recover_steps, eval_every) < 1:
+        raise ValueError("events, warmup, stress_steps, recover_steps and eval_every must be >= 1")
     torch.manual_seed(seed)
     g = torch.Generator().manual_seed(seed + 1)
     model = PlasticMLP(X.shape[1], width, 10, depth, act, act_kwargs)
@@ -358,11 +407,19 @@ def stress_run(act: str, gamma: float, X: torch.Tensor, y: torch.Tensor, n_train
         ev.append(dict(peak_sat=float(sat[(st >= s) & (st < s + stress_steps)].max()), onset=on, restore=off))
     def avg(which: str, key: str, miss: float) -> float:
         return float(np.mean([miss if e[which][key] is None else e[which][key] for e in ev]))
-    return dict(curve=curve, events=ev, peak_sat=float(np.mean([e["peak_sat"] for e in ev])),
-                loss_jump=avg("onset", "loss_jump", 0.0), restore_loss_jump=avg("restore", "loss_jump", 0.0),
-                non_recovery=float(np.mean([e["onset"]["tau95"] is None for e in ev] + [e["restore"]["tau95"] is None for e in ev])),
-                tau95=avg("onset", "tau95", stress_steps), restore_tau95=avg("restore", "tau95", recover_steps),
-                recovery=avg("restore", "recovery", recover_steps))
+    return dict(
+        curve=curve,
+        events=ev,
+        peak_sat=float(np.mean([e["peak_sat"] for e in ev])),
+        loss_jump=avg("onset", "loss_jump", 0.0),
+        restore_loss_jump=avg("restore", "loss_jump", 0.0),
+        non_recovery=float(
+            np.mean([e["onset"]["tau95"] is None for e in ev] + [e["restore"]["tau95"] is None for e in ev])
+        ),
+        tau95=avg("onset", "tau95", stress_steps),
+        restore_tau95=avg("restore", "tau95", recover_steps),
+        recovery=avg("restore", "recovery", recover_steps),
+    )
 
 # %% ../nbs/15_plasticity.ipynb #8ba7a1be
 import gymnasium as gym
@@ -372,8 +429,14 @@ class DynamicsShift(gym.Wrapper):
     def __init__(self, env: gym.Env):
         super().__init__(env)
         m = getattr(env.unwrapped, "model", None)
-        if m is None or not hasattr(m, "body_mass"): raise TypeError("env must be a Gymnasium MuJoCo env (env.unwrapped.model)")
-        self._orig = dict(mass=m.body_mass.copy(), inertia=m.body_inertia.copy(), friction=m.geom_friction.copy(), gravity=m.opt.gravity.copy())
+        if m is None or not hasattr(m, "body_mass"):
+            raise TypeError("env must be a Gymnasium MuJoCo env (env.unwrapped.model)")
+        self._orig = dict(
+            mass=m.body_mass.copy(),
+            inertia=m.body_inertia.copy(),
+            friction=m.geom_friction.copy(),
+            gravity=m.opt.gravity.copy(),
+        )
         self.shift = dict(mass=1.0, friction=1.0, gravity=1.0)
     def set_shift(self, mass: float = 1.0, friction: float = 1.0, gravity: float = 1.0) -> None:
         "Scale masses (and inertias), sliding friction and gravity by the given factors relative to the originals."
@@ -409,7 +472,8 @@ def ppo_activation_fn(act: str, act_kwargs: Mapping | None = None,
     update's log-probabilities with random slopes and the rollout's with the mean slope, so the PPO ratio differs from 1
     before any update. With `rsl_mean_slope` (default) it uses the mean slope in both modes (`fixed_mean=True`)."""
     if act not in ACTIVATIONS: raise ValueError(f"act must be one of {sorted(ACTIVATIONS)}, got {act!r}")
-    if act == "CReLU": raise ValueError("act='CReLU' changes the layer widths, which stable-baselines3's MLP does not allow")
+    if act == "CReLU":
+        raise ValueError("act='CReLU' changes the layer widths, which stable-baselines3's MLP does not allow")
     kw = dict(act_kwargs or {})
     if act == "Rand-Smooth-Leaky" and rsl_mean_slope: kw.setdefault("fixed_mean", True)
     return functools.partial(ACTIVATIONS[act], **kw) if kw else ACTIVATIONS[act]
@@ -438,9 +502,17 @@ def ppo_logprob_gap(model, obs: torch.Tensor | None = None, n_obs: int = 256, se
         for m in rsl: m.fixed_mean = True
     return float((lp_train - lp_eval).abs().mean())
 
-def ppo_nonstationary(act: str, shifts: Sequence[Mapping], cycles: int = 3, phase_steps: int = 1024, env_id: str = "InvertedPendulum-v5",
-                      seed: int = 0, ppo_kwargs: Mapping | None = None, act_kwargs: Mapping | None = None,
-                      rsl_mean_slope: bool = True) -> dict:
+def ppo_nonstationary(
+    act: str,
+    shifts: Sequence[Mapping],
+    cycles: int = 3,
+    phase_steps: int = 1024,
+    env_id: str = "InvertedPendulum-v5",
+    seed: int = 0,
+    ppo_kwargs: Mapping | None = None,
+    act_kwargs: Mapping | None = None,
+    rsl_mean_slope: bool = True,
+) -> dict:
     """One PPO agent (stable-baselines3, `act` in policy and value nets; see `ppo_activation_fn`) trained through
     `cycles` x `shifts` phases of `phase_steps` steps (PPO rounds each phase up to a whole number of `n_steps` rollouts;
     `bounds` has the real ends). After each phase the policy network is diagnosed (`diagnose`) on the last rollout's
@@ -448,7 +520,8 @@ def ppo_nonstationary(act: str, shifts: Sequence[Mapping], cycles: int = 3, phas
     the last rollout's observations, and `logprob_gap_random` the same with random slopes forced (Randomized SL only)."""
     from stable_baselines3 import PPO
     if not shifts: raise ValueError("shifts must be non-empty")
-    if cycles < 1 or phase_steps < 1: raise ValueError(f"cycles and phase_steps must be >= 1, got {cycles}, {phase_steps}")
+    if cycles < 1 or phase_steps < 1:
+        raise ValueError(f"cycles and phase_steps must be >= 1, got {cycles}, {phase_steps}")
     fn = ppo_activation_fn(act, act_kwargs, rsl_mean_slope)
     env = DynamicsShift(gym.make(env_id))
     kw = dict(n_steps=512, batch_size=128, n_epochs=4, learning_rate=1e-3, gamma=0.99, verbose=0, device="cpu")
@@ -464,7 +537,8 @@ def ppo_nonstationary(act: str, shifts: Sequence[Mapping], cycles: int = 3, phas
             t0 = model.num_timesteps
             model.learn(phase_steps, reset_num_timesteps=False)
             rew, lens = np.array(mon.get_episode_rewards()[n0:]), np.array(mon.get_episode_lengths()[n0:])
-            ends = np.cumsum(lens)   # episode end steps within the phase (approximately; the first may have started earlier)
+            # episode end steps within the phase (approximately; the first may have started earlier)
+            ends = np.cumsum(lens)
             late = rew[ends >= (model.num_timesteps - t0) / 2] if len(rew) else rew
             R[c, j] = float(late.mean()) if len(late) else (float(rew.mean()) if len(rew) else 0.0)
             curve += [(t0 + int(e), float(r)) for e, r in zip(ends, rew)]

@@ -30,7 +30,8 @@ __all__ = ['RATIO_LEVELS', 'AGGREGATIONS', 'Rollout', 'sequence_logprobs', 'comp
 
 # %% ../nbs/02_rl.ipynb #2bb51420
 def _check_group(group_size):
-    if isinstance(group_size, bool) or not isinstance(group_size, int): raise TypeError(f"group_size must be an int, got {type(group_size).__name__}")
+    if isinstance(group_size, bool) or not isinstance(group_size, int):
+        raise TypeError(f"group_size must be an int, got {type(group_size).__name__}")
     if group_size < 2: raise ValueError(f"group_size must be >= 2 (a group of one has no baseline), got {group_size}")
     return group_size
 
@@ -57,8 +58,14 @@ class Rollout:
     @property
     def group_index(self) -> torch.Tensor: return torch.arange(self.n_groups).repeat_interleave(self.group_size)
 
-def sequence_logprobs(model, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None, allowed: torch.Tensor | None = None,
-                      position_ids: torch.Tensor | None = None, temperature: float = 1.0) -> torch.Tensor:
+def sequence_logprobs(
+    model,
+    input_ids: torch.Tensor,
+    attention_mask: torch.Tensor | None = None,
+    allowed: torch.Tensor | None = None,
+    position_ids: torch.Tensor | None = None,
+    temperature: float = 1.0,
+) -> torch.Tensor:
     """log p(x_{t+1} | context) for t = 0..L-2, shape [B, L-1], from any HF causal LM. The context is the causal
     prefix under a 2-D padding `attention_mask`, or exactly what the boolean pattern `allowed` [B, L, L] permits,
     at `position_ids` (see `tinylm.forward_logits`). Logits are divided by `temperature`."""
@@ -69,7 +76,9 @@ def sequence_logprobs(model, input_ids: torch.Tensor, attention_mask: torch.Tens
 def completion_logprobs(model, rollout: Rollout, temperature: float = 1.0) -> torch.Tensor:
     "Log-probs [N, C] of the rollout's completion tokens under `model` (with gradients if enabled; 0 where masked)."
     C = rollout.completion_ids.shape[1]
-    lp = sequence_logprobs(model, rollout.input_ids.to(_dev(model)), rollout.attention_mask.to(_dev(model)), temperature=temperature)[:, -C:]
+    lp = sequence_logprobs(
+        model, rollout.input_ids.to(_dev(model)), rollout.attention_mask.to(_dev(model)), temperature=temperature
+    )[:, -C:]
     return lp * rollout.completion_mask.to(lp.device)
 
 def _dev(model) -> torch.device: return next(model.parameters()).device
@@ -79,15 +88,25 @@ def _records(prompts, prompt_key) -> tuple[list[str], dict[str, list]]:
     prompts = list(prompts)
     if not prompts: raise ValueError("prompts is empty")
     if all(isinstance(p, str) for p in prompts): return prompts, {}
-    if not all(isinstance(p, Mapping) for p in prompts): raise TypeError("prompts must all be strings or all be records (dicts)")
+    if not all(isinstance(p, Mapping) for p in prompts):
+        raise TypeError("prompts must all be strings or all be records (dicts)")
     if any(prompt_key not in p for p in prompts): raise KeyError(f"every prompt record needs the field {prompt_key!r}")
     keys = [k for k in prompts[0] if k != prompt_key]
     return [p[prompt_key] for p in prompts], {k: [p.get(k) for p in prompts] for k in keys}
 
 @torch.no_grad()
-def sample_group(policy, tokenizer, prompts: Sequence[str] | Sequence[Mapping], group_size: int, max_new_tokens: int = 16,
-                 temperature: float = 1.0, top_k: int | None = None, seed: int | None = None,
-                 generator: torch.Generator | None = None, prompt_key: str = "prompt") -> Rollout:
+def sample_group(
+    policy,
+    tokenizer,
+    prompts: Sequence[str] | Sequence[Mapping],
+    group_size: int,
+    max_new_tokens: int = 16,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    seed: int | None = None,
+    generator: torch.Generator | None = None,
+    prompt_key: str = "prompt",
+) -> Rollout:
     """Sample `group_size` completions for each prompt (strings, or records with `prompt_key` and other fields) from
     `policy`, any HF causal LM; keep the sampler's per-token log-probs (at `temperature`). Seeded by `seed` or `generator`."""
     check_lm(policy, tokenizer)
@@ -104,26 +123,43 @@ def sample_group(policy, tokenizer, prompts: Sequence[str] | Sequence[Mapping], 
     for r, m in zip(new.tolist(), mask.tolist()):
         keep = [t for t, k in zip(r, m) if k and t != tokenizer.eos_token_id]
         comps.append(tokenizer.decode(keep, skip_special_tokens=True))
-    ro = Rollout([t for t in texts for _ in range(G)], comps, pb["input_ids"], pb["attention_mask"], new.cpu(), mask.float().cpu(),
-                 torch.zeros(new.shape), G, {k: [v for v in vals for _ in range(G)] for k, vals in extra.items()})
+    ro = Rollout(
+        [t for t in texts for _ in range(G)],
+        comps,
+        pb["input_ids"],
+        pb["attention_mask"],
+        new.cpu(),
+        mask.float().cpu(),
+        torch.zeros(new.shape),
+        G,
+        {k: [v for v in vals for _ in range(G)] for k, vals in extra.items()},
+    )
     ro.logprobs = completion_logprobs(policy, ro, temperature).cpu()
     return ro
 
 # %% ../nbs/02_rl.ipynb #892e7442
-def compute_rewards(reward_funcs: Callable | Sequence[Callable], rollout: Rollout, weights: Sequence[float] | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def compute_rewards(
+    reward_funcs: Callable | Sequence[Callable], rollout: Rollout, weights: Sequence[float] | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(total [N], per-function [N, F]) rewards of a rollout: the weighted sum over functions, with `None`
     (not applicable) counted as 0 in the total and NaN in the per-function table, as `trl` does."""
     funcs = [reward_funcs] if callable(reward_funcs) else list(reward_funcs)
-    if not funcs or not all(callable(f) for f in funcs): raise TypeError("reward_funcs must be a callable or a non-empty list of callables")
+    if not funcs or not all(callable(f) for f in funcs):
+        raise TypeError("reward_funcs must be a callable or a non-empty list of callables")
     w = [1.0] * len(funcs) if weights is None else [float(x) for x in weights]
     if len(w) != len(funcs): raise ValueError(f"weights ({len(w)}) and reward_funcs ({len(funcs)}) differ in length")
     N = len(rollout)
-    ids = [[t for t, m in zip(r, k) if m] for r, k in zip(rollout.completion_ids.tolist(), rollout.completion_mask.tolist())]
+    ids = [
+        [t for t, m in zip(r, k) if m]
+        for r, k in zip(rollout.completion_ids.tolist(), rollout.completion_mask.tolist())
+    ]
     cols = []
     for f in funcs:
         out = f(prompts=rollout.prompts, completions=rollout.completions, completion_ids=ids, **rollout.batch)
         name = getattr(f, "__name__", repr(f))
-        if out is None or len(out) != N: raise ValueError(f"reward function {name} returned {None if out is None else len(out)} values for {N} completions")
+        if out is None or len(out) != N:
+            raise ValueError(f"reward function {name} returned {None if out is None else len(out)} values for {N} "
+                             "completions")
         cols.append([math.nan if v is None else float(v) for v in out])
     per = torch.tensor(cols, dtype=torch.float32).T
     total = (torch.nan_to_num(per, nan=0.0) * torch.tensor(w)).sum(1)
@@ -134,7 +170,8 @@ def _grouped(x: torch.Tensor, group_size: int, name: str = "rewards") -> torch.T
     G = _check_group(group_size)
     if not isinstance(x, torch.Tensor): x = torch.as_tensor(x, dtype=torch.float32)
     if x.dim() != 1: raise ValueError(f"{name} must be 1-D [N], got shape {tuple(x.shape)}")
-    if len(x) == 0 or len(x) % G: raise ValueError(f"{name} has {len(x)} entries, not a positive multiple of group_size={G}")
+    if len(x) == 0 or len(x) % G:
+        raise ValueError(f"{name} has {len(x)} entries, not a positive multiple of group_size={G}")
     return x.float().view(-1, G)
 
 def group_advantages(rewards: torch.Tensor | Sequence[float], group_size: int, eps: float = 1e-4, scale: bool = True,
@@ -155,21 +192,30 @@ def zero_variance_mask(rewards: torch.Tensor | Sequence[float], group_size: int,
 def expand_advantages(advantages: torch.Tensor, completion_mask: torch.Tensor) -> torch.Tensor:
     "Sequence advantages [N] broadcast to the tokens [N, T] of `completion_mask` (0 on masked tokens)."
     if advantages.dim() != 1 or completion_mask.dim() != 2 or len(advantages) != completion_mask.shape[0]:
-        raise ValueError(f"advantages [N] and completion_mask [N, T] do not match: {tuple(advantages.shape)} vs {tuple(completion_mask.shape)}")
+        raise ValueError(f"advantages [N] and completion_mask [N, T] do not match: {tuple(advantages.shape)} vs "
+                         f"{tuple(completion_mask.shape)}")
     return advantages[:, None] * completion_mask.float()
 
-def token_advantages(step_rewards: torch.Tensor, reward_mask: torch.Tensor, completion_mask: torch.Tensor, group_size: int,
-                     eps: float = 1e-4, unbiased: bool = False) -> torch.Tensor:
+def token_advantages(
+    step_rewards: torch.Tensor,
+    reward_mask: torch.Tensor,
+    completion_mask: torch.Tensor,
+    group_size: int,
+    eps: float = 1e-4,
+    unbiased: bool = False,
+) -> torch.Tensor:
     """Process-supervision advantages [N, T]: the step rewards (`step_rewards` [N, T], read where `reward_mask` is True,
     i.e. at the last token of each step) are whitened over all steps of the group; token t gets the sum of the whitened
     rewards of the steps ending at or after t; masked tokens get 0."""
     if not (step_rewards.shape == reward_mask.shape == completion_mask.shape) or step_rewards.dim() != 2:
-        raise ValueError(f"step_rewards, reward_mask and completion_mask must share one [N, T] shape; got {tuple(step_rewards.shape)}, {tuple(reward_mask.shape)}, {tuple(completion_mask.shape)}")
+        raise ValueError("step_rewards, reward_mask and completion_mask must share one [N, T] shape; got "
+                         f"{tuple(step_rewards.shape)}, {tuple(reward_mask.shape)}, {tuple(completion_mask.shape)}")
     G = _check_group(group_size)
     N, T = step_rewards.shape
     if N % G: raise ValueError(f"{N} rows are not a multiple of group_size={G}")
     rm = reward_mask.bool() & completion_mask.bool()
-    if (rm.sum(1) == 0).any(): raise ValueError("every completion needs at least one step reward (reward_mask has an empty row)")
+    if (rm.sum(1) == 0).any():
+        raise ValueError("every completion needs at least one step reward (reward_mask has an empty row)")
     r = step_rewards.float().view(-1, G, T)
     m = rm.view(-1, G, T).float()
     cnt = m.sum((1, 2), keepdim=True)
@@ -197,26 +243,43 @@ def clip_objective(ratio: torch.Tensor, advantages: torch.Tensor, eps_low: float
     clipped = torch.minimum(torch.maximum(ratio, lo), hi)
     return torch.minimum(ratio * advantages, clipped * advantages)
 
-def policy_loss(logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor, mask: torch.Tensor, *,
-                eps_low: float = 0.2, eps_high: float | None = None, centre_logp: torch.Tensor | None = None,
-                ref_logp: torch.Tensor | None = None, beta: float = 0.0, ratio_level: str = "token",
-                aggregation: str = "sequence_mean", keep: torch.Tensor | None = None, max_len: int | None = None) -> tuple[torch.Tensor, dict]:
+def policy_loss(
+    logp: torch.Tensor,
+    old_logp: torch.Tensor,
+    advantages: torch.Tensor,
+    mask: torch.Tensor,
+    *,
+    eps_low: float = 0.2,
+    eps_high: float | None = None,
+    centre_logp: torch.Tensor | None = None,
+    ref_logp: torch.Tensor | None = None,
+    beta: float = 0.0,
+    ratio_level: str = "token",
+    aggregation: str = "sequence_mean",
+    keep: torch.Tensor | None = None,
+    max_len: int | None = None,
+) -> tuple[torch.Tensor, dict]:
     """The GRPO-family loss (-J) and diagnostics.
 
     `logp` [N, T]: current policy log-probs (with grad); `old_logp`: the sampler α's; `centre_logp`: π_k's, for the
     off-policy clip centre ρ' = π_k/α (None: centre 1); `advantages`: [N] or [N, T] (token level); `mask` [N, T]:
     completion tokens; `ref_logp` and `beta`: k3 KL to a reference; `ratio_level`: 'token', 'sequence' (π(y|x)/α(y|x))
     or 'sequence_geomean' (GSPO's length-normalised ratio); `aggregation`: see above; `keep` [N] bool: rows to keep."""
-    if ratio_level not in RATIO_LEVELS: raise ValueError(f"ratio_level must be one of {RATIO_LEVELS}, got {ratio_level!r}")
-    if aggregation not in AGGREGATIONS: raise ValueError(f"aggregation must be one of {AGGREGATIONS}, got {aggregation!r}")
+    if ratio_level not in RATIO_LEVELS:
+        raise ValueError(f"ratio_level must be one of {RATIO_LEVELS}, got {ratio_level!r}")
+    if aggregation not in AGGREGATIONS:
+        raise ValueError(f"aggregation must be one of {AGGREGATIONS}, got {aggregation!r}")
     if logp.dim() != 2: raise ValueError(f"logp must be [N, T], got shape {tuple(logp.shape)}")
     N, T = logp.shape
     for name, x in (("old_logp", old_logp), ("mask", mask), ("centre_logp", centre_logp), ("ref_logp", ref_logp)):
-        if x is not None and tuple(x.shape) != (N, T): raise ValueError(f"{name} must have the shape of logp {(N, T)}, got {tuple(x.shape)}")
-    if advantages.shape not in ((N,), (N, T)): raise ValueError(f"advantages must be [N] or [N, T] = {(N, T)}, got {tuple(advantages.shape)}")
+        if x is not None and tuple(x.shape) != (N, T):
+            raise ValueError(f"{name} must have the shape of logp {(N, T)}, got {tuple(x.shape)}")
+    if advantages.shape not in ((N,), (N, T)):
+        raise ValueError(f"advantages must be [N] or [N, T] = {(N, T)}, got {tuple(advantages.shape)}")
     if beta < 0: raise ValueError(f"beta must be >= 0, got {beta}")
     if beta > 0 and ref_logp is None: raise ValueError("beta > 0 needs ref_logp (log-probs of the reference policy)")
-    if ratio_level != "token" and advantages.dim() == 2: raise ValueError("sequence-level ratios need sequence-level advantages [N]")
+    if ratio_level != "token" and advantages.dim() == 2:
+        raise ValueError("sequence-level ratios need sequence-level advantages [N]")
     m = mask.float()
     if keep is not None:
         if keep.shape != (N,): raise ValueError(f"keep must be a boolean [N] = ({N},), got {tuple(keep.shape)}")
@@ -265,10 +328,13 @@ def policy_loss(logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Te
 
 # %% ../nbs/02_rl.ipynb #14f4715b
 class StaleSampler:
-    "The behaviour policy α = π_{k-v}: the policy itself when `sync_every == 1`, else a frozen copy re-synced every `sync_every` iterations."
+    ("The behaviour policy α = π_{k-v}: the policy itself when `sync_every == 1`, else a frozen copy re-synced every "
+     "`sync_every` iterations.")
     def __init__(self, policy: torch.nn.Module, sync_every: int = 1):
-        if not isinstance(policy, torch.nn.Module): raise TypeError(f"policy must be a torch module, got {type(policy).__name__}")
-        if isinstance(sync_every, bool) or not isinstance(sync_every, int) or sync_every < 1: raise ValueError(f"sync_every must be an int >= 1, got {sync_every!r}")
+        if not isinstance(policy, torch.nn.Module):
+            raise TypeError(f"policy must be a torch module, got {type(policy).__name__}")
+        if isinstance(sync_every, bool) or not isinstance(sync_every, int) or sync_every < 1:
+            raise ValueError(f"sync_every must be an int >= 1, got {sync_every!r}")
         self.policy, self.sync_every, self.iteration, self.last_sync = policy, sync_every, 0, 0
         self.model = policy if sync_every == 1 else self._frozen_copy(policy)
 
@@ -284,7 +350,8 @@ class StaleSampler:
         self.last_sync = self.iteration
 
     def maybe_sync(self) -> bool:
-        "Call at the start of every iteration: sync when the iteration number is a multiple of `sync_every`; True if it synced."
+        ("Call at the start of every iteration: sync when the iteration number is a multiple of `sync_every`; True if "
+         "it synced.")
         synced = self.iteration % self.sync_every == 0
         if synced: self.sync()
         self.iteration += 1
@@ -298,7 +365,8 @@ class StaleSampler:
 # %% ../nbs/02_rl.ipynb #c98c9a56
 @dataclass
 class RLConfig:
-    "Settings of `grpo_train`. On-policy GRPO: sync_every=1, inner_steps=1; off-policy GRPO: sync_every=v>1, clip_centre='pi_k'."
+    ("Settings of `grpo_train`. On-policy GRPO: sync_every=1, inner_steps=1; off-policy GRPO: sync_every=v>1, "
+     "clip_centre='pi_k'.")
     group_size: int = 8
     prompts_per_step: int = 8
     max_new_tokens: int = 16
@@ -326,31 +394,47 @@ class RLConfig:
         _check_group(self.group_size)
         for k in ("prompts_per_step", "max_new_tokens", "iterations", "inner_steps", "sync_every"):
             v = getattr(self, k)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1: raise ValueError(f"{k} must be an int >= 1, got {v!r}")
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"{k} must be an int >= 1, got {v!r}")
         if not self.temperature > 0: raise ValueError(f"temperature must be > 0, got {self.temperature}")
         if not self.lr > 0: raise ValueError(f"lr must be > 0, got {self.lr}")
-        if self.eps_low < 0 or (self.eps_high is not None and self.eps_high < 0): raise ValueError("eps_low and eps_high must be >= 0")
-        if self.clip_centre not in ("one", "pi_k"): raise ValueError(f"clip_centre must be 'one' (PPO/trl) or 'pi_k' (off-policy GRPO's pi_k/alpha), got {self.clip_centre!r}")
+        if self.eps_low < 0 or (self.eps_high is not None and self.eps_high < 0):
+            raise ValueError("eps_low and eps_high must be >= 0")
+        if self.clip_centre not in ("one", "pi_k"):
+            raise ValueError("clip_centre must be 'one' (PPO/trl) or 'pi_k' (off-policy GRPO's pi_k/alpha), got "
+                             f"{self.clip_centre!r}")
         if self.beta < 0: raise ValueError(f"beta must be >= 0, got {self.beta}")
-        if self.ratio_level not in RATIO_LEVELS: raise ValueError(f"ratio_level must be one of {RATIO_LEVELS}, got {self.ratio_level!r}")
-        if self.aggregation not in AGGREGATIONS: raise ValueError(f"aggregation must be one of {AGGREGATIONS}, got {self.aggregation!r}")
+        if self.ratio_level not in RATIO_LEVELS:
+            raise ValueError(f"ratio_level must be one of {RATIO_LEVELS}, got {self.ratio_level!r}")
+        if self.aggregation not in AGGREGATIONS:
+            raise ValueError(f"aggregation must be one of {AGGREGATIONS}, got {self.aggregation!r}")
 
 def _rl_config(cfg, overrides) -> RLConfig:
     return with_overrides(RLConfig, cfg, overrides)  # iclr26.core: checked dataclass overrides
 
 @dataclass
 class RLResult:
-    "Per-iteration `history` (reward_mean, reward_std, kept_frac, loss, kl, clip_frac, ratio_mean, staleness, samples, seconds)."
+    ("Per-iteration `history` (reward_mean, reward_std, kept_frac, loss, kl, clip_frac, ratio_mean, staleness, "
+     "samples, seconds).")
     history: list[dict]
     seconds: float
     stopped: str
 
     def curve(self, key: str = "reward_mean") -> np.ndarray: return np.array([h[key] for h in self.history])
 
-def grpo_train(policy, tokenizer, prompts: Sequence[str] | Sequence[Mapping] | Callable[[int, torch.Generator], Sequence],
-               reward_funcs: Callable | Sequence[Callable], cfg: RLConfig | None = None, ref_model=None,
-               reward_weights: Sequence[float] | None = None, advantage_fn: Callable | None = None,
-               callback: Callable[[int, dict], None] | None = None, desc: str = "grpo", **overrides) -> RLResult:
+def grpo_train(
+    policy,
+    tokenizer,
+    prompts: Sequence[str] | Sequence[Mapping] | Callable[[int, torch.Generator], Sequence],
+    reward_funcs: Callable | Sequence[Callable],
+    cfg: RLConfig | None = None,
+    ref_model=None,
+    reward_weights: Sequence[float] | None = None,
+    advantage_fn: Callable | None = None,
+    callback: Callable[[int, dict], None] | None = None,
+    desc: str = "grpo",
+    **overrides,
+) -> RLResult:
     """Train `policy` (any HF causal LM) with the GRPO family on `prompts` (strings, records with a 'prompt' field,
     or a callable (iteration, generator) -> batch) and `reward_funcs` (trl signature). With `beta > 0` the reference
     is `ref_model` or a frozen copy of the initial policy. `callback(iteration, row)` sees every history row."""
@@ -371,13 +455,22 @@ def grpo_train(policy, tokenizer, prompts: Sequence[str] | Sequence[Mapping] | C
         synced = sampler.maybe_sync()
         if callable(prompts): batch = list(prompts(k, g))
         else:
-            idx = torch.randperm(len(pool), generator=g)[:c.prompts_per_step].tolist() if c.prompts_per_step <= len(pool) \
+            idx = (
+                torch.randperm(len(pool), generator=g)[: c.prompts_per_step].tolist()
+                if c.prompts_per_step <= len(pool)
                 else torch.randint(0, len(pool), (c.prompts_per_step,), generator=g).tolist()
+            )
             batch = [pool[i] for i in idx]
-        ro = sample_group(sampler.model, tokenizer, batch, c.group_size, c.max_new_tokens, c.temperature, c.top_k, generator=g)
+        ro = sample_group(
+            sampler.model, tokenizer, batch, c.group_size, c.max_new_tokens, c.temperature, c.top_k, generator=g
+        )
         samples += len(ro)
         rewards, _ = compute_rewards(reward_funcs, ro, reward_weights)
-        adv = advantage_fn(ro, rewards) if advantage_fn is not None else group_advantages(rewards, c.group_size, c.adv_eps, c.scale_rewards)
+        adv = (
+            advantage_fn(ro, rewards)
+            if advantage_fn is not None
+            else group_advantages(rewards, c.group_size, c.adv_eps, c.scale_rewards)
+        )
         keep = zero_variance_mask(rewards, c.group_size) if c.mask_zero_variance else None
         dev = _dev(policy)
         mask, old = ro.completion_mask.to(dev), ro.logprobs.to(dev)
@@ -387,18 +480,40 @@ def grpo_train(policy, tokenizer, prompts: Sequence[str] | Sequence[Mapping] | C
         policy.train()
         for _ in range(c.inner_steps):
             logp = completion_logprobs(policy, ro, c.temperature)
-            loss, st = policy_loss(logp, old, adv.to(dev), mask, eps_low=c.eps_low, eps_high=c.eps_high, centre_logp=centre,
-                                   ref_logp=ref_lp, beta=c.beta, ratio_level=c.ratio_level, aggregation=c.aggregation,
-                                   keep=None if keep is None else keep.to(dev), max_len=c.max_new_tokens)
-            if st["tokens"] == 0: break      # every group masked: no step at all (Adam's momentum would still move the weights)
+            loss, st = policy_loss(
+                logp,
+                old,
+                adv.to(dev),
+                mask,
+                eps_low=c.eps_low,
+                eps_high=c.eps_high,
+                centre_logp=centre,
+                ref_logp=ref_lp,
+                beta=c.beta,
+                ratio_level=c.ratio_level,
+                aggregation=c.aggregation,
+                keep=None if keep is None else keep.to(dev),
+                max_len=c.max_new_tokens,
+            )
+            # every group masked: no step at all (Adam's momentum would still move the weights)
+            if st["tokens"] == 0: break
             opt.zero_grad(set_to_none=True)
             loss.backward()
             if c.grad_clip: torch.nn.utils.clip_grad_norm_(policy.parameters(), c.grad_clip)
             opt.step()
         policy.eval()
-        row = {"iteration": k, "reward_mean": rewards.mean().item(), "reward_std": rewards.std().item(),
-               "zero_var_frac": 1 - zero_variance_mask(rewards, c.group_size).float().mean().item(), "loss": loss.item(),
-               **st, "synced": synced, "staleness": sampler.staleness, "samples": samples, "seconds": time.time() - t0}
+        row = {
+            "iteration": k,
+            "reward_mean": rewards.mean().item(),
+            "reward_std": rewards.std().item(),
+            "zero_var_frac": 1 - zero_variance_mask(rewards, c.group_size).float().mean().item(),
+            "loss": loss.item(),
+            **st,
+            "synced": synced,
+            "staleness": sampler.staleness,
+            "samples": samples,
+            "seconds": time.time() - t0,
+        }
         hist.append(row)
         if callback is not None: callback(k, row)
         if hasattr(bar, "set_postfix"): bar.set_postfix(reward=f"{row['reward_mean']:.2f}")

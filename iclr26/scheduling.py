@@ -76,22 +76,29 @@ def check_instance(dur, mach) -> tuple[np.ndarray, np.ndarray]:
         raise TypeError("dur and mach must be (jobs, operations) arrays of numbers") from None
     if d.ndim != 2: raise ValueError(f"dur must be a (jobs, operations) array, got shape {d.shape}")
     if m.shape != d.shape: raise ValueError(f"mach must have the shape of dur {d.shape}, got {m.shape}")
-    if not np.issubdtype(m.dtype, np.number) or np.any(m != np.round(m)): raise TypeError("mach must hold integer machine ids")
+    if not np.issubdtype(m.dtype, np.number) or np.any(m != np.round(m)):
+        raise TypeError("mach must hold integer machine ids")
     m = m.astype(np.int64)
     J, K = d.shape
     if J < 1 or K < 1: raise ValueError(f"an instance needs >= 1 job and >= 1 operation, got shape {d.shape}")
-    if np.any(m < -1): raise ValueError("mach must hold machine ids >= 0 (or -1 for padding after a job's last operation)")
+    if np.any(m < -1):
+        raise ValueError("mach must hold machine ids >= 0 (or -1 for padding after a job's last operation)")
     real = m >= 0
-    if np.any(real[:, 1:] & ~real[:, :-1]): raise ValueError("mach: padding (-1) may only follow a job's last operation")
+    if np.any(real[:, 1:] & ~real[:, :-1]):
+        raise ValueError("mach: padding (-1) may only follow a job's last operation")
     if not np.all(real[:, 0]): raise ValueError(f"job {int(np.argmin(real[:, 0]))} has no operations")
     if not np.all(np.isfinite(d[real])) or np.any(d[real] <= 0):
         raise ValueError("dur must hold positive finite durations (zero durations are not allowed)")
     return np.where(real, d, 0.0), m
 
-def random_instance(n_jobs: int, n_machines: int, rng=None, low: int = 1, high: int = 99, name: str | None = None) -> Instance:
+def random_instance(
+    n_jobs: int, n_machines: int, rng=None, low: int = 1, high: int = 99, name: str | None = None
+) -> Instance:
     "A Taillard-style random instance: durations U{low..high}, each job's machine order a random permutation."
-    if not isinstance(n_jobs, (int, np.integer)) or isinstance(n_jobs, bool) or n_jobs < 1: raise ValueError(f"n_jobs must be an int >= 1, got {n_jobs!r}")
-    if not isinstance(n_machines, (int, np.integer)) or isinstance(n_machines, bool) or n_machines < 1: raise ValueError(f"n_machines must be an int >= 1, got {n_machines!r}")
+    if not isinstance(n_jobs, (int, np.integer)) or isinstance(n_jobs, bool) or n_jobs < 1:
+        raise ValueError(f"n_jobs must be an int >= 1, got {n_jobs!r}")
+    if not isinstance(n_machines, (int, np.integer)) or isinstance(n_machines, bool) or n_machines < 1:
+        raise ValueError(f"n_machines must be an int >= 1, got {n_machines!r}")
     if not 1 <= low <= high: raise ValueError(f"need 1 <= low <= high, got low={low}, high={high}")
     rng = _rng(rng)
     dur = rng.integers(low, high + 1, size=(n_jobs, n_machines)).astype(float)
@@ -118,7 +125,8 @@ def from_job_shop_lib(jsi, name: str | None = None) -> Instance:
         ms = [list(op.machines) for op in ops]
         for k, m in enumerate(ms):
             if len(m) != 1:
-                raise ValueError(f"job {j}, operation {k} can run on machines {m}: flexible job shops (FJSP, operations "
+                raise ValueError(f"job {j}, operation {k} can run on machines {m}: flexible job shops (FJSP, "
+                                 "operations "
                                  "with machine alternatives) are not supported; each operation needs one machine")
         if any(getattr(op, "release_date", 0) for op in ops):
             raise ValueError(f"job {j} has release dates: the environment starts every job at time 0")
@@ -136,7 +144,8 @@ def _rng(rng) -> np.random.Generator:
 
 # %% ../nbs/11_scheduling.ipynb #ebff6b8f
 def cpsat_solve(inst: Instance, time_limit: float = 10.0, workers: int = 1, seed: int = 0) -> dict:
-    "Solve `inst` with OR-Tools CP-SAT (interval + no-overlap model): makespan, lower bound, optimality, start times (nan = padding)."
+    ("Solve `inst` with OR-Tools CP-SAT (interval + no-overlap model): makespan, lower bound, optimality, start times "
+     "(nan = padding).")
     from ortools.sat.python import cp_model
     if not isinstance(inst, Instance): raise TypeError(f"inst must be an Instance, got {type(inst).__name__}")
     if not time_limit > 0: raise ValueError(f"time_limit must be > 0, got {time_limit}")
@@ -163,7 +172,8 @@ def cpsat_solve(inst: Instance, time_limit: float = 10.0, workers: int = 1, seed
     t0 = time.time()
     st = sol.Solve(mdl)
     wall = time.time() - t0
-    if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE): raise RuntimeError(f"CP-SAT found no schedule in {time_limit} s")
+    if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        raise RuntimeError(f"CP-SAT found no schedule in {time_limit} s")
     starts = np.full(inst.shape, np.nan)                     # padding (no operation) stays nan
     for j in range(J): starts[j, :n[j]] = [sol.Value(v) for v in S[j]]
     return dict(makespan=float(sol.ObjectiveValue()), bound=float(sol.BestObjectiveBound()),
@@ -171,26 +181,32 @@ def cpsat_solve(inst: Instance, time_limit: float = 10.0, workers: int = 1, seed
 
 # %% ../nbs/11_scheduling.ipynb #1b1c8804
 def check_schedule(inst: Instance, starts, tol: float = 1e-9) -> float:
-    "Validate a schedule (start times `starts[j, k]`): precedence within jobs, no overlap on machines. Return its makespan."
+    ("Validate a schedule (start times `starts[j, k]`): precedence within jobs, no overlap on machines. Return its "
+     "makespan.")
     s = np.asarray(starts, dtype=float)
     if s.shape != inst.shape: raise ValueError(f"starts must have shape {inst.shape}, got {s.shape}")
     real = inst.mach >= 0                                    # padding entries (no operation) are ignored
-    if not np.all(np.isfinite(s[real])) or np.any(s[real] < -tol): raise ValueError("starts must be finite and >= 0 (every operation scheduled)")
+    if not np.all(np.isfinite(s[real])) or np.any(s[real] < -tol):
+        raise ValueError("starts must be finite and >= 0 (every operation scheduled)")
     end = s + inst.dur
     both = real[:, 1:]                                       # operation k exists, so k - 1 does too
-    if np.any(s[:, 1:][both] < end[:, :-1][both] - tol): raise ValueError("precedence violated: an operation starts before its job predecessor ends")
+    if np.any(s[:, 1:][both] < end[:, :-1][both] - tol):
+        raise ValueError("precedence violated: an operation starts before its job predecessor ends")
     for m in range(inst.n_machines):
         j, k = np.nonzero(inst.mach == m)
         o = np.argsort(s[j, k], kind="stable")
-        if np.any(s[j, k][o][1:] < end[j, k][o][:-1] - tol): raise ValueError(f"machine {m} processes two operations at once")
+        if np.any(s[j, k][o][1:] < end[j, k][o][:-1] - tol):
+            raise ValueError(f"machine {m} processes two operations at once")
     return float(end[real].max())
 
 def replay(inst: Instance, order) -> tuple[float, np.ndarray]:
-    "Dispatch jobs in `order` (one job id per operation) with start = max(job ready, machine ready); return (makespan, starts)."
+    ("Dispatch jobs in `order` (one job id per operation) with start = max(job ready, machine ready); return "
+     "(makespan, starts).")
     env = JobShopEnv(inst.dur[None], inst.mach[None])
     order = np.asarray(order, dtype=int)
     T = int(inst.n_ops.sum())
-    if order.shape != (T,): raise ValueError(f"order must list {T} job ids (one per operation), got shape {order.shape}")
+    if order.shape != (T,):
+        raise ValueError(f"order must list {T} job ids (one per operation), got shape {order.shape}")
     for a in order: env.step(np.array([a]))
     return float(env.makespan[0]), env.starts[0].copy()
 
@@ -212,7 +228,8 @@ class JobShopEnv:
         d = np.asarray(dur, dtype=float)
         m = np.asarray(mach)
         if d.ndim == 2: d, m = d[None], m[None]
-        if d.ndim != 3 or m.shape != d.shape: raise ValueError(f"dur and mach must be (B, J, K) arrays of one shape, got {d.shape} and {m.shape}")
+        if d.ndim != 3 or m.shape != d.shape:
+            raise ValueError(f"dur and mach must be (B, J, K) arrays of one shape, got {d.shape} and {m.shape}")
         self.dur, self.mach = d, m.astype(np.int64)
         B, J, K = d.shape
         real = self.mach >= 0
@@ -263,7 +280,8 @@ class JobShopEnv:
         db = self.dbar
         with np.errstate(invalid="ignore"):                       # rows already finished: every entry is masked
             f = np.stack([p / db,                                            # processing time
-                          np.log1p(np.maximum(est - tmin, 0) / db),          # earliest start, relative to the earliest candidate
+                          # earliest start, relative to the earliest candidate
+                          np.log1p(np.maximum(est - tmin, 0) / db),
                           np.log1p((est - mrj) / db),                        # machine idle time this dispatch creates
                           self.jrem / (self.opj * db),                       # remaining work of the job
                           (self.nops - self.nxt) / self.nops,                # fraction of the job's operations left
@@ -319,7 +337,8 @@ def _unpack(theta: np.ndarray, hidden: int):
     return W1, b1, w2
 
 def policy_scores(theta, feats, hidden: int = 16, group: int = 1):
-    "Scores (B, J) of each job for features (B, J, F) and parameters `theta` (B // group, D), row b using theta[b // group]; also the hidden activations."
+    ("Scores (B, J) of each job for features (B, J, F) and parameters `theta` (B // group, D), row b using theta[b // "
+     "group]; also the hidden activations.")
     W1, b1, w2 = _unpack(theta, hidden)
     B, J, F = feats.shape
     P = theta.shape[0]
@@ -338,9 +357,12 @@ def rollout(theta, dur, mach, greedy: bool = False, rng=None, hidden: int = 16, 
     (see `torch_scorer`); None is the built-in MLP of `hidden` units. `grad=True` needs the built-in MLP."""
     theta = np.asarray(theta, dtype=float)
     env = JobShopEnv(dur, mach)
-    if not isinstance(group, (int, np.integer)) or group < 1 or env.B % group: raise ValueError(f"group must be an int >= 1 dividing B={env.B}, got {group!r}")
+    if not isinstance(group, (int, np.integer)) or group < 1 or env.B % group:
+        raise ValueError(f"group must be an int >= 1 dividing B={env.B}, got {group!r}")
     if scorer is not None:
-        if not callable(scorer): raise TypeError(f"scorer must be a callable (theta, feats, group) -> scores or None, got {type(scorer).__name__}")
+        if not callable(scorer):
+            raise TypeError("scorer must be a callable (theta, feats, group) -> scores or None, got "
+                            f"{type(scorer).__name__}")
         if grad: raise ValueError("grad=True (Active Search) needs the built-in MLP policy: pass scorer=None")
         if theta.ndim != 2 or theta.shape[0] != env.B // group:
             raise ValueError(f"theta must have shape ({env.B // group}, D), got {theta.shape}")
@@ -359,7 +381,8 @@ def rollout(theta, dur, mach, greedy: bool = False, rng=None, hidden: int = 16, 
         if scorer is None: s, h = policy_scores(theta, f, hidden, group)
         else:
             s = np.asarray(scorer(theta, f, group), dtype=float)
-            if s.shape != mask.shape: raise ValueError(f"scorer must return scores of shape {mask.shape}, got {s.shape}")
+            if s.shape != mask.shape:
+                raise ValueError(f"scorer must return scores of shape {mask.shape}, got {s.shape}")
         s = np.where(mask, s, -np.inf)
         if greedy: a = s.argmax(1)
         else: a = (s + rng.gumbel(size=s.shape)).argmax(1)
@@ -387,7 +410,8 @@ def torch_scorer(module, dtype=None):
     and a scorer that evaluates every parameter row at once with `torch.func.functional_call` under `vmap`."""
     import torch
     from torch.func import functional_call, vmap
-    if not isinstance(module, torch.nn.Module): raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
+    if not isinstance(module, torch.nn.Module):
+        raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
     named = [(n, p) for n, p in module.named_parameters()]
     if not named: raise ValueError("module has no parameters to adapt")
     dtype = dtype or named[0][1].dtype
@@ -401,7 +425,8 @@ def torch_scorer(module, dtype=None):
     def scorer(theta, feats, group):
         B, J, F = feats.shape
         P = theta.shape[0]
-        if theta.shape[1] != theta0.size: raise ValueError(f"theta must have {theta0.size} columns, got {theta.shape[1]}")
+        if theta.shape[1] != theta0.size:
+            raise ValueError(f"theta must have {theta0.size} columns, got {theta.shape[1]}")
         th = torch.as_tensor(theta, dtype=dtype)
         x = torch.as_tensor(feats, dtype=dtype).reshape(P, group * J, F)
         with torch.no_grad(): return vmap(one)(th, x).reshape(B, J).double().numpy()
@@ -414,10 +439,12 @@ def lower_bound(inst: Instance) -> float:
     return float(max(inst.dur.sum(1).max(), np.bincount(inst.mach[real], inst.dur[real]).max()))
 
 def es_gradient(fitness, eps, sigma: float, shaping: str = "standardize") -> np.ndarray:
-    "ES estimate g = 1/(mu sigma) sum_i F_i eps_i of the gradient of E[F(theta + sigma eps)]; batched over leading axes."
+    ("ES estimate g = 1/(mu sigma) sum_i F_i eps_i of the gradient of E[F(theta + sigma eps)]; batched over leading "
+     "axes.")
     F = np.asarray(fitness, dtype=float)
     E = np.asarray(eps, dtype=float)
-    if F.ndim < 1 or E.shape[:-1] != F.shape: raise ValueError(f"eps must have shape fitness.shape + (D,), got {E.shape} for fitness {F.shape}")
+    if F.ndim < 1 or E.shape[:-1] != F.shape:
+        raise ValueError(f"eps must have shape fitness.shape + (D,), got {E.shape} for fitness {F.shape}")
     mu = F.shape[-1]
     if mu < 2: raise ValueError(f"mu (population size) must be >= 2, got {mu}")
     if not sigma > 0: raise ValueError(f"sigma must be > 0, got {sigma}")
@@ -440,33 +467,59 @@ class Adam:
 
 def _stack(instances) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(instances, Instance): instances = [instances]
-    if not instances or not all(isinstance(i, Instance) for i in instances): raise TypeError("instances must be a non-empty list of Instance")
+    if not instances or not all(isinstance(i, Instance) for i in instances):
+        raise TypeError("instances must be a non-empty list of Instance")
     shapes = {i.shape for i in instances}
     if len(shapes) != 1: raise ValueError(f"instances must share one array shape (J, K), got {sorted(shapes)}")
     return np.stack([i.dur for i in instances]), np.stack([i.mach for i in instances])
 
-def evaluate(theta, instances, n_samples: int = 1, greedy: bool = True, rng=None, hidden: int = 16, scorer=None) -> dict:
-    "Roll out one parameter vector per instance (`theta` (D,) or (N, D)): makespans (N, S), best makespan and its start times."
+def evaluate(
+    theta, instances, n_samples: int = 1, greedy: bool = True, rng=None, hidden: int = 16, scorer=None
+) -> dict:
+    ("Roll out one parameter vector per instance (`theta` (D,) or (N, D)): makespans (N, S), best makespan and its "
+     "start times.")
     D, Mc = _stack(instances)
     N = len(D)
     th = np.asarray(theta, dtype=float)
     th = np.broadcast_to(th, (N, th.shape[-1])) if th.ndim == 1 else th
     S = 1 if greedy else n_samples
-    out = rollout(th, np.repeat(D, S, 0), np.repeat(Mc, S, 0), greedy=greedy, rng=rng, hidden=hidden, group=S, scorer=scorer)
+    out = rollout(
+        th, np.repeat(D, S, 0), np.repeat(Mc, S, 0), greedy=greedy, rng=rng, hidden=hidden, group=S, scorer=scorer
+    )
     ms = out["makespan"].reshape(N, S)
     st = out["starts"].reshape(N, S, *D.shape[1:])
     b = ms.argmin(1)
     return dict(makespan=ms, best=ms.min(1), best_starts=st[np.arange(N), b])
 
-def es_estimate(theta, D, Mc, mu: int, sigma: float, n_samples: int, fitness: str, rng, hidden: int, shaping: str = "standardize",
-                scorer=None):
-    "One batched ES evaluation around each row of `theta` (N, D): gradient (N, D), makespans (N, mu, L), best (N,), its starts."
+def es_estimate(
+    theta,
+    D,
+    Mc,
+    mu: int,
+    sigma: float,
+    n_samples: int,
+    fitness: str,
+    rng,
+    hidden: int,
+    shaping: str = "standardize",
+    scorer=None,
+):
+    ("One batched ES evaluation around each row of `theta` (N, D): gradient (N, D), makespans (N, mu, L), best (N,), "
+     "its starts.")
     N, P = theta.shape
     L = n_samples
     eps = rng.standard_normal((N, mu, P))
     rows = (theta[:, None, :] + sigma * eps).reshape(-1, P)                  # (N*mu, P); each row drives L samples
-    out = rollout(rows, np.repeat(D, mu * L, 0), np.repeat(Mc, mu * L, 0), greedy=False, rng=rng, hidden=hidden, group=L,
-                  scorer=scorer)
+    out = rollout(
+        rows,
+        np.repeat(D, mu * L, 0),
+        np.repeat(Mc, mu * L, 0),
+        greedy=False,
+        rng=rng,
+        hidden=hidden,
+        group=L,
+        scorer=scorer,
+    )
     ms = out["makespan"].reshape(N, mu, L)
     if fitness == "best": Fi = ms.min(2)
     elif fitness == "mean": Fi = ms.mean(2)
@@ -479,7 +532,8 @@ def es_estimate(theta, D, Mc, mu: int, sigma: float, n_samples: int, fitness: st
 
 @dataclass
 class AdaptResult:
-    "Per-instance adaptation history: best-so-far makespan after each step (N, steps+1), rollouts used, final parameters."
+    ("Per-instance adaptation history: best-so-far makespan after each step (N, steps+1), rollouts used, final "
+     "parameters.")
     best_curve: np.ndarray
     rollouts: np.ndarray
     theta: np.ndarray
@@ -487,13 +541,27 @@ class AdaptResult:
     greedy_final: np.ndarray
     wall_s: float = 0.0
 
-def es_adapt(theta0, instances, steps: int = 10, mu: int = 100, sigma: float = 0.2, lr: float = 0.1, n_samples: int = 4,
-             fitness: str = "best", rng=None, hidden: int = 16, shaping: str = "standardize", scorer=None) -> AdaptResult:
+def es_adapt(
+    theta0,
+    instances,
+    steps: int = 10,
+    mu: int = 100,
+    sigma: float = 0.2,
+    lr: float = 0.1,
+    n_samples: int = 4,
+    fitness: str = "best",
+    rng=None,
+    hidden: int = 16,
+    shaping: str = "standardize",
+    scorer=None,
+) -> AdaptResult:
     "Instance-wise adaptation by ES: theta <- theta - lr * g on every instance at once (one batched rollout per step)."
     if not isinstance(mu, (int, np.integer)) or mu < 2: raise ValueError(f"mu must be an int >= 2, got {mu!r}")
-    if not isinstance(steps, (int, np.integer)) or steps < 0: raise ValueError(f"steps must be an int >= 0, got {steps!r}")
+    if not isinstance(steps, (int, np.integer)) or steps < 0:
+        raise ValueError(f"steps must be an int >= 0, got {steps!r}")
     if not sigma > 0: raise ValueError(f"sigma must be > 0, got {sigma}")
-    if not isinstance(n_samples, (int, np.integer)) or n_samples < 1: raise ValueError(f"n_samples must be an int >= 1, got {n_samples!r}")
+    if not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
+        raise ValueError(f"n_samples must be an int >= 1, got {n_samples!r}")
     rng = _rng(rng)
     t0 = time.time()
     D, Mc = _stack(instances)
@@ -517,9 +585,12 @@ def es_adapt(theta0, instances, steps: int = 10, mu: int = 100, sigma: float = 0
 # %% ../nbs/11_scheduling.ipynb #4c992f0d
 def sampling_search(theta, instances, n_total: int, checkpoints, rng=None, hidden: int = 16, chunk: int = 256,
                     scorer=None) -> AdaptResult:
-    "Best-of-N sampling from a fixed policy: best-so-far makespan at each rollout count in `checkpoints` (greedy rollout first)."
-    if not isinstance(n_total, (int, np.integer)) or n_total < 1: raise ValueError(f"n_total must be an int >= 1, got {n_total!r}")
-    if len(checkpoints) == 0 or min(checkpoints) < 1 or max(checkpoints) > n_total: raise ValueError(f"checkpoints must lie in [1, n_total={n_total}]")
+    ("Best-of-N sampling from a fixed policy: best-so-far makespan at each rollout count in `checkpoints` (greedy "
+     "rollout first).")
+    if not isinstance(n_total, (int, np.integer)) or n_total < 1:
+        raise ValueError(f"n_total must be an int >= 1, got {n_total!r}")
+    if len(checkpoints) == 0 or min(checkpoints) < 1 or max(checkpoints) > n_total:
+        raise ValueError(f"checkpoints must lie in [1, n_total={n_total}]")
     rng = _rng(rng)
     t0 = time.time()
     D, Mc = _stack(instances)
@@ -546,7 +617,8 @@ def sampling_search(theta, instances, n_total: int, checkpoints, rng=None, hidde
     return AdaptResult(np.stack(curve, 1), np.array(cps), th, best_st, g0["best"], time.time() - t0)
 
 def rule_makespan(inst: Instance, rule: str = "most_work_remaining") -> tuple[float, np.ndarray]:
-    "Makespan and start times of a priority dispatching rule from `job-shop-lib` ('most_work_remaining', 'shortest_processing_time', ...)."
+    ("Makespan and start times of a priority dispatching rule from `job-shop-lib` ('most_work_remaining', "
+     "'shortest_processing_time', ...).")
     from job_shop_lib import JobShopInstance
     from job_shop_lib.dispatching.rules import DispatchingRuleSolver
     if not isinstance(inst, Instance): raise TypeError(f"inst must be an Instance, got {type(inst).__name__}")
@@ -568,9 +640,13 @@ def gap(makespan, reference) -> np.ndarray:
     ref = ref.reshape(ref.shape + (1,) * (ms.ndim - ref.ndim))
     return 100.0 * (ms / ref - 1.0)
 
-def reinforce_adapt(theta0, instances, steps: int = 10, n_samples: int = 400, lr: float = 0.01, rng=None, hidden: int = 16) -> AdaptResult:
-    "Active Search (Bello et al. 2017): per-instance REINFORCE fine-tuning with a mean baseline and Adam, all instances batched."
-    if not isinstance(n_samples, (int, np.integer)) or n_samples < 2: raise ValueError(f"n_samples must be an int >= 2, got {n_samples!r}")
+def reinforce_adapt(
+    theta0, instances, steps: int = 10, n_samples: int = 400, lr: float = 0.01, rng=None, hidden: int = 16
+) -> AdaptResult:
+    ("Active Search (Bello et al. 2017): per-instance REINFORCE fine-tuning with a mean baseline and Adam, all "
+     "instances batched.")
+    if not isinstance(n_samples, (int, np.integer)) or n_samples < 2:
+        raise ValueError(f"n_samples must be an int >= 2, got {n_samples!r}")
     rng = _rng(rng)
     t0 = time.time()
     D, Mc = _stack(instances)
@@ -583,7 +659,9 @@ def reinforce_adapt(theta0, instances, steps: int = 10, n_samples: int = 400, lr
     used = [1]
     opt = Adam(lr)
     for _ in range(steps):
-        out = rollout(th, np.repeat(D, S, 0), np.repeat(Mc, S, 0), greedy=False, rng=rng, hidden=hidden, grad=True, group=S)
+        out = rollout(
+            th, np.repeat(D, S, 0), np.repeat(Mc, S, 0), greedy=False, rng=rng, hidden=hidden, grad=True, group=S
+        )
         ms = out["makespan"].reshape(N, S)
         A = (ms - ms.mean(1, keepdims=True)) / (ms.std(1, keepdims=True) + 1e-12)
         g = np.einsum("ns,nsd->nd", A, out["grad"].reshape(N, S, -1)) / S    # grad of E[C] (to descend)
@@ -599,11 +677,24 @@ def reinforce_adapt(theta0, instances, steps: int = 10, n_samples: int = 400, lr
     return AdaptResult(np.stack(curve, 1), np.array(used), th, best_st, gf, time.time() - t0)
 
 # %% ../nbs/11_scheduling.ipynb #af50817a
-def train_base(theta, make_batch, iters: int = 100, mu: int = 32, sigma: float = 0.2, lr: float = 0.02, n_samples: int = 2,
-               rng=None, hidden: int = 16, callback=None, scorer=None) -> tuple[np.ndarray, list]:
-    "Average-performance policy by ES over random instances: one perturbation set shared by a batch; Adam on the ES gradient."
+def train_base(
+    theta,
+    make_batch,
+    iters: int = 100,
+    mu: int = 32,
+    sigma: float = 0.2,
+    lr: float = 0.02,
+    n_samples: int = 2,
+    rng=None,
+    hidden: int = 16,
+    callback=None,
+    scorer=None,
+) -> tuple[np.ndarray, list]:
+    ("Average-performance policy by ES over random instances: one perturbation set shared by a batch; Adam on the ES "
+     "gradient.")
     if not callable(make_batch): raise TypeError("make_batch must be a function rng -> list of Instance")
-    if not isinstance(iters, (int, np.integer)) or iters < 1: raise ValueError(f"iters must be an int >= 1, got {iters!r}")
+    if not isinstance(iters, (int, np.integer)) or iters < 1:
+        raise ValueError(f"iters must be an int >= 1, got {iters!r}")
     if not isinstance(mu, (int, np.integer)) or mu < 2: raise ValueError(f"mu must be an int >= 2, got {mu!r}")
     rng = _rng(rng)
     th = np.asarray(theta, float).copy()
@@ -615,11 +706,20 @@ def train_base(theta, make_batch, iters: int = 100, mu: int = 32, sigma: float =
         N = len(D)
         L = n_samples
         eps = rng.standard_normal((mu, th.size))
-        rows = th[None] + sigma * eps                                          # member i drives rows i*N*L ... (i+1)*N*L - 1
-        out = rollout(rows, np.tile(D.repeat(L, 0), (mu, 1, 1)), np.tile(Mc.repeat(L, 0), (mu, 1, 1)), rng=rng, hidden=hidden, group=N * L,
-                      scorer=scorer)
+        # member i drives rows i*N*L ... (i+1)*N*L - 1
+        rows = th[None] + sigma * eps
+        out = rollout(
+            rows,
+            np.tile(D.repeat(L, 0), (mu, 1, 1)),
+            np.tile(Mc.repeat(L, 0), (mu, 1, 1)),
+            rng=rng,
+            hidden=hidden,
+            group=N * L,
+            scorer=scorer,
+        )
         ms = out["makespan"].reshape(mu, N, L).mean(2)
-        Fi = (ms / ms.mean(0, keepdims=True)).mean(1)                          # relative makespan, averaged over the batch
+        # relative makespan, averaged over the batch
+        Fi = (ms / ms.mean(0, keepdims=True)).mean(1)
         th = th - opt.step(es_gradient(Fi, eps, sigma))
         lbs = np.array([lower_bound(i) for i in insts])
         hist.append(float((ms.mean(0) / lbs).mean()))
@@ -627,13 +727,29 @@ def train_base(theta, make_batch, iters: int = 100, mu: int = 32, sigma: float =
     return th, hist
 
 # %% ../nbs/11_scheduling.ipynb #72b636a5
-def meta_train(theta0, make_batch, iters: int = 20, inner_steps: int = 3, mu: int = 100, sigma: float = 0.2, inner_lr: float = 0.1,
-               outer_lr: float = 0.01, n_samples: int = 4, fitness: str = "best", rng=None, hidden: int = 16,
-               outer_opt: str = "adam", scorer=None) -> tuple[np.ndarray, list]:
-    "DF-META: first-order meta-learning of the initialisation through `inner_steps` ES steps per instance (ES outer gradient too)."
+def meta_train(
+    theta0,
+    make_batch,
+    iters: int = 20,
+    inner_steps: int = 3,
+    mu: int = 100,
+    sigma: float = 0.2,
+    inner_lr: float = 0.1,
+    outer_lr: float = 0.01,
+    n_samples: int = 4,
+    fitness: str = "best",
+    rng=None,
+    hidden: int = 16,
+    outer_opt: str = "adam",
+    scorer=None,
+) -> tuple[np.ndarray, list]:
+    ("DF-META: first-order meta-learning of the initialisation through `inner_steps` ES steps per instance (ES outer "
+     "gradient too).")
     if not callable(make_batch): raise TypeError("make_batch must be a function rng -> list of Instance")
-    if not isinstance(iters, (int, np.integer)) or iters < 1: raise ValueError(f"iters must be an int >= 1, got {iters!r}")
-    if not isinstance(inner_steps, (int, np.integer)) or inner_steps < 0: raise ValueError(f"inner_steps must be an int >= 0, got {inner_steps!r}")
+    if not isinstance(iters, (int, np.integer)) or iters < 1:
+        raise ValueError(f"iters must be an int >= 1, got {iters!r}")
+    if not isinstance(inner_steps, (int, np.integer)) or inner_steps < 0:
+        raise ValueError(f"inner_steps must be an int >= 0, got {inner_steps!r}")
     if not isinstance(mu, (int, np.integer)) or mu < 2: raise ValueError(f"mu must be an int >= 2, got {mu!r}")
     if outer_opt not in ("adam", "sgd"): raise ValueError(f"outer_opt must be 'adam' or 'sgd', got {outer_opt!r}")
     rng = _rng(rng)
@@ -648,7 +764,8 @@ def meta_train(theta0, make_batch, iters: int = 20, inner_steps: int = 3, mu: in
         for _ in range(inner_steps):
             g, ms, _, _ = es_estimate(th, D, Mc, mu, sigma, n_samples, fitness, rng, hidden, scorer=scorer)
             th = th - inner_lr * g
-        g, ms, _, _ = es_estimate(th, D, Mc, mu, sigma, n_samples, fitness, rng, hidden, scorer=scorer)   # outer: grad of F at theta_K (first order)
+        # outer: grad of F at theta_K (first order)
+        g, ms, _, _ = es_estimate(th, D, Mc, mu, sigma, n_samples, fitness, rng, hidden, scorer=scorer)
         gm = g.mean(0)
         th0 = th0 - (opt.step(gm) if opt else outer_lr * gm)
         lbs = np.array([lower_bound(i) for i in insts])
@@ -657,7 +774,8 @@ def meta_train(theta0, make_batch, iters: int = 20, inner_steps: int = 3, mu: in
 
 # %% ../nbs/11_scheduling.ipynb #d1f4a335
 def meta_train_rollouts(iters: int, inner_steps: int, batch: int, mu: int, n_samples: int) -> int:
-    "Sampled rollouts `meta_train` consumes: per iteration, K + 1 ES evaluations of `mu` x `n_samples` on each of `batch` instances."
+    ("Sampled rollouts `meta_train` consumes: per iteration, K + 1 ES evaluations of `mu` x `n_samples` on each of "
+     "`batch` instances.")
     return int(iters * (inner_steps + 1) * batch * mu * n_samples)
 
 def train_base_rollouts(iters: int, batch: int, mu: int, n_samples: int) -> int:
@@ -673,7 +791,13 @@ def plot_gantt(inst: Instance, starts, ax=None, title: str | None = None):
     n = inst.n_ops
     for j in range(inst.shape[0]):
         for k in range(n[j]):
-            ax.broken_barh([(starts[j, k], inst.dur[j, k])], (inst.mach[j, k] - 0.4, 0.8), color=cmap(j % 20), edgecolor="k", lw=0.3)
+            ax.broken_barh(
+                [(starts[j, k], inst.dur[j, k])],
+                (inst.mach[j, k] - 0.4, 0.8),
+                color=cmap(j % 20),
+                edgecolor="k",
+                lw=0.3,
+            )
     ax.set_yticks(range(inst.n_machines))
     ax.set_yticklabels([f"M{m}" for m in range(inst.n_machines)])
     ax.set_xlabel("time")
@@ -691,7 +815,9 @@ def throughput(inst: Instance, theta, n: int = 256, loop_n: int = 16, rng=0, hid
     rng = _rng(rng)
     th = np.asarray(theta, float)
     t0 = time.perf_counter()
-    rollout(th[None], np.repeat(inst.dur[None], n, 0), np.repeat(inst.mach[None], n, 0), rng=rng, hidden=hidden, group=n)
+    rollout(
+        th[None], np.repeat(inst.dur[None], n, 0), np.repeat(inst.mach[None], n, 0), rng=rng, hidden=hidden, group=n
+    )
     tb = time.perf_counter() - t0
     t0 = time.perf_counter()
     for _ in range(loop_n): rollout(th[None], inst.dur[None], inst.mach[None], rng=rng, hidden=hidden)

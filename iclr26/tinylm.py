@@ -57,11 +57,14 @@ def _read_stdlib(rel: Path) -> str:
 
 STDLIB_EXCLUDE = r"^(encodings/|pydoc_data/|_sysconfigdata)"
 
-def stdlib_files(include_tests: bool = False, max_file_chars: int | None = 200_000, exclude: str | None = STDLIB_EXCLUDE) -> list[Path]:
+def stdlib_files(
+    include_tests: bool = False, max_file_chars: int | None = 200_000, exclude: str | None = STDLIB_EXCLUDE
+) -> list[Path]:
     """Relative paths of the standard library's `.py` files, sorted: no `site-packages`, tests only if `include_tests`,
     none larger than `max_file_chars`, none whose path matches the regex `exclude` (default: generated data files)."""
     if max_file_chars is not None: check_int("max_file_chars", max_file_chars, 1)
-    if exclude is not None and not isinstance(exclude, str): raise TypeError(f"exclude must be a regex string or None, got {type(exclude).__name__}")
+    if exclude is not None and not isinstance(exclude, str):
+        raise TypeError(f"exclude must be a regex string or None, got {type(exclude).__name__}")
     pat = re.compile(exclude) if exclude else None
     return [rel for rel, size in _all_stdlib_files()
             if (include_tests or not _is_test_path(rel)) and (max_file_chars is None or size <= max_file_chars)
@@ -82,13 +85,22 @@ def split_of(key: str, fracs: Sequence[float] = (0.9, 0.05, 0.05)) -> str:
     return SPLITS[-1]
 
 def _check_fracs(fracs) -> tuple[float, float, float]:
-    if not isinstance(fracs, (list, tuple)) or len(fracs) != 3 or any(not isinstance(f, (int, float)) or f < 0 for f in fracs):
+    if (
+        not isinstance(fracs, (list, tuple))
+        or len(fracs) != 3
+        or any(not isinstance(f, (int, float)) or f < 0 for f in fracs)
+    ):
         raise ValueError(f"fracs must be three non-negative numbers (train, validation, test), got {fracs!r}")
     if abs(sum(fracs) - 1) > 1e-6: raise ValueError(f"fracs must sum to 1, got {fracs!r} (sum {sum(fracs)})")
     return tuple(float(f) for f in fracs)
 
-def stdlib_corpus(max_chars: int | None = 2_000_000, fracs: Sequence[float] = (0.9, 0.05, 0.05), include_tests: bool = False,
-                  max_file_chars: int | None = 200_000, exclude: str | None = STDLIB_EXCLUDE) -> dict[str, list[dict]]:
+def stdlib_corpus(
+    max_chars: int | None = 2_000_000,
+    fracs: Sequence[float] = (0.9, 0.05, 0.05),
+    include_tests: bool = False,
+    max_file_chars: int | None = 200_000,
+    exclude: str | None = STDLIB_EXCLUDE,
+) -> dict[str, list[dict]]:
     """The standard-library code corpus as `{"train"|"validation"|"test": [{"text", "path"}, ...]}`.
 
     Files are assigned to splits by a hash of their path (`split_of`); within each split, files are taken in
@@ -125,11 +137,19 @@ def arithmetic(n: int, seed: int = 0, n_terms: int = 2, max_value: int = 99, ops
     else the result), `text`, `result` (int), `steps` (list of 'a+b=c' lines). `show_steps` defaults to
     `n_terms > 2`. Chains are evaluated left to right. With `unique`, prompts do not repeat (a `ValueError`
     if fewer than `n` distinct problems exist)."""
-    n, seed, n_terms, max_value = check_int("n", n, 1), check_int("seed", seed, 0), check_int("n_terms", n_terms, 2), check_int("max_value", max_value, 1)
-    if not isinstance(ops, str) or not ops or set(ops) - set(_OPS_FN): raise ValueError(f"ops must be a non-empty string of '+', '-', '*', got {ops!r}")
+    n, seed, n_terms, max_value = (
+        check_int("n", n, 1),
+        check_int("seed", seed, 0),
+        check_int("n_terms", n_terms, 2),
+        check_int("max_value", max_value, 1),
+    )
+    if not isinstance(ops, str) or not ops or set(ops) - set(_OPS_FN):
+        raise ValueError(f"ops must be a non-empty string of '+', '-', '*', got {ops!r}")
     show_steps = n_terms > 2 if show_steps is None else bool(show_steps)
     n_distinct = (max_value + 1) ** n_terms * len(set(ops)) ** (n_terms - 1)
-    if unique and n > n_distinct: raise ValueError(f"n={n} but only {n_distinct} distinct problems exist; raise max_value/n_terms or pass unique=False")
+    if unique and n > n_distinct:
+        raise ValueError(f"n={n} but only {n_distinct} distinct problems exist; raise max_value/n_terms or pass "
+                         "unique=False")
     rng, seen, out = random.Random(seed), set(), []
     while len(out) < n:
         xs = [rng.randint(0, max_value) for _ in range(n_terms)]
@@ -152,9 +172,12 @@ def final_number(text: str) -> int | None:
     m = re.findall(r"-?\d+", text)
     return int(m[-1]) if m else None
 
-def arithmetic_reward(prompts: Sequence[str], completions: Sequence[str], result: Sequence[int], **kwargs) -> list[float]:
+def arithmetic_reward(
+    prompts: Sequence[str], completions: Sequence[str], result: Sequence[int], **kwargs
+) -> list[float]:
     "A verifiable reward (TRL's signature): 1.0 where a completion's final number equals `result`, else 0.0."
-    if len(completions) != len(result): raise ValueError(f"completions ({len(completions)}) and result ({len(result)}) differ in length")
+    if len(completions) != len(result):
+        raise ValueError(f"completions ({len(completions)}) and result ({len(result)}) differ in length")
     return [float(final_number(c) == int(r)) for c, r in zip(completions, result)]
 
 # %% ../nbs/01_tinylm.ipynb #75dfb6d5
@@ -204,7 +227,8 @@ class FactWorld:
         return [known[n] for n in people]
 
     def qa(self, people: Sequence[str] | None = None, attributes: Sequence[str] | None = None) -> list[dict]:
-        "One question per (person, attribute): records with person, attribute, question, answer, prompt ('Q: ...\\nA:'), text."
+        ("One question per (person, attribute): records with person, attribute, question, answer, prompt ('Q: "
+         "...\\nA:'), text.")
         attrs = list(self.attributes if attributes is None else attributes)
         bad = [a for a in attrs if a not in self.attributes]
         if bad: raise ValueError(f"attributes {bad} are not in this world ({list(self.attributes)})")
@@ -219,7 +243,8 @@ class FactWorld:
         return out
 
     def bios(self, people: Sequence[str] | None = None) -> list[dict]:
-        "A biography per person (one sentence per attribute, order shuffled by the world's seed): records with person, text."
+        ("A biography per person (one sentence per attribute, order shuffled by the world's seed): records with "
+         "person, text.")
         out = []
         for p in self._select(people):
             sents = [FACT_QUESTIONS[a][1].format(name=p["name"], value=p[a]) for a in self.attributes]
@@ -229,7 +254,8 @@ class FactWorld:
 
     def split(self, forget_frac: float = 0.1, seed: int | None = None) -> tuple[list[str], list[str]]:
         "(forget, retain) lists of names; `forget_frac` of the people (at least one) are forgotten."
-        if not isinstance(forget_frac, (int, float)) or not 0 < forget_frac < 1: raise ValueError(f"forget_frac must be in (0, 1), got {forget_frac!r}")
+        if not isinstance(forget_frac, (int, float)) or not 0 < forget_frac < 1:
+            raise ValueError(f"forget_frac must be in (0, 1), got {forget_frac!r}")
         names = self.names[:]
         random.Random(self.seed if seed is None else seed).shuffle(names)
         k = max(1, round(forget_frac * len(names)))
@@ -241,7 +267,8 @@ def fact_world(n_people: int = 20, seed: int = 0, attributes: Sequence[str] | No
     n_people, seed = check_int("n_people", n_people, 1), check_int("seed", seed, 0)
     attrs = tuple(FACT_QUESTIONS) if attributes is None else tuple(attributes)
     bad = [a for a in attrs if a not in FACT_QUESTIONS]
-    if bad or not attrs: raise ValueError(f"attributes must be a non-empty subset of {list(FACT_QUESTIONS)}, got {attributes!r}")
+    if bad or not attrs:
+        raise ValueError(f"attributes must be a non-empty subset of {list(FACT_QUESTIONS)}, got {attributes!r}")
     rng = random.Random(seed)
     cities = make_names(12, seed=seed + 10_000, parts=1)
     pools = {"birth_city": cities, "birth_year": list(range(1940, 2006)), "job": JOBS, "colour": COLOURS, "pet": PETS}
@@ -261,7 +288,8 @@ KB_RELATIONS = {  # relation: (subject type, object type, phrase in questions, s
 
 @dataclass
 class KnowledgeBase:
-    "Typed entities and functional relations: `types[name]` is an entity's type, `facts[(subject, relation)]` its object."
+    ("Typed entities and functional relations: `types[name]` is an entity's type, `facts[(subject, relation)]` its "
+     "object.")
     types: dict[str, str]
     facts: dict[tuple[str, str], str]
     seed: int = 0
@@ -288,7 +316,8 @@ class KnowledgeBase:
         return f"What is {inner}?"
 
     def multihop(self, n: int, hops: int = 2, seed: int = 0, start_type: str | None = "person") -> list[dict]:
-        "`n` distinct multi-hop questions: records with question, answer, hops, chain ([subject, relation, object] per hop)."
+        ("`n` distinct multi-hop questions: records with question, answer, hops, chain ([subject, relation, object] "
+         "per hop).")
         n, hops, seed = check_int("n", n, 1), check_int("hops", hops, 1), check_int("seed", seed, 0)
         rng, out, seen = random.Random(seed), [], set()
         starts = sorted(e for e, t in self.types.items() if start_type is None or t == start_type)
@@ -311,7 +340,9 @@ class KnowledgeBase:
             if len(out) == n: return out
         raise ValueError(f"could not draw {n} distinct {hops}-hop questions; make the knowledge base larger")
 
-def knowledge_base(n_people: int = 30, n_companies: int = 10, n_cities: int = 8, n_countries: int = 4, seed: int = 0) -> KnowledgeBase:
+def knowledge_base(
+    n_people: int = 30, n_companies: int = 10, n_cities: int = 8, n_countries: int = 4, seed: int = 0
+) -> KnowledgeBase:
     "A seeded `KnowledgeBase` with the relations of `KB_RELATIONS` over invented entities."
     counts = {"person": check_int("n_people", n_people, 2), "company": check_int("n_companies", n_companies, 2),
               "city": check_int("n_cities", n_cities, 2), "country": check_int("n_countries", n_countries, 2)}
@@ -339,24 +370,35 @@ def knowledge_base(n_people: int = 30, n_companies: int = 10, n_cities: int = 8,
 from tokenizers import Tokenizer, Regex, decoders, models as tk_models, pre_tokenizers, processors, trainers
 from transformers import PreTrainedTokenizerFast
 
-SPECIAL_TOKENS = {"pad_token": "<pad>", "bos_token": "<s>", "eos_token": "</s>", "mask_token": "<mask>", "unk_token": "<unk>"}
+SPECIAL_TOKENS = {
+    "pad_token": "<pad>",
+    "bos_token": "<s>",
+    "eos_token": "</s>",
+    "mask_token": "<mask>",
+    "unk_token": "<unk>",
+}
 _SPECIALS = list(SPECIAL_TOKENS.values())
 
 def _texts_of(texts, name="texts") -> list[str]:
     "A list of strings from `texts` (strings, or records with a 'text' field); `ValueError` when empty."
     if isinstance(texts, str): raise TypeError(f"{name} must be a list of strings or records, not one string")
-    if isinstance(texts, Mapping): raise TypeError(f"{name} must be a list of strings or records, not a mapping (pick a split, e.g. corpus['train'])")
+    if isinstance(texts, Mapping):
+        raise TypeError(f"{name} must be a list of strings or records, not a mapping (pick a split, e.g. "
+                        "corpus['train'])")
     out = [t["text"] if isinstance(t, Mapping) else t for t in texts]
     bad = [type(t).__name__ for t in out if not isinstance(t, str)]
     if bad: raise TypeError(f"{name} must hold strings (or records with a 'text' string); found {bad[0]}")
-    if not out or not any(out): raise ValueError(f"{name} is empty: a tokenizer or corpus needs at least one non-empty text")
+    if not out or not any(out):
+        raise ValueError(f"{name} is empty: a tokenizer or corpus needs at least one non-empty text")
     return out
 
 def _wrap(tok: Tokenizer, add_bos: bool = True, model_max_length: int = 1_000_000) -> PreTrainedTokenizerFast:
     "Wrap a `tokenizers.Tokenizer` whose first ids are `_SPECIALS` as a `PreTrainedTokenizerFast`."
     for i, s in enumerate(_SPECIALS): assert tok.token_to_id(s) == i, (s, tok.token_to_id(s))
     if add_bos:
-        tok.post_processor = processors.TemplateProcessing(single="<s> $A", pair="<s> $A $B", special_tokens=[("<s>", 1)])
+        tok.post_processor = processors.TemplateProcessing(
+            single="<s> $A", pair="<s> $A $B", special_tokens=[("<s>", 1)]
+        )
     return PreTrainedTokenizerFast(tokenizer_object=tok, clean_up_tokenization_spaces=False,
                                    model_max_length=model_max_length, **SPECIAL_TOKENS)
 
@@ -369,12 +411,15 @@ def byte_tokenizer(add_bos: bool = True) -> PreTrainedTokenizerFast:
     tok.decoder = decoders.ByteLevel()
     return _wrap(tok, add_bos)
 
-def char_tokenizer(texts: Sequence[str] | None = None, alphabet: str | None = None, add_bos: bool = True) -> PreTrainedTokenizerFast:
+def char_tokenizer(
+    texts: Sequence[str] | None = None, alphabet: str | None = None, add_bos: bool = True
+) -> PreTrainedTokenizerFast:
     "A character-level tokenizer over `alphabet`, or over the characters seen in `texts`; others map to `<unk>`."
     if alphabet is None:
         if texts is None: raise ValueError("give texts or alphabet")
         alphabet = "".join(sorted(set("".join(_texts_of(texts)))))
-    if not isinstance(alphabet, str) or not alphabet: raise ValueError(f"alphabet must be a non-empty string, got {alphabet!r}")
+    if not isinstance(alphabet, str) or not alphabet:
+        raise ValueError(f"alphabet must be a non-empty string, got {alphabet!r}")
     chars = sorted(set(alphabet))
     vocab = {s: i for i, s in enumerate(_SPECIALS)} | {c: len(_SPECIALS) + i for i, c in enumerate(chars)}
     tok = Tokenizer(tk_models.WordLevel(vocab=vocab, unk_token="<unk>"))
@@ -400,7 +445,9 @@ def word_tokenizer(texts: Sequence[str], min_count: int = 1, add_bos: bool = Tru
     tok.decoder = decoders.Fuse()
     return _wrap(tok, add_bos)
 
-def bpe_tokenizer(texts: Sequence[str], vocab_size: int = 1024, min_frequency: int = 2, add_bos: bool = True) -> PreTrainedTokenizerFast:
+def bpe_tokenizer(
+    texts: Sequence[str], vocab_size: int = 1024, min_frequency: int = 2, add_bos: bool = True
+) -> PreTrainedTokenizerFast:
     "A byte-level BPE tokenizer with `vocab_size` tokens (specials and the 256 bytes included), trained on `texts`."
     texts = _texts_of(texts)
     vocab_size = check_int("vocab_size", vocab_size, len(_SPECIALS) + 256 + 1)
@@ -413,8 +460,10 @@ def bpe_tokenizer(texts: Sequence[str], vocab_size: int = 1024, min_frequency: i
     return _wrap(tok, add_bos)
 
 def make_tokenizer(spec: str, texts: Sequence[str] | None = None, add_bos: bool = True) -> PreTrainedTokenizerFast:
-    "A tokenizer from a short spec: 'byte', 'char', 'word' or 'bpe-<vocab size>' (all but 'byte' are built from `texts`)."
-    if not isinstance(spec, str): raise TypeError(f"spec must be a string such as 'bpe-1024', got {type(spec).__name__}")
+    ("A tokenizer from a short spec: 'byte', 'char', 'word' or 'bpe-<vocab size>' (all but 'byte' are built from "
+     "`texts`).")
+    if not isinstance(spec, str):
+        raise TypeError(f"spec must be a string such as 'bpe-1024', got {type(spec).__name__}")
     if spec == "byte": return byte_tokenizer(add_bos)
     if spec == "char": return char_tokenizer(texts, add_bos=add_bos)
     if spec == "word": return word_tokenizer(texts, add_bos=add_bos)
@@ -435,7 +484,8 @@ FAMILY = ("llama-1L-64", "llama-2L-128", "llama-4L-128", "llama-4L-256", "llama-
 
 def parse_size(name: str) -> dict:
     "The shape named by `name` ('llama-<layers>L-<width>[-<heads>h]'): dict(n_layers, d_model, n_heads, d_ff)."
-    if not isinstance(name, str): raise TypeError(f"size must be a string such as 'llama-2L-128', got {type(name).__name__}")
+    if not isinstance(name, str):
+        raise TypeError(f"size must be a string such as 'llama-2L-128', got {type(name).__name__}")
     m = re.fullmatch(r"llama-(\d+)L-(\d+)(?:-(\d+)h)?", name)
     if not m: raise ValueError(f"size must look like 'llama-2L-128' or 'llama-4L-256-8h', got {name!r}")
     L, d = int(m.group(1)), int(m.group(2))
@@ -445,7 +495,8 @@ def parse_size(name: str) -> dict:
     return dict(n_layers=L, d_model=d, n_heads=h, d_ff=-(-8 * d // 3 // 32) * 32 if d >= 32 else 4 * d)
 
 def _token_ids(tokenizer) -> dict:
-    if tokenizer is None: raise TypeError("a tokenizer is required (got None): the model's vocabulary and special tokens come from it")
+    if tokenizer is None:
+        raise TypeError("a tokenizer is required (got None): the model's vocabulary and special tokens come from it")
     if not hasattr(tokenizer, "convert_tokens_to_ids") or not hasattr(tokenizer, "__len__"):
         raise TypeError(f"tokenizer must be a Hugging Face tokenizer, got {type(tokenizer).__name__}")
     return dict(vocab_size=len(tokenizer), pad_token_id=tokenizer.pad_token_id,
@@ -453,27 +504,40 @@ def _token_ids(tokenizer) -> dict:
 
 def model_config(size: str, tokenizer=None, vocab_size: int | None = None, max_position_embeddings: int = 2048,
                  attn: str = "sdpa", **overrides) -> LlamaConfig:
-    "A `LlamaConfig` for `size` (see `parse_size`), with the vocabulary and special ids of `tokenizer` (or `vocab_size`)."
+    ("A `LlamaConfig` for `size` (see `parse_size`), with the vocabulary and special ids of `tokenizer` (or "
+     "`vocab_size`).")
     s = parse_size(size)
     if attn not in ("sdpa", "eager"): raise ValueError(f"attn must be 'sdpa' or 'eager', got {attn!r}")
     if tokenizer is not None: ids = _token_ids(tokenizer)
-    elif vocab_size is not None: ids = dict(vocab_size=check_int("vocab_size", vocab_size, 2), pad_token_id=0, bos_token_id=1, eos_token_id=2)
+    elif vocab_size is not None:
+        ids = dict(vocab_size=check_int("vocab_size", vocab_size, 2), pad_token_id=0, bos_token_id=1, eos_token_id=2)
     else: raise TypeError("model_config needs a tokenizer (or a vocab_size)")
-    kw = dict(hidden_size=s["d_model"], intermediate_size=s["d_ff"], num_hidden_layers=s["n_layers"],
-              num_attention_heads=s["n_heads"], num_key_value_heads=s["n_heads"], max_position_embeddings=max_position_embeddings,
-              rms_norm_eps=1e-5, tie_word_embeddings=True, **ids)
+    kw = dict(
+        hidden_size=s["d_model"],
+        intermediate_size=s["d_ff"],
+        num_hidden_layers=s["n_layers"],
+        num_attention_heads=s["n_heads"],
+        num_key_value_heads=s["n_heads"],
+        max_position_embeddings=max_position_embeddings,
+        rms_norm_eps=1e-5,
+        tie_word_embeddings=True,
+        **ids,
+    )
     kw.update(overrides)
     c = LlamaConfig(**kw)
     c._attn_implementation = attn
     return c
 
-def make_model(size: str | LlamaConfig, tokenizer=None, seed: int = 0, attn: str | None = None, **overrides) -> LlamaForCausalLM:
+def make_model(
+    size: str | LlamaConfig, tokenizer=None, seed: int = 0, attn: str | None = None, **overrides
+) -> LlamaForCausalLM:
     """A freshly initialised `LlamaForCausalLM` of `size` — a name (then `tokenizer`, or `vocab_size=` among the
     `overrides`, sets the vocabulary) or a `LlamaConfig`. `attn`: 'sdpa' (default for names) or 'eager'.
     Initialisation is seeded by `seed` and leaves the global RNG alone."""
     seed = check_int("seed", seed, 0)
     if isinstance(size, LlamaConfig):
-        if tokenizer is not None or overrides: raise ValueError("with a LlamaConfig, pass no tokenizer or overrides (they are in the config)")
+        if tokenizer is not None or overrides:
+            raise ValueError("with a LlamaConfig, pass no tokenizer or overrides (they are in the config)")
         c = copy.deepcopy(size)
         if attn is not None:
             if attn not in ("sdpa", "eager"): raise ValueError(f"attn must be 'sdpa' or 'eager', got {attn!r}")
@@ -496,25 +560,32 @@ def n_params(model: torch.nn.Module, trainable_only: bool = False) -> int:
 
 # %% ../nbs/01_tinylm.ipynb #2b291cf9
 def causal_allowed(attention_mask: torch.Tensor) -> torch.Tensor:
-    "The boolean pattern [B, L, L] of a causal LM over a 2-D padding mask [B, L]: q sees k iff k <= q and k is not padding."
-    if not isinstance(attention_mask, torch.Tensor) or attention_mask.dim() != 2: raise ValueError("attention_mask must be a 2-D tensor [batch, length]")
+    ("The boolean pattern [B, L, L] of a causal LM over a 2-D padding mask [B, L]: q sees k iff k <= q and k is not "
+     "padding.")
+    if not isinstance(attention_mask, torch.Tensor) or attention_mask.dim() != 2:
+        raise ValueError("attention_mask must be a 2-D tensor [batch, length]")
     L = attention_mask.shape[1]
     tri = torch.ones(L, L, dtype=torch.bool, device=attention_mask.device).tril()
     return tri[None] & attention_mask.bool()[:, None, :]
 
 def segment_allowed(segment_ids: torch.Tensor) -> torch.Tensor:
-    "The pattern [B, L, L] for packed sequences: q sees k iff k <= q and both have the same segment id (ids < 0 are padding)."
-    if not isinstance(segment_ids, torch.Tensor) or segment_ids.dim() != 2: raise ValueError("segment_ids must be a 2-D tensor [batch, length]")
+    ("The pattern [B, L, L] for packed sequences: q sees k iff k <= q and both have the same segment id (ids < 0 are "
+     "padding).")
+    if not isinstance(segment_ids, torch.Tensor) or segment_ids.dim() != 2:
+        raise ValueError("segment_ids must be a 2-D tensor [batch, length]")
     L = segment_ids.shape[1]
     tri = torch.ones(L, L, dtype=torch.bool, device=segment_ids.device).tril()
     same = segment_ids[:, :, None] == segment_ids[:, None, :]
     return tri[None] & same & (segment_ids >= 0)[:, None, :]
 
 def additive_mask(allowed: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    "The additive 4-D mask [B, 1, L, L] (0 where `allowed`, the dtype's minimum elsewhere) for a boolean pattern [B, L, L] or [L, L]."
-    if not isinstance(allowed, torch.Tensor) or allowed.dtype != torch.bool: raise TypeError("allowed must be a boolean tensor")
+    ("The additive 4-D mask [B, 1, L, L] (0 where `allowed`, the dtype's minimum elsewhere) for a boolean pattern [B, "
+     "L, L] or [L, L].")
+    if not isinstance(allowed, torch.Tensor) or allowed.dtype != torch.bool:
+        raise TypeError("allowed must be a boolean tensor")
     if allowed.dim() == 2: allowed = allowed[None]
-    if allowed.dim() != 3 or allowed.shape[-1] != allowed.shape[-2]: raise ValueError(f"allowed must have shape [B, L, L] or [L, L], got {tuple(allowed.shape)}")
+    if allowed.dim() != 3 or allowed.shape[-1] != allowed.shape[-2]:
+        raise ValueError(f"allowed must have shape [B, L, L] or [L, L], got {tuple(allowed.shape)}")
     m = torch.zeros(allowed.shape, dtype=dtype, device=allowed.device)
     return m.masked_fill(~allowed, torch.finfo(dtype).min)[:, None]
 
@@ -526,13 +597,16 @@ def forward_logits(model, input_ids: torch.Tensor, attention_mask: torch.Tensor 
                    allowed: torch.Tensor | None = None, position_ids: torch.Tensor | None = None) -> torch.Tensor:
     """Logits [B, L, V] of any HF causal LM. Give a 2-D padding `attention_mask` (positions then default to
     `positions_from_mask`), or a boolean pattern `allowed` [B, L, L] (positions default to 0..L-1), not both."""
-    if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2: raise ValueError("input_ids must be a 2-D tensor [batch, length]")
+    if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2:
+        raise ValueError("input_ids must be a 2-D tensor [batch, length]")
     if attention_mask is not None and allowed is not None: raise ValueError("give attention_mask or allowed, not both")
     B, L = input_ids.shape
-    if position_ids is not None and tuple(position_ids.shape) != (B, L): raise ValueError(f"position_ids must have shape {(B, L)}, got {tuple(position_ids.shape)}")
+    if position_ids is not None and tuple(position_ids.shape) != (B, L):
+        raise ValueError(f"position_ids must have shape {(B, L)}, got {tuple(position_ids.shape)}")
     if allowed is not None:
         if allowed.dim() == 2: allowed = allowed[None].expand(B, L, L)
-        if tuple(allowed.shape) != (B, L, L): raise ValueError(f"allowed must have shape {(B, L, L)}, got {tuple(allowed.shape)}")
+        if tuple(allowed.shape) != (B, L, L):
+            raise ValueError(f"allowed must have shape {(B, L, L)}, got {tuple(allowed.shape)}")
         dtype = next(model.parameters()).dtype
         mask = additive_mask(allowed.to(input_ids.device), dtype)
         if position_ids is None: position_ids = torch.arange(L, device=input_ids.device)[None].expand(B, L)
@@ -544,7 +618,9 @@ def forward_logits(model, input_ids: torch.Tensor, attention_mask: torch.Tensor 
 # %% ../nbs/01_tinylm.ipynb #7bb65b79
 IGNORE_INDEX = -100
 
-def encode_corpus(tokenizer, texts: Sequence[str] | Sequence[Mapping], add_eos: bool = True, batch_size: int = 256) -> torch.Tensor:
+def encode_corpus(
+    tokenizer, texts: Sequence[str] | Sequence[Mapping], add_eos: bool = True, batch_size: int = 256
+) -> torch.Tensor:
     "One 1-D LongTensor of token ids: each text encoded (with the tokenizer's bos, if it adds one) followed by eos."
     _token_ids(tokenizer)
     texts = _texts_of(texts)
@@ -554,7 +630,9 @@ def encode_corpus(tokenizer, texts: Sequence[str] | Sequence[Mapping], add_eos: 
         for ids in tokenizer(texts[i:i + batch_size], add_special_tokens=True)["input_ids"]: out.extend(ids + eos)
     return torch.tensor(out, dtype=torch.long)
 
-def random_windows(tokens: torch.Tensor, batch_size: int, seq_len: int, generator: torch.Generator | None = None) -> torch.Tensor:
+def random_windows(
+    tokens: torch.Tensor, batch_size: int, seq_len: int, generator: torch.Generator | None = None
+) -> torch.Tensor:
     "`batch_size` random windows [B, seq_len] of the 1-D stream `tokens`."
     if not isinstance(tokens, torch.Tensor) or tokens.dim() != 1: raise ValueError("tokens must be a 1-D tensor of ids")
     batch_size, seq_len = check_int("batch_size", batch_size, 1), check_int("seq_len", seq_len, 2)
@@ -621,9 +699,12 @@ class TrainConfig:
         for k in ("warmup", "eval_every", "log_every", "seed"): check_int(k, getattr(self, k), 0)
         if not self.lr > 0: raise ValueError(f"lr must be > 0, got {self.lr}")
         if not 0 <= self.min_lr_ratio <= 1: raise ValueError(f"min_lr_ratio must be in [0, 1], got {self.min_lr_ratio}")
-        if self.schedule not in ("cosine", "constant"): raise ValueError(f"schedule must be 'cosine' or 'constant', got {self.schedule!r}")
-        if self.grad_clip is not None and not self.grad_clip > 0: raise ValueError(f"grad_clip must be > 0 or None, got {self.grad_clip}")
-        if self.max_seconds is not None and not self.max_seconds > 0: raise ValueError(f"max_seconds must be > 0 or None, got {self.max_seconds}")
+        if self.schedule not in ("cosine", "constant"):
+            raise ValueError(f"schedule must be 'cosine' or 'constant', got {self.schedule!r}")
+        if self.grad_clip is not None and not self.grad_clip > 0:
+            raise ValueError(f"grad_clip must be > 0 or None, got {self.grad_clip}")
+        if self.max_seconds is not None and not self.max_seconds > 0:
+            raise ValueError(f"max_seconds must be > 0 or None, got {self.max_seconds}")
 
     def lr_at(self, step: int) -> float:
         "The learning rate at optimisation step `step` (0-based)."
@@ -651,24 +732,30 @@ class TrainResult:
 def _device_of(model) -> torch.device:
     return next(model.parameters()).device
 
-def make_optimizer(model: torch.nn.Module, lr: float, weight_decay: float = 0.1, betas=(0.9, 0.95)) -> torch.optim.AdamW:
+def make_optimizer(
+    model: torch.nn.Module, lr: float, weight_decay: float = 0.1, betas=(0.9, 0.95)
+) -> torch.optim.AdamW:
     "AdamW with weight decay on matrices (dim >= 2) and none on norms and biases."
     params = [p for p in model.parameters() if p.requires_grad]
     if not params: raise ValueError("model has no trainable parameters")
     decay = [p for p in params if p.dim() >= 2]
     no_decay = [p for p in params if p.dim() < 2]
-    return torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr, betas=betas)
+    return torch.optim.AdamW(
+        [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr, betas=betas
+    )
 
 def fit(model: torch.nn.Module, next_batch: Callable[[int], Mapping], cfg: TrainConfig | None = None,
         evaluate: Callable[[torch.nn.Module], Mapping] | None = None, desc: str = "train", **overrides) -> TrainResult:
     """Train `model` (any HF causal LM) on batches from `next_batch(step)` — dicts with input_ids, labels and
     optionally attention_mask — and return a `TrainResult`. `evaluate(model)` returns a dict of metrics."""
     cfg = _config(cfg, overrides)
-    if not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a torch module, got {type(model).__name__}")
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model must be a torch module, got {type(model).__name__}")
     if not callable(next_batch): raise TypeError("next_batch must be a callable step -> batch dict")
     dev = _device_of(model)
     bf16 = cfg.bf16 if cfg.bf16 is not None else (dev.type == "cuda" and torch.cuda.is_bf16_supported())
-    if bf16 and dev.type != "cuda": raise ValueError("bf16 autocast is only used on a GPU here; pass bf16=None or False on the CPU")
+    if bf16 and dev.type != "cuda":
+        raise ValueError("bf16 autocast is only used on a GPU here; pass bf16=None or False on the CPU")
     opt = make_optimizer(model, cfg.lr, cfg.weight_decay, cfg.betas)
     history, evals, t0, tokens, stopped = [], [], time.time(), 0, "steps"
     model.train()
@@ -679,7 +766,8 @@ def fit(model: torch.nn.Module, next_batch: Callable[[int], Mapping], cfg: Train
         batch = {k: v.to(dev) for k, v in next_batch(step).items()}
         with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=bool(bf16)):
             loss = model(**batch, use_cache=False).loss
-        if not torch.isfinite(loss): raise FloatingPointError(f"loss is {loss.item()} at step {step}; lower lr (now {cfg.lr_at(step):.3g})")
+        if not torch.isfinite(loss):
+            raise FloatingPointError(f"loss is {loss.item()} at step {step}; lower lr (now {cfg.lr_at(step):.3g})")
         opt.zero_grad(set_to_none=True)
         loss.backward()
         if cfg.grad_clip: torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
@@ -696,7 +784,8 @@ def fit(model: torch.nn.Module, next_batch: Callable[[int], Mapping], cfg: Train
             stopped = "seconds"
             break
     if hasattr(bar, "close"): bar.close()
-    if history and history[-1]["step"] != step: history.append({"step": step, "loss": loss.item(), "lr": cfg.lr_at(step), "seconds": time.time() - t0})
+    if history and history[-1]["step"] != step:
+        history.append({"step": step, "loss": loss.item(), "lr": cfg.lr_at(step), "seconds": time.time() - t0})
     model.eval()
     if evaluate is not None: evals.append({"step": step + 1, **evaluate(model)})
     return TrainResult(history, evals, step + 1, time.time() - t0, tokens, stopped)
@@ -711,7 +800,9 @@ def _windows(tokens: torch.Tensor, seq_len: int, max_tokens: int | None) -> torc
     return tokens[:n].view(-1, seq_len)
 
 @torch.no_grad()
-def eval_loss(model, tokens: torch.Tensor, seq_len: int = 128, batch_size: int = 16, max_tokens: int | None = None) -> float:
+def eval_loss(
+    model, tokens: torch.Tensor, seq_len: int = 128, batch_size: int = 16, max_tokens: int | None = None
+) -> float:
     "Mean next-token negative log-likelihood (nats) of `model` over non-overlapping windows of the 1-D stream `tokens`."
     w = _windows(tokens, seq_len, max_tokens)
     was = model.training
@@ -725,17 +816,22 @@ def eval_loss(model, tokens: torch.Tensor, seq_len: int = 128, batch_size: int =
     model.train(was)
     return tot / cnt
 
-def perplexity(model, tokens: torch.Tensor, seq_len: int = 128, batch_size: int = 16, max_tokens: int | None = None) -> float:
+def perplexity(
+    model, tokens: torch.Tensor, seq_len: int = 128, batch_size: int = 16, max_tokens: int | None = None
+) -> float:
     "exp(`eval_loss`): the model's perplexity on the stream `tokens`."
     return math.exp(eval_loss(model, tokens, seq_len, batch_size, max_tokens))
 
 def unigram_perplexity(train_tokens: torch.Tensor, eval_tokens: torch.Tensor, vocab_size: int, alpha: float = 1.0,
                        seq_len: int | None = 128, max_tokens: int | None = None) -> float:
-    "Perplexity of the add-`alpha` unigram model of `train_tokens` on `eval_tokens` (on `perplexity`'s positions when `seq_len` is given)."
+    ("Perplexity of the add-`alpha` unigram model of `train_tokens` on `eval_tokens` (on `perplexity`'s positions "
+     "when `seq_len` is given).")
     vocab_size = check_int("vocab_size", vocab_size, 1)
     if not alpha > 0: raise ValueError(f"alpha must be > 0, got {alpha}")
-    if not isinstance(train_tokens, torch.Tensor) or train_tokens.dim() != 1 or not len(train_tokens): raise ValueError("train_tokens must be a non-empty 1-D tensor")
-    if int(train_tokens.max()) >= vocab_size: raise ValueError(f"train_tokens holds id {int(train_tokens.max())} >= vocab_size {vocab_size}")
+    if not isinstance(train_tokens, torch.Tensor) or train_tokens.dim() != 1 or not len(train_tokens):
+        raise ValueError("train_tokens must be a non-empty 1-D tensor")
+    if int(train_tokens.max()) >= vocab_size:
+        raise ValueError(f"train_tokens holds id {int(train_tokens.max())} >= vocab_size {vocab_size}")
     counts = torch.bincount(train_tokens, minlength=vocab_size).double()
     logp = torch.log((counts + alpha) / (counts.sum() + alpha * vocab_size))
     targets = _windows(eval_tokens, seq_len, max_tokens)[:, 1:].reshape(-1) if seq_len else eval_tokens
@@ -749,18 +845,30 @@ def _cache_kw(model) -> str:
     except (TypeError, ValueError): return "past_key_values"
 
 def check_lm(model, tokenizer) -> None:
-    "Raise a `TypeError` unless `model` is a Hugging Face causal LM (a torch module with a config) and `tokenizer` a tokenizer."
-    if not isinstance(model, torch.nn.Module) or not hasattr(model, "config"): raise TypeError(f"model must be a Hugging Face causal LM, got {type(model).__name__}")
+    ("Raise a `TypeError` unless `model` is a Hugging Face causal LM (a torch module with a config) and `tokenizer` a "
+     "tokenizer.")
+    if not isinstance(model, torch.nn.Module) or not hasattr(model, "config"):
+        raise TypeError(f"model must be a Hugging Face causal LM, got {type(model).__name__}")
     if tokenizer is None: raise TypeError("a tokenizer is required (got None): pass the model's tokenizer")
-    if not callable(tokenizer) or not hasattr(tokenizer, "decode"): raise TypeError(f"tokenizer must be a Hugging Face tokenizer, got {type(tokenizer).__name__}")
+    if not callable(tokenizer) or not hasattr(tokenizer, "decode"):
+        raise TypeError(f"tokenizer must be a Hugging Face tokenizer, got {type(tokenizer).__name__}")
 
 @torch.no_grad()
-def sample_tokens(model, prompt_ids: Sequence[Sequence[int]], max_new_tokens: int, eos_token_id: int | None, pad_id: int = 0,
-                  do_sample: bool = False, temperature: float = 1.0, top_k: int | None = None,
-                  generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def sample_tokens(
+    model,
+    prompt_ids: Sequence[Sequence[int]],
+    max_new_tokens: int,
+    eos_token_id: int | None,
+    pad_id: int = 0,
+    do_sample: bool = False,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    generator: torch.Generator | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Decode up to `max_new_tokens` after each prompt (lists of ids). Returns (new_ids [B, T], mask [B, T]) where
     mask is 1 on generated tokens up to and including the first eos; later positions hold `pad_id`."""
-    if not prompt_ids or any(len(p) == 0 for p in prompt_ids): raise ValueError("prompt_ids must be a non-empty list of non-empty id lists")
+    if not prompt_ids or any(len(p) == 0 for p in prompt_ids):
+        raise ValueError("prompt_ids must be a non-empty list of non-empty id lists")
     max_new_tokens = check_int("max_new_tokens", max_new_tokens, 1)
     if do_sample and not temperature > 0: raise ValueError(f"temperature must be > 0 when sampling, got {temperature}")
     if top_k is not None: check_int("top_k", top_k, 1)
@@ -773,7 +881,13 @@ def sample_tokens(model, prompt_ids: Sequence[Sequence[int]], max_new_tokens: in
     ckw, cache, B = _cache_kw(model), None, len(prompt_ids)
     new, alive, inp, p = [], torch.ones(B, dtype=torch.bool, device=dev), ids, pos
     for t in range(max_new_tokens):
-        out = model(input_ids=inp, attention_mask=mask, position_ids=p, use_cache=True, **({ckw: cache} if cache is not None else {}))
+        out = model(
+            input_ids=inp,
+            attention_mask=mask,
+            position_ids=p,
+            use_cache=True,
+            **({ckw: cache} if cache is not None else {}),
+        )
         cache = out.get("cache", None) if "cache" in out else out.get("past_key_values")
         logits = out.logits[:, -1].float()
         if do_sample:
@@ -812,7 +926,9 @@ def generate(model, tokenizer, prompts: str | Sequence[str], max_new_tokens: int
     enc = tokenizer(list(prompts), add_special_tokens=True)["input_ids"]
     eos, out = tokenizer.eos_token_id, []
     for i in range(0, len(enc), batch_size):
-        ids, mask = sample_tokens(model, enc[i:i + batch_size], max_new_tokens, eos, pad_id_of(tokenizer), do_sample, temperature, top_k, g)
+        ids, mask = sample_tokens(
+            model, enc[i : i + batch_size], max_new_tokens, eos, pad_id_of(tokenizer), do_sample, temperature, top_k, g
+        )
         for r, m in zip(ids.tolist(), mask.tolist()):
             out.append(tokenizer.decode(_strip_after_eos(r, m, eos), skip_special_tokens=skip_special_tokens))
     return out
@@ -832,12 +948,17 @@ def exact_match(model, tokenizer, records: Sequence[Mapping], prompt_key: str = 
 # %% ../nbs/01_tinylm.ipynb #8d386588
 def train_lm(model, train_tokens: torch.Tensor, val_tokens: torch.Tensor | None = None, cfg: TrainConfig | None = None,
              eval_tokens: int = 32_768, desc: str = "lm", **overrides) -> TrainResult:
-    "Language-model `model` on random windows of the 1-D stream `train_tokens`; evaluate val_loss/val_ppl on `val_tokens`."
+    ("Language-model `model` on random windows of the 1-D stream `train_tokens`; evaluate val_loss/val_ppl on "
+     "`val_tokens`.")
     cfg = _config(cfg, overrides)
-    if not isinstance(train_tokens, torch.Tensor) or train_tokens.dim() != 1: raise ValueError("train_tokens must be a 1-D tensor (see encode_corpus)")
-    if len(train_tokens) <= cfg.seq_len: raise ValueError(f"train_tokens ({len(train_tokens)}) must be longer than seq_len ({cfg.seq_len})")
+    if not isinstance(train_tokens, torch.Tensor) or train_tokens.dim() != 1:
+        raise ValueError("train_tokens must be a 1-D tensor (see encode_corpus)")
+    if len(train_tokens) <= cfg.seq_len:
+        raise ValueError(f"train_tokens ({len(train_tokens)}) must be longer than seq_len ({cfg.seq_len})")
     vs = model.get_input_embeddings().num_embeddings
-    if int(train_tokens.max()) >= vs: raise ValueError(f"train_tokens holds id {int(train_tokens.max())} but the model's vocabulary has {vs}: tokenizer and model disagree")
+    if int(train_tokens.max()) >= vs:
+        raise ValueError(f"train_tokens holds id {int(train_tokens.max())} but the model's vocabulary has {vs}: "
+                         "tokenizer and model disagree")
     g = torch.Generator().manual_seed(cfg.seed)
     def next_batch(step):
         x = random_windows(train_tokens, cfg.batch_size, cfg.seq_len, g)
@@ -847,9 +968,20 @@ def train_lm(model, train_tokens: torch.Tensor, val_tokens: torch.Tensor | None 
         return {"val_loss": l, "val_ppl": math.exp(l)}
     return fit(model, next_batch, cfg, evaluate if val_tokens is not None else None, desc=desc)
 
-def train_sft(model, tokenizer, records: Sequence[Mapping], cfg: TrainConfig | None = None, val_records: Sequence[Mapping] | None = None,
-              prompt_key: str = "prompt", answer_key: str = "answer", eval_exact_match: bool = False, desc: str = "sft", **overrides) -> TrainResult:
-    "Supervised fine-tuning on prompt/answer `records` (loss on answers); evaluates answer loss (and exact match) on `val_records`."
+def train_sft(
+    model,
+    tokenizer,
+    records: Sequence[Mapping],
+    cfg: TrainConfig | None = None,
+    val_records: Sequence[Mapping] | None = None,
+    prompt_key: str = "prompt",
+    answer_key: str = "answer",
+    eval_exact_match: bool = False,
+    desc: str = "sft",
+    **overrides,
+) -> TrainResult:
+    ("Supervised fine-tuning on prompt/answer `records` (loss on answers); evaluates answer loss (and exact match) on "
+     "`val_records`.")
     cfg = _config(cfg, overrides)
     check_lm(model, tokenizer)
     data = sft_encode(tokenizer, records, prompt_key, answer_key, max_len=None)
@@ -863,9 +995,13 @@ def train_sft(model, tokenizer, records: Sequence[Mapping], cfg: TrainConfig | N
         dev, tot, cnt = _device_of(m), 0.0, 0
         for i in range(0, len(val), 64):
             b = {k: v.to(dev) for k, v in collate(val[i:i + 64], pad).items()}
-            logits = m(input_ids=b["input_ids"], attention_mask=b["attention_mask"], use_cache=False).logits[:, :-1].float()
+            logits = (
+                m(input_ids=b["input_ids"], attention_mask=b["attention_mask"], use_cache=False).logits[:, :-1].float()
+            )
             y = b["labels"][:, 1:]
-            tot += F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=IGNORE_INDEX, reduction="sum").item()
+            tot += F.cross_entropy(
+                logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=IGNORE_INDEX, reduction="sum"
+            ).item()
             cnt += int((y != IGNORE_INDEX).sum())
         out = {"val_answer_loss": tot / max(cnt, 1)}
         if eval_exact_match: out["val_exact_match"] = exact_match(m, tokenizer, val_records, prompt_key, answer_key)
@@ -878,7 +1014,8 @@ CORPORA: dict[str, Callable[..., dict]] = {}
 
 def register_corpus(name: str, fn: Callable[..., dict]) -> None:
     "Register `fn(**kwargs) -> {'train'|'validation'|'test': records}` as a named corpus for `pretrained`."
-    if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name): raise ValueError(f"name must be a short lower-case identifier, got {name!r}")
+    if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name):
+        raise ValueError(f"name must be a short lower-case identifier, got {name!r}")
     if not callable(fn): raise TypeError("fn must be callable")
     CORPORA[name] = fn
 
@@ -915,7 +1052,8 @@ def cache_key(spec: Mapping) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 def _atomic_dir(target: Path, write: Callable[[Path], None]) -> Path:
-    "Run `write(tmp)` on a fresh temporary folder beside `target`, then rename it to `target` (another writer's copy wins a race)."
+    ("Run `write(tmp)` on a fresh temporary folder beside `target`, then rename it to `target` (another writer's copy "
+     "wins a race).")
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
@@ -943,7 +1081,8 @@ def load_model(path: str | Path, attn: str | None = None) -> tuple[PreTrainedMod
     "Load (model, tokenizer, meta) saved by `save_model`; only safetensors weights are accepted."
     path = Path(path)
     if not (path / "config.json").exists(): raise FileNotFoundError(f"no saved model in {path}")
-    if not list(path.glob("*.safetensors")): raise ValueError(f"{path} has no safetensors weights; refusing to load pickled checkpoints")
+    if not list(path.glob("*.safetensors")):
+        raise ValueError(f"{path} has no safetensors weights; refusing to load pickled checkpoints")
     kw = {"attn_implementation": attn} if attn else {}
     from transformers.utils import logging as hf_logging
     hf_logging.disable_progress_bar()
@@ -955,7 +1094,8 @@ def load_model(path: str | Path, attn: str | None = None) -> tuple[PreTrainedMod
 def cached_model(name: str, spec: Mapping, build: Callable[[], tuple], force: bool = False, attn: str | None = None):
     """(model, tokenizer, meta) from `$ICLR26_CACHE/models/<name>-<cache_key(spec)>`, or from `build()` — which must
     return (model, tokenizer, meta) — saved there first. `meta` gains `path`, `key` and `cached` (True on a hit)."""
-    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9._-]+", name): raise ValueError(f"name must be a plain folder name, got {name!r}")
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9._-]+", name):
+        raise ValueError(f"name must be a plain folder name, got {name!r}")
     key = cache_key(spec)
     path = cache_dir("models", f"{name}-{key}")
     if path.exists() and not force:
@@ -985,7 +1125,12 @@ def corpus_tokens(corpus: str = "stdlib-code", tokenizer: str = "bpe-1024", corp
     spec = {"corpus": corpus, "corpus_kwargs": kw, "data": _corpus_hash(splits), "tokenizer": tokenizer}
     key = cache_key(spec)
     path = cache_dir("tokenizers", f"{corpus}-{tokenizer}-{key}")
-    info = {"spec": spec, "key": key, "path": str(path), "chars": {s: sum(len(r["text"]) for r in v) for s, v in splits.items()}}
+    info = {
+        "spec": spec,
+        "key": key,
+        "path": str(path),
+        "chars": {s: sum(len(r["text"]) for r in v) for s, v in splits.items()},
+    }
     if path.exists() and not force:
         return load_tokenizer(path), load_file(str(path / "tokens.safetensors")), {**info, "cached": True}
     t0 = time.time()
@@ -999,10 +1144,23 @@ def corpus_tokens(corpus: str = "stdlib-code", tokenizer: str = "bpe-1024", corp
     _atomic_dir(path, write)
     return tok, streams, {**info, "cached": False, "seconds": time.time() - t0}
 
-def pretrained(corpus: str = "stdlib-code", size: str = "llama-4L-128", steps: int = 500, seed: int = 0,
-               tokenizer: str = "bpe-1024", corpus_kwargs: Mapping | None = None, batch_size: int = 16, seq_len: int = 128,
-               lr: float = 3e-3, warmup: int = 20, eval_tokens: int = 32_768, force: bool = False, attn: str = "sdpa",
-               device: str | torch.device | None = None, **train_kwargs) -> tuple[PreTrainedModel, PreTrainedTokenizerFast, dict]:
+def pretrained(
+    corpus: str = "stdlib-code",
+    size: str = "llama-4L-128",
+    steps: int = 500,
+    seed: int = 0,
+    tokenizer: str = "bpe-1024",
+    corpus_kwargs: Mapping | None = None,
+    batch_size: int = 16,
+    seq_len: int = 128,
+    lr: float = 3e-3,
+    warmup: int = 20,
+    eval_tokens: int = 32_768,
+    force: bool = False,
+    attn: str = "sdpa",
+    device: str | torch.device | None = None,
+    **train_kwargs,
+) -> tuple[PreTrainedModel, PreTrainedTokenizerFast, dict]:
     """A `size` model language-modelled on the named `corpus` for `steps` steps: from the cache, or trained now
     (on `device`, default the CPU; the cache key ignores the device). Other `TrainConfig` fields go in `train_kwargs`.
 
@@ -1012,11 +1170,25 @@ def pretrained(corpus: str = "stdlib-code", size: str = "llama-4L-128", steps: i
     parse_size(size)
     steps, seed = check_int("steps", steps, 1), check_int("seed", seed, 0)
     tok, streams, tinfo = corpus_tokens(corpus, tokenizer, corpus_kwargs)
-    tcfg = TrainConfig(steps=steps, batch_size=batch_size, seq_len=seq_len, lr=lr, warmup=warmup, seed=seed, **train_kwargs)
-    if tcfg.max_seconds is not None: raise ValueError("pretrained() trains on a budget of steps only (max_seconds would make cached weights machine-dependent)")
+    tcfg = TrainConfig(
+        steps=steps, batch_size=batch_size, seq_len=seq_len, lr=lr, warmup=warmup, seed=seed, **train_kwargs
+    )
+    if tcfg.max_seconds is not None:
+        raise ValueError("pretrained() trains on a budget of steps only (max_seconds would make cached weights "
+                         "machine-dependent)")
     mcfg = model_config(size, tok, attn=attn)
-    spec = {"corpus": tinfo["spec"], "size": size, "model": {k: v for k, v in mcfg.to_dict().items() if k not in ("transformers_version", "_attn_implementation", "attn_implementation", "dtype", "torch_dtype")},
-            "train": asdict(tcfg), "eval_tokens": eval_tokens, "seed": seed}
+    spec = {
+        "corpus": tinfo["spec"],
+        "size": size,
+        "model": {
+            k: v
+            for k, v in mcfg.to_dict().items()
+            if k not in ("transformers_version", "_attn_implementation", "attn_implementation", "dtype", "torch_dtype")
+        },
+        "train": asdict(tcfg),
+        "eval_tokens": eval_tokens,
+        "seed": seed,
+    }
     dev = torch.device(device) if device is not None else torch.device("cpu")
     def build():
         model = make_model(mcfg, seed=seed, attn=attn).to(dev)
@@ -1025,7 +1197,9 @@ def pretrained(corpus: str = "stdlib-code", size: str = "llama-4L-128", steps: i
         meta = {"history": res.history, "evals": res.evals, "train_seconds": res.seconds, "tokens_seen": res.tokens,
                 "params": n_params(model), "vocab_size": len(tok)}
         if val is not None:
-            meta["unigram_ppl"] = unigram_perplexity(streams["train"], val, len(tok), seq_len=seq_len, max_tokens=eval_tokens)
+            meta["unigram_ppl"] = unigram_perplexity(
+                streams["train"], val, len(tok), seq_len=seq_len, max_tokens=eval_tokens
+            )
             meta.update(res.final)
         return model, tok, meta
     model, tok, info = cached_model(f"{corpus}-{size}", spec, build, force=force, attn=attn)

@@ -21,8 +21,9 @@ import torch
 import torch.nn.functional as F
 
 from .core import check_int, progress
-from .tinylm import (SPLITS, SPECIAL_TOKENS, TrainConfig, arithmetic, cache_dir, encode_corpus, fit, knowledge_base,
-                     make_model, make_names, model_config, n_params, split_of, stdlib_corpus, unigram_perplexity)
+from .tinylm import (SPLITS, SPECIAL_TOKENS, TrainConfig, arithmetic, cache_dir, encode_corpus, fit,
+                           knowledge_base, make_model, make_names, model_config, n_params, split_of, stdlib_corpus,
+                           unigram_perplexity)
 
 # %% auto #0
 __all__ = ['ZOO_SPECIALS', 'MIX', 'RECIPES', 'NAMES', 'VOCAB_SIZE', 'FIXED_TEXT', 'MANIFEST_FILES', 'word_pool', 'copy_texts',
@@ -196,7 +197,8 @@ def tokenizer_sample(mix: dict[str, list[str]], chars: int = 3_000_000, seed: in
 class Recipe:
     "How one zoo model is made: its shape (a tinylm size name), its training budget and its seed."
     size: str
-    "tinylm size name `llama-<layers>L-<width>-<heads>h`; head_dim = width / heads must be 32 or 64 (vLLM's CPU attention)"
+    ("tinylm size name `llama-<layers>L-<width>-<heads>h`; head_dim = width / heads must be 32 or 64 (vLLM's CPU "
+     "attention)")
     steps: int
     "optimisation steps"
     batch_size: int = 16
@@ -219,7 +221,9 @@ class Recipe:
 RECIPES: dict[str, Recipe] = {
     "draft": Recipe("llama-1L-64-2h", steps=1200, lr=4e-3, role="PARD/speculative draft; the family's smallest member"),
     "small": Recipe("llama-3L-128-4h", steps=1850, role="the default base for LM paper notebooks"),
-    "medium": Recipe("llama-4L-160-5h", steps=3600, role="the largest member: targets, quantisation, capability claims"),
+    "medium": Recipe(
+        "llama-4L-160-5h", steps=3600, role="the largest member: targets, quantisation, capability claims"
+    ),
 }
 "The zoo family: one tokenizer and one data mix, three sizes. Steps were sized from measured CPU tokens/s."
 NAMES = tuple(RECIPES)
@@ -321,8 +325,15 @@ def train(name: str, steps: int | None = None, seed: int | None = None, scale: f
         tokenizer = build_tokenizer(tokenizer_sample(mix_texts("train", scale)), VOCAB_SIZE)
     streams = mix_streams(tokenizer, "train", scale)
     model = make_model(r.size, tokenizer, seed=seed, max_position_embeddings=1024)
-    cfg = TrainConfig(steps=steps, batch_size=r.batch_size, seq_len=r.seq_len, lr=r.lr, warmup=min(r.warmup, steps // 5),
-                      seed=seed, log_every=50)
+    cfg = TrainConfig(
+        steps=steps,
+        batch_size=r.batch_size,
+        seq_len=r.seq_len,
+        lr=r.lr,
+        warmup=min(r.warmup, steps // 5),
+        seed=seed,
+        log_every=50,
+    )
     res = fit(model, mixed_batches(streams, r.batch_size, r.seq_len, seed), cfg, desc=progress_desc or f"zoo {name}")
     info = {"name": name, "recipe": asdict(r) | {"steps": steps, "seed": seed}, "params": n_params(model),
             "train_seconds": round(res.seconds, 1), "tokens_seen": res.tokens,

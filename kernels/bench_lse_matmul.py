@@ -52,7 +52,9 @@ def correctness(K, device, tiny=False) -> list[dict]:
     out = []
     for ba, bb, M, Kd, N in shapes:
         gen = torch.Generator().manual_seed(M * 31 + N)
-        a, b = _with_neg_inf(torch.randn(*ba, M, Kd, generator=gen) * 4 - 10, torch.randn(*bb, Kd, N, generator=gen) * 4 - 10)
+        a, b = _with_neg_inf(
+            torch.randn(*ba, M, Kd, generator=gen) * 4 - 10, torch.randn(*bb, Kd, N, generator=gen) * 4 - 10
+        )
         gc = torch.randn(*torch.broadcast_shapes(a.shape[:-2], b.shape[:-2]), M, N, generator=gen)
         for dt in dtypes:
             ad, bd = a.to(dt), b.to(dt)
@@ -61,9 +63,18 @@ def correctness(K, device, tiny=False) -> list[dict]:
             fin = torch.isfinite(ref)
             err = (c[fin] - ref[fin]).abs().max().item() if fin.any() else 0.0
             tol = {torch.float32: 1e-4, torch.float16: 0.1, torch.bfloat16: 0.5}[dt]   # absolute, |c| ~ 10..30
-            r = dict(batch_a=list(ba), batch_b=list(bb), M=M, K=Kd, N=N, dtype=str(dt).replace("torch.", ""), fwd_abs_err=err,
-                     neg_inf_pattern_ok=bool(torch.equal(torch.isneginf(c), torch.isneginf(ref))), nan_free=not bool(torch.isnan(c).any()),
-                     tol=tol)
+            r = dict(
+                batch_a=list(ba),
+                batch_b=list(bb),
+                M=M,
+                K=Kd,
+                N=N,
+                dtype=str(dt).replace("torch.", ""),
+                fwd_abs_err=err,
+                neg_inf_pattern_ok=bool(torch.equal(torch.isneginf(c), torch.isneginf(ref))),
+                nan_free=not bool(torch.isnan(c).any()),
+                tol=tol,
+            )
             if dt == torch.float32:
                 # gradient check with scattered -inf only: torch.logsumexp's backward turns a whole -inf row/column
                 # (an output of -inf) into NaN gradients, so the reference cannot be compared there
@@ -71,15 +82,23 @@ def correctness(K, device, tiny=False) -> list[dict]:
                 bd = bd.clone()
                 ad.reshape(-1, M, Kd)[0, 0, :] = torch.randn(Kd, generator=gen) - 10
                 bd.reshape(-1, Kd, N)[0, :, -1] = torch.randn(Kd, generator=gen) - 10
-                aa, bb_ = ad.detach().clone().to(device).requires_grad_(), bd.detach().clone().to(device).requires_grad_()
+                aa, bb_ = (
+                    ad.detach().clone().to(device).requires_grad_(),
+                    bd.detach().clone().to(device).requires_grad_(),
+                )
                 (K.lse_matmul(aa, bb_) * gc.to(device)).sum().backward()
                 ar, br = ad.detach().clone().requires_grad_(), bd.detach().clone().requires_grad_()
                 (K.lse_matmul_reference(ar, br) * gc).sum().backward()
                 r["grad_a_abs_err"] = (aa.grad.cpu() - ar.grad).abs().max().item()
                 r["grad_b_abs_err"] = (bb_.grad.cpu() - br.grad).abs().max().item()
                 r["grads_nan_free"] = not bool(torch.isnan(aa.grad).any() or torch.isnan(bb_.grad).any())
-            r["ok"] = (err <= tol and r["neg_inf_pattern_ok"] and r["nan_free"]
-                       and r.get("grads_nan_free", True) and max(r.get("grad_a_abs_err", 0), r.get("grad_b_abs_err", 0)) <= 1e-3)
+            r["ok"] = (
+                err <= tol
+                and r["neg_inf_pattern_ok"]
+                and r["nan_free"]
+                and r.get("grads_nan_free", True)
+                and max(r.get("grad_a_abs_err", 0), r.get("grad_b_abs_err", 0)) <= 1e-3
+            )
             out.append(r)
     return out
 

@@ -43,14 +43,17 @@ _DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 def _check(a, b, need_device=True, dtypes=_DTYPES):
     for name, t in (("a", a), ("b", b)):
         if not isinstance(t, torch.Tensor): raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
-        if t.dim() < 2: raise ValueError(f"{name} must have at least 2 dims (..., rows, cols), got shape {tuple(t.shape)}")
+        if t.dim() < 2:
+            raise ValueError(f"{name} must have at least 2 dims (..., rows, cols), got shape {tuple(t.shape)}")
         if t.dtype not in dtypes: raise TypeError(f"{name} must be one of {[str(d) for d in dtypes]}, got {t.dtype}")
     if a.shape[-1] != b.shape[-2]:
         raise ValueError(f"inner dims differ: a has {a.shape[-1]} columns, b has {b.shape[-2]} rows")
     try:
         torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except RuntimeError:
-        raise ValueError(f"batch dims of a {tuple(a.shape[:-2])} and b {tuple(b.shape[:-2])} do not broadcast") from None
+        raise ValueError(
+            f"batch dims of a {tuple(a.shape[:-2])} and b {tuple(b.shape[:-2])} do not broadcast"
+        ) from None
     if a.device != b.device: raise ValueError(f"a and b must be on one device, got {a.device} and {b.device}")
     if need_device: check_triton_path(a, b, what="lse_matmul (the Triton path)")
 
@@ -59,7 +62,8 @@ def _check(a, b, need_device=True, dtypes=_DTYPES):
 # pure-PyTorch reference
 # ---------------------------------------------------------------------------------------------
 def lse_matmul_reference(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    "Pure-PyTorch `log(exp(a) @ exp(b))` by broadcasting to (..., M, K, N) and `torch.logsumexp` over K (float32 math or better)."
+    ("Pure-PyTorch `log(exp(a) @ exp(b))` by broadcasting to (..., M, K, N) and `torch.logsumexp` over K (float32 "
+     "math or better).")
     _check(a, b, need_device=False, dtypes=_DTYPES + (torch.float64,))
     dt = torch.promote_types(a.dtype, b.dtype)
     work = torch.float64 if dt == torch.float64 else torch.float32

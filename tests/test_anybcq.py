@@ -65,7 +65,9 @@ def test_progressive_expansion_nested_and_monotone(offset):
     # the one-shot step (0 rounds): plane p+1 = sign of the p-bit residual
     one = anybcq_quantize(W, 1, 5, group_size=64, iters=4, offset=offset, expand_iters=0)
     w = W.view(32, 4, 64)
-    torch.testing.assert_close(one.planes[:, :, 3], sign_pm(w - bcq_reconstruct(one.planes[:, :, :3], one.alphas[3], one.betas[3])))
+    torch.testing.assert_close(
+        one.planes[:, :, 3], sign_pm(w - bcq_reconstruct(one.planes[:, :, :3], one.alphas[3], one.betas[3]))
+    )
     assert torch.equal(one.planes[:, :, 0], code.planes[:, :, 0])
 
 
@@ -252,7 +254,8 @@ def test_sequential_reconstruction_does_not_raise_end_to_end_error(one_torch_thr
     before = err(q)
     log = blockwise_reconstruct(q, lm, calib, steps=10, lr=3e-5, mode="sequential", mix=0.5)
     assert [r["precision"] for r in log] == [2] * 3 + [3] * 3 + [4] * 3
-    assert all(math.isfinite(r["loss_last"]) for r in log)   # first/last steps may see different (fp or quantised) inputs
+    # first/last steps may see different (fp or quantised) inputs
+    assert all(math.isfinite(r["loss_last"]) for r in log)
     after = err(q)
     assert all(a <= b for a, b in zip(after, before)), (before, after)
     assert all(not l.alpha.requires_grad and l.precision == 4 for l in q.modules() if isinstance(l, AnyBCQLinear))

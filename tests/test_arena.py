@@ -5,10 +5,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from iclr26.arena import (C_ELO, METHODS, RIDGE, ArenaScheduler, BTArena, FisherState, ReplayArena, _prior_precision, a_info,
-                          bootstrap_ratings, traffic_log_counts, traffic_pair_probs, battle_arrays, battle_table, brute_force_gains, bt_weights, d_info, drop_anchor, fisher_information,
-                          fit_mle, kendall_tau, load_battles, load_lmarena, load_lmarena_ratings, online_elo, pair_counts,
-                          pairwise_consistency, rating_rmse, run_selection, synthetic_ratings, time_selection, win_matrix, win_prob)
+from iclr26.arena import (C_ELO, METHODS, RIDGE, ArenaScheduler, BTArena, FisherState, ReplayArena, _prior_precision,
+                          a_info, bootstrap_ratings, traffic_log_counts, traffic_pair_probs, battle_arrays,
+                          battle_table, brute_force_gains, bt_weights, d_info, drop_anchor, fisher_information, fit_mle,
+                          kendall_tau, load_battles, load_lmarena, load_lmarena_ratings, online_elo, pair_counts,
+                          pairwise_consistency, rating_rmse, run_selection, synthetic_ratings, time_selection,
+                          win_matrix, win_prob)
 
 
 def random_state(N, seed, ridge=0.5):
@@ -254,8 +256,17 @@ def test_traffic_log_replay_respects_availability():
     i, j = np.triu_indices(12, 1)
     np.testing.assert_allclose(q, b[i] * b[j] / (b[i] * b[j]).sum())
     arena = ReplayArena(r, pair_counts=counts, seed=1)
-    np.testing.assert_array_equal(arena.full_wins() + arena.full_wins().T, pair_counts(np.repeat(i, counts), np.repeat(j, counts), 12))
-    for meth, kw in [("random", {}), ("random", {"pair_probs": np.ones(i.size)}), ("nearest", {}), ("ada-pair", {}), ("a-opt", {}), ("d-opt", {})]:
+    np.testing.assert_array_equal(
+        arena.full_wins() + arena.full_wins().T, pair_counts(np.repeat(i, counts), np.repeat(j, counts), 12)
+    )
+    for meth, kw in [
+        ("random", {}),
+        ("random", {"pair_probs": np.ones(i.size)}),
+        ("nearest", {}),
+        ("ada-pair", {}),
+        ("a-opt", {}),
+        ("d-opt", {}),
+    ]:
         arena = ReplayArena(r, pair_counts=counts, seed=1)
         sc = ArenaScheduler(12, method=meth, seed=2, refit_every=3, **kw)
         for _ in range(60):
@@ -286,13 +297,34 @@ def test_balanced_replay_unchanged_by_pair_counts_option():
 
 def _fixture_55k():
     "A few rows in the exact column layout of `lmsys/arena-human-preference-55k`."
-    return pd.DataFrame({
-        "id": [30192, 53567, 65089, 96401], "model_a": ["gpt-4-1106-preview", "koala-13b", "gpt-3.5-turbo-0613", "llama-2-13b-chat"],
-        "model_b": ["gpt-4-0613", "gpt-4-0613", "mistral-medium", "mistral-7b-instruct"],
-        "prompt": ['["Is it morally right?"]', '["What is the difference?"]', '["explain function calling"]', '["How can I create a test set?"]'],
-        "response_a": ['["The question..."]', '["A marriage..."]', '["Function calling..."]', '["Creating a test set..."]'],
-        "response_b": ['["As an AI..."]', '["A marriage license..."]', '["Function calling is..."]', '["When creating..."]'],
-        "winner_model_a": [1, 0, 0, 1], "winner_model_b": [0, 1, 0, 0], "winner_tie": [0, 0, 1, 0]})
+    return pd.DataFrame(
+        {
+            "id": [30192, 53567, 65089, 96401],
+            "model_a": ["gpt-4-1106-preview", "koala-13b", "gpt-3.5-turbo-0613", "llama-2-13b-chat"],
+            "model_b": ["gpt-4-0613", "gpt-4-0613", "mistral-medium", "mistral-7b-instruct"],
+            "prompt": [
+                '["Is it morally right?"]',
+                '["What is the difference?"]',
+                '["explain function calling"]',
+                '["How can I create a test set?"]',
+            ],
+            "response_a": [
+                '["The question..."]',
+                '["A marriage..."]',
+                '["Function calling..."]',
+                '["Creating a test set..."]',
+            ],
+            "response_b": [
+                '["As an AI..."]',
+                '["A marriage license..."]',
+                '["Function calling is..."]',
+                '["When creating..."]',
+            ],
+            "winner_model_a": [1, 0, 0, 1],
+            "winner_model_b": [0, 1, 0, 0],
+            "winner_tie": [0, 0, 1, 0],
+        }
+    )
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet", ".jsonl"])
@@ -326,7 +358,9 @@ def test_update_refits_after_bulk_and_matches_brute_force():
         sc.update(battle_table(ar.models, a, b, ar.outcomes(a, b)))
         r_mle = fit_mle(sc.wins, anchor=0, anchor_rating=1000.0, check_connected=False)
         np.testing.assert_allclose(sc.r, r_mle, atol=1e-4)
-        g = brute_force_gains(fisher_information(r_mle, sc.counts) + _prior_precision(N, C_ELO, RIDGE), bt_weights(r_mle), 0, "d")
+        g = brute_force_gains(
+            fisher_information(r_mle, sc.counts) + _prior_precision(N, C_ELO, RIDGE), bt_weights(r_mle), 0, "d"
+        )
         i, j = sc.select(1)
         m = int(np.argmax(g))
         assert (sc.pi[m], sc.pj[m]) == (i[0], j[0])
@@ -368,7 +402,9 @@ def test_bootstrap_ratings():
     assert (ci.lower <= ci.rating + 1e-9).all() and (ci.rating <= ci.upper + 1e-9).all()
     assert ci.loc[0, "upper"] - ci.loc[0, "lower"] < 1e-9          # the anchor is fixed
     assert (ci.upper - ci.lower)[1:].min() > 5                      # the others are not
-    np.testing.assert_allclose(ci.rating, fit_mle(win_matrix(a, b, y, 8), anchor_rating=float(ar.ratings[0])), atol=1e-4)
+    np.testing.assert_allclose(
+        ci.rating, fit_mle(win_matrix(a, b, y, 8), anchor_rating=float(ar.ratings[0])), atol=1e-4
+    )
     same = bootstrap_ratings(a, b, y, 8, n_boot=60, anchor=0, anchor_rating=float(ar.ratings[0]), seed=1)
     pd.testing.assert_frame_equal(ci, same)
     sc = ArenaScheduler(ar.models)
@@ -381,7 +417,8 @@ def test_bootstrap_ratings():
 
 
 def test_fit_matches_arena_rank():
-    "Cross-check against LMArena's own `arena-rank` (pins numpy 2.3.3 and jax: it runs where it is installed, e.g. its own venv)."
+    ("Cross-check against LMArena's own `arena-rank` (pins numpy 2.3.3 and jax: it runs where it is installed, e.g. "
+     "its own venv).")
     pytest.importorskip("arena_rank")
     from arena_rank.models.bradley_terry import BradleyTerry
     from arena_rank.utils.data_utils import PairDataset

@@ -191,7 +191,9 @@ def test_notebooks_draw_inline_even_under_a_headless_backend(monkeypatch, tmp_pa
     from iclr26.cli import notebook_info, run_notebook
     seen = {}
     monkeypatch.setenv("MPLBACKEND", "Agg")
-    monkeypatch.setattr(papermill, "execute_notebook", lambda *a, **k: seen.update(backend=os.environ.get("MPLBACKEND")))
+    monkeypatch.setattr(
+        papermill, "execute_notebook", lambda *a, **k: seen.update(backend=os.environ.get("MPLBACKEND"))
+    )
     r = run_notebook(notebook_info(ROOT / "nbs" / "00_core.ipynb"), "smoke", tmp_path)
     assert r.ok and seen["backend"] == "module://matplotlib_inline.backend_inline"
     assert os.environ["MPLBACKEND"] == "Agg", "the caller's backend is restored"

@@ -4,11 +4,11 @@ import pytest
 from scipy import stats
 from scipy.optimize import minimize_scalar
 
-from iclr26.coarse import (BoxSets, GridPartition, HyperplanePartition, PolytopePartition, PolytopeSets, TruncatedSampler,
-                           chebyshev_center, compare_estimators, em_mean, fisher_information, friction_intervals,
-                           identifiability, interval_mle, interval_nll, log_interval_prob, midpoint_mean,
-                           nonidentifiable_directions, ols_midpoints, oracle_mean, random_rotation, sgd_mean, slabs,
-                           trunc_moments, trunc_normal)
+from iclr26.coarse import (BoxSets, GridPartition, HyperplanePartition, PolytopePartition, PolytopeSets,
+                           TruncatedSampler, chebyshev_center, compare_estimators, em_mean, fisher_information,
+                           friction_intervals, identifiability, interval_mle, interval_nll, log_interval_prob,
+                           midpoint_mean, nonidentifiable_directions, ols_midpoints, oracle_mean, random_rotation,
+                           sgd_mean, slabs, trunc_moments, trunc_normal)
 
 
 # ----------------------------------------------------------------- one-dimensional primitives
@@ -126,7 +126,9 @@ def test_partitions_reject_bad_input():
     with pytest.raises(ValueError, match="not convex"):                      # reflex vertex (0.5, 0.5)
         PolytopePartition([np.array([[0, 0], [2, 0], [0.5, 0.5], [0, 2.0]])])
     with pytest.raises(ValueError, match="overlap"):
-        PolytopePartition([np.array([[0, 0], [1, 0], [1, 1], [0, 1.0]]), np.array([[0.5, 0], [1.5, 0], [1.5, 1], [0.5, 1.0]])])
+        PolytopePartition(
+            [np.array([[0, 0], [1, 0], [1, 1], [0, 1.0]]), np.array([[0.5, 0], [1.5, 0], [1.5, 1], [0.5, 1.0]])]
+        )
     with pytest.raises(ValueError, match="empty"):                           # x <= 0 and x >= 1
         PolytopePartition([(np.array([[1.0, 0], [-1, 0]]), np.array([0.0, -1]))])
     with pytest.raises(ValueError, match="dimension"):
@@ -157,7 +159,9 @@ def test_em_is_the_mle_on_a_1d_grid_and_midpoint_is_biased():
     P = GridPartition(1, width=3.0, offset=0.4)
     mu = np.array([0.9])
     X, S = P.sample(mu, 20000, rng)
-    mle = minimize_scalar(lambda m: -S.log_likelihood([m]), bounds=(-2, 3), method="bounded", options=dict(xatol=1e-8)).x
+    mle = minimize_scalar(
+        lambda m: -S.log_likelihood([m]), bounds=(-2, 3), method="bounded", options=dict(xatol=1e-8)
+    ).x
     assert abs(em_mean(S)[0] - mle) < 1e-5
     assert abs(em_mean(S)[0] - mu[0]) < 0.05
     assert abs(midpoint_mean(S)[0] - mu[0]) > 0.05                             # the rounding bias at width 3
@@ -248,7 +252,9 @@ def test_interval_mle_gradient_and_recovery():
     y = X @ w + rng.standard_normal(4000)
     a, b = friction_intervals(y, (-2.0, 2.0), 1.0)
     _, g = interval_nll(w, X, a, b)
-    g_num = [(interval_nll(w + 1e-6 * e, X, a, b)[0] - interval_nll(w - 1e-6 * e, X, a, b)[0]) / 2e-6 for e in np.eye(4)]
+    g_num = [
+        (interval_nll(w + 1e-6 * e, X, a, b)[0] - interval_nll(w - 1e-6 * e, X, a, b)[0]) / 2e-6 for e in np.eye(4)
+    ]
     np.testing.assert_allclose(g, g_num, atol=1e-5)
     assert np.linalg.norm(interval_mle(X, a, b) - w) < 0.12
     assert np.linalg.norm(ols_midpoints(X, a, b) - w) > np.linalg.norm(interval_mle(X, a, b) - w)
@@ -309,7 +315,8 @@ def test_identifiability_warning():
     for S in (box_slabs, plane_slabs):
         assert _warns(sgd_mean, S) and _warns(em_mean, S)
     assert not _warns(sgd_mean, grid) and not _warns(em_mean, grid)
-    assert not _warns(lambda S, rng: sgd_mean(S, rng=rng, check_identifiable=None), box_slabs)   # the check can be switched off
+    # the check can be switched off
+    assert not _warns(lambda S, rng: sgd_mean(S, rng=rng, check_identifiable=None), box_slabs)
 
 
 def test_observed_fisher_boxes_exact_and_polytopes_close():
@@ -319,7 +326,9 @@ def test_observed_fisher_boxes_exact_and_polytopes_close():
     S = P.sample(mu, 5000, rng)[1]
     F = observed_fisher(S, mu)
     np.testing.assert_allclose(F, F.T)
-    np.testing.assert_allclose(np.linalg.eigvalsh(F), np.linalg.eigvalsh(fisher_information(P, mu, n_mc=5000, rng=4)), atol=0.03)
+    np.testing.assert_allclose(
+        np.linalg.eigvalsh(F), np.linalg.eigvalsh(fisher_information(P, mu, n_mc=5000, rng=4)), atol=0.03
+    )
     Sv = voronoi_partition(rng.uniform(-2, 2, (12, 2))).sample(np.zeros(2), 4000, rng)[1]
     ev = np.linalg.eigvalsh(observed_fisher(Sv, np.zeros(2), rng=0))
     assert np.all((ev > 0.2) & (ev < 1.0))
@@ -337,7 +346,9 @@ def test_intreg_recovers_sigma_and_gradient():
         assert np.linalg.norm(w_hat - w) < 0.15 and abs(s_hat - sig) / sig < 0.08
     th = np.r_[w, np.log(1.7)]
     f, g = intreg_nll(th, X, a, b)
-    num = [(intreg_nll(th + 1e-6 * e, X, a, b)[0] - intreg_nll(th - 1e-6 * e, X, a, b)[0]) / 2e-6 for e in np.eye(d + 1)]
+    num = [
+        (intreg_nll(th + 1e-6 * e, X, a, b)[0] - intreg_nll(th - 1e-6 * e, X, a, b)[0]) / 2e-6 for e in np.eye(d + 1)
+    ]
     np.testing.assert_allclose(g, num, rtol=1e-4, atol=1e-7)
     f1, g1 = intreg_nll(np.r_[w, 0.0], X, a, b)                # sigma = 1 is the known-sigma likelihood
     f0, g0 = _interval_nll(w, X, a, b)

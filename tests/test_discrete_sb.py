@@ -4,10 +4,10 @@ import copy, math
 import pytest
 import torch
 
-from iclr26.discrete_sb import (ReferenceChain, SBBenchmark, DLightSB, AlphaCSBM, FeatureEOT, gaussian_log_q, uniform_log_q,
-                                lse_matmul, source_log_probs, exact_plan, enumerate_states, sinkhorn_check, dynamic_check,
-                                shape_score, trend_score, c2st, minibatch_eot_pairs, cond_matrix, plan_kl_d2, categorical,
-                                empirical_log_marginals, fit)
+from iclr26.discrete_sb import (ReferenceChain, SBBenchmark, DLightSB, AlphaCSBM, FeatureEOT, gaussian_log_q,
+                                uniform_log_q, lse_matmul, source_log_probs, exact_plan, enumerate_states,
+                                sinkhorn_check, dynamic_check, shape_score, trend_score, c2st, minibatch_eot_pairs,
+                                cond_matrix, plan_kl_d2, categorical, empirical_log_marginals, fit)
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -24,7 +24,9 @@ def test_reference_rows_sum_to_one_and_doubly_stochastic(kind, alpha):
 
 
 def test_uniform_closed_form_and_gaussian_symmetry():
-    torch.testing.assert_close(uniform_log_q(7, 0.1, 5).exp(), torch.linalg.matrix_power(uniform_log_q(7, 0.1).exp(), 5))
+    torch.testing.assert_close(
+        uniform_log_q(7, 0.1, 5).exp(), torch.linalg.matrix_power(uniform_log_q(7, 0.1).exp(), 5)
+    )
     q = gaussian_log_q(9, 0.2).exp()
     torch.testing.assert_close(q, q.T)
     assert (q.diagonal() > 0).all()
@@ -69,10 +71,25 @@ def test_catsbench_agreement_when_available():
     pytest.importorskip("catsbench")
     from catsbench import BenchmarkHD, BenchmarkHDConfig
     b = SBBenchmark(2, 20, 3, "gaussian", 0.05, "gaussian", num_timesteps=3, num_skip_steps=2, seed=4)
-    conf = BenchmarkHDConfig(dim=2, input_shape=(2,), num_potentials=3, num_categories=20, radius=5.0, alpha=0.05,
-                             num_timesteps=3, num_skip_steps=2, prior_type="gaussian", benchmark_type="gaussian",
-                             input_distribution="gaussian", num_val_samples=4, init_batch_size=4, reverse=False, tau=1.0,
-                             params_dtype="float64", eps=0.0)
+    conf = BenchmarkHDConfig(
+        dim=2,
+        input_shape=(2,),
+        num_potentials=3,
+        num_categories=20,
+        radius=5.0,
+        alpha=0.05,
+        num_timesteps=3,
+        num_skip_steps=2,
+        prior_type="gaussian",
+        benchmark_type="gaussian",
+        input_distribution="gaussian",
+        num_val_samples=4,
+        init_batch_size=4,
+        reverse=False,
+        tau=1.0,
+        params_dtype="float64",
+        eps=0.0,
+    )
     torch.manual_seed(4)
     cb = BenchmarkHD(conf, device="cpu")
     assert torch.equal(cb.log_cp_cores.double(), b.log_r)
@@ -155,8 +172,10 @@ def test_bad_input():
     with pytest.raises(ValueError, match="categories"):
         DLightSB.__mro__[1](b.chain, torch.zeros(2), torch.zeros(2, 11, 2))                       # S mismatch
     with pytest.raises(ValueError, match="num_potentials"): DLightSB(b.chain, 2, 0)
-    with pytest.raises(ValueError, match="init_samples"): DLightSB(b.chain, 2, 3, init_samples=torch.zeros(5, 3, dtype=torch.long))
-    with pytest.raises(ValueError, match="same D"): shape_score(torch.zeros(3, 2, dtype=torch.long), torch.zeros(3, 1, dtype=torch.long), 4)
+    with pytest.raises(ValueError, match="init_samples"):
+        DLightSB(b.chain, 2, 3, init_samples=torch.zeros(5, 3, dtype=torch.long))
+    with pytest.raises(ValueError, match="same D"):
+        shape_score(torch.zeros(3, 2, dtype=torch.long), torch.zeros(3, 1, dtype=torch.long), 4)
     with pytest.raises(ValueError, match="steps"): fit(lambda: torch.zeros(()), [], -1, 0.1)
 
 

@@ -40,10 +40,14 @@ def test_clipped_gradients_match_explicit_per_sample_clipping(small):
     Th, b = rng.normal(size=(4, 2)), rng.normal(size=2)
     G1 = np.einsum("nd,nk->ndk", Z, Z @ Th - X)
     n1 = np.linalg.norm(G1.reshape(len(y), -1), axis=1)
-    np.testing.assert_allclose(clipped_grad_stage1(Z, X, Th, 2.0), (G1 * np.minimum(1, 2.0 / n1)[:, None, None]).mean(0), atol=1e-12)
+    np.testing.assert_allclose(
+        clipped_grad_stage1(Z, X, Th, 2.0), (G1 * np.minimum(1, 2.0 / n1)[:, None, None]).mean(0), atol=1e-12
+    )
     G2 = (Z @ Th) * (Z @ Th @ b - y)[:, None]
     n2 = np.linalg.norm(G2, axis=1)
-    np.testing.assert_allclose(clipped_grad_stage2(Z, y, Th, b, 0.3), (G2 * np.minimum(1, 0.3 / n2)[:, None]).mean(0), atol=1e-12)
+    np.testing.assert_allclose(
+        clipped_grad_stage2(Z, y, Th, b, 0.3), (G2 * np.minimum(1, 0.3 / n2)[:, None]).mean(0), atol=1e-12
+    )
 
 
 def test_sensitivity_of_clipped_mean_is_2C_over_n(small):
@@ -203,7 +207,11 @@ def test_canary_audit_small():
 # ---- add/remove adjacency -----------------------------------------------------------------------------
 def test_add_remove_halves_sensitivity_and_noise(small):
     Z, X, y = small
-    assert sensitivity(3.0, 100, "add_remove") == pytest.approx(0.5 * sensitivity(3.0, 100, "replace")) == pytest.approx(0.03)
+    assert (
+        sensitivity(3.0, 100, "add_remove")
+        == pytest.approx(0.5 * sensitivity(3.0, 100, "replace"))
+        == pytest.approx(0.03)
+    )
     r0 = dp_2s_gd(Z, X, y, rho=0.5, T=20, seed=1)
     r1 = dp_2s_gd(Z, X, y, rho=0.5, T=20, seed=1, adjacency="add_remove")
     assert r1.sigma1 == pytest.approx(r0.sigma1 / 2) and r1.sigma2 == pytest.approx(r0.sigma2 / 2)

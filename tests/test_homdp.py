@@ -6,13 +6,13 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from iclr26.homdp import (
-    PrivateHomDensities, audit_sensitivity, calibrate_noise, check_degree_bound, clopper_pearson, csl_graphs, cycle_homs,
-    cycle_patterns, density_sensitivity, distinguishing_attack, dp_success_bound, edge_flips, hom_brute_force, hom_count,
-    hom_counts, hom_densities, hom_tree, opendp_zcdp_epsilon, pattern_name, project_max_degree, read_ogb_graphprop,
-    read_tu_dataset, sbm_dataset, sensitivity_vector, tcdp_epsilon_authors, to_adjacency, tree_patterns, write_tu_dataset,
-    zcdp_epsilon, zcdp_of_noise, elimination_order, treewidth, hom_treedec, random_patterns, _hom_td_A,
-)
+from iclr26.homdp import (PrivateHomDensities, audit_sensitivity, calibrate_noise, check_degree_bound, clopper_pearson,
+                          csl_graphs, cycle_homs, cycle_patterns, density_sensitivity, distinguishing_attack,
+                          dp_success_bound, edge_flips, hom_brute_force, hom_count, hom_counts, hom_densities, hom_tree,
+                          opendp_zcdp_epsilon, pattern_name, project_max_degree, read_ogb_graphprop, read_tu_dataset,
+                          sbm_dataset, sensitivity_vector, tcdp_epsilon_authors, to_adjacency, tree_patterns,
+                          write_tu_dataset, zcdp_epsilon, zcdp_of_noise, elimination_order, treewidth, hom_treedec,
+                          random_patterns, _hom_td_A)
 
 GENERAL = [nx.complete_graph(4), nx.house_graph(), nx.Graph([(0, 1), (1, 2), (2, 0), (2, 3)])]   # K4, house, paw
 
@@ -53,7 +53,9 @@ def test_tree_decomposition_width_matches_networkx():
     from networkx.algorithms.approximation import treewidth_min_degree, treewidth_min_fill_in
     for F in ATLAS:
         assert treewidth(F) == min(treewidth_min_fill_in(F)[0], treewidth_min_degree(F)[0])
-    assert [treewidth(F) for F in (nx.path_graph(6), nx.cycle_graph(7), nx.complete_graph(4), nx.complete_graph(5))] == [1, 2, 3, 4]
+    assert [
+        treewidth(F) for F in (nx.path_graph(6), nx.cycle_graph(7), nx.complete_graph(4), nx.complete_graph(5))
+    ] == [1, 2, 3, 4]
     order, w = elimination_order(nx.grid_2d_graph(3, 3))
     assert w == 3 and len(order) == 9
 
@@ -88,7 +90,9 @@ def test_treewidth_and_memory_limits():
 def test_random_patterns():
     for w in (2, 3):
         pats = random_patterns(5, 6, max_treewidth=w, seed=w)
-        assert len(pats) == 5 and all(nx.is_connected(F) and F.number_of_nodes() == 6 and treewidth(F) <= w for F in pats)
+        assert len(pats) == 5 and all(
+            nx.is_connected(F) and F.number_of_nodes() == 6 and treewidth(F) <= w for F in pats
+        )
         assert not any(nx.is_isomorphic(a, b) for i, a in enumerate(pats) for b in pats[i + 1:])
     with pytest.raises(ValueError, match="distinct"):
         random_patterns(50, 4, max_treewidth=2, seed=0, max_tries=200)   # only 6 connected graphs on 4 nodes
@@ -153,8 +157,11 @@ def test_sensitivity_formula_hand_checked():
     assert density_sensitivity(nx.cycle_graph(3), 10, 3) == pytest.approx(6 / 100 * 3 / 10)
     assert density_sensitivity(nx.path_graph(2), 10, 9) == pytest.approx(2 / 100)
     assert density_sensitivity(nx.star_graph(3), 20, 5) == pytest.approx(2 * 3 / 400 * (5 / 20) ** 2)
-    assert density_sensitivity(nx.cycle_graph(4), 5, 100) == density_sensitivity(nx.cycle_graph(4), 5, 4)   # Δ capped at n-1
-    np.testing.assert_allclose(sensitivity_vector(cycle_patterns(4), 41, 4), [6 / 41**2 * 4 / 41, 8 / 41**2 * (4 / 41) ** 2])
+    # Δ capped at n-1
+    assert density_sensitivity(nx.cycle_graph(4), 5, 100) == density_sensitivity(nx.cycle_graph(4), 5, 4)
+    np.testing.assert_allclose(
+        sensitivity_vector(cycle_patterns(4), 41, 4), [6 / 41**2 * 4 / 41, 8 / 41**2 * (4 / 41) ** 2]
+    )
 
 
 def test_sensitivity_bound_attained_and_never_exceeded():

@@ -24,7 +24,12 @@ def _err(c, r):
 
 
 # (batch_a, batch_b, M, K, N, block_m, block_n, block_k): tiles smaller than the tensors leave ragged tails
-SHAPES = [((), (), 19, 23, 9, 8, 4, 8), ((2,), (), 5, 3, 7, 4, 4, 2), ((), (3,), 1, 17, 1, 1, 1, 16), ((2, 1), (1, 2), 6, 5, 4, 4, 2, 4)]
+SHAPES = [
+    ((), (), 19, 23, 9, 8, 4, 8),
+    ((2,), (), 5, 3, 7, 4, 4, 2),
+    ((), (3,), 1, 17, 1, 1, 1, 16),
+    ((2, 1), (1, 2), 6, 5, 4, 4, 2, 4),
+]
 
 
 @needs_triton_path

@@ -65,3 +65,33 @@ def test_ruff_settings_are_nbdev_friendly():
     baseline = {k: v for k, v in lint["per-file-ignores"].items() if not k.startswith("*")}
     assert all(k.startswith(("nbs/", "tests/", "kernels/")) for k in baseline), baseline
     assert not {"kernels/__init__.py", "kernels/anybcq.py", "kernels/lmkan.py", "tests/helpers.py"} & set(baseline)
+
+
+wspec = importlib.util.spec_from_file_location("wrap_lines", ROOT / ".ci" / "wrap_lines.py")
+W = importlib.util.module_from_spec(wspec)
+wspec.loader.exec_module(W)
+
+LONG = "x" * 90
+WRAP_CASES = [
+    f"y = 1   # {LONG} and some more words to go over the limit\n",                     # a trailing comment
+    f"def f(a):\n    if a < 0: raise ValueError(f'a must be >= 0, got {{a}}; {LONG}')\n",  # a one-line guard
+    f"def f():\n    '{LONG} a docstring with many words in it, longer than the limit'\n",  # a docstring
+    f"z = g(f'{{1}} {LONG} words {{2}} and more words to pass the limit', 3)\n",           # an f-string in a call
+    "from os.path import (" + ", ".join(f"name{i}" for i in range(30)) + ")\n",          # an import
+    "w = " + " + ".join(f"value_{i}" for i in range(20)) + "\n",                        # plain code: ruff format
+]
+
+
+@pytest.mark.parametrize("src", WRAP_CASES)
+def test_wrap_source_shortens_every_line_and_keeps_the_tree(src):
+    assert max(map(len, src.split("\n"))) > 120
+    new, n = W.wrap_source(src)
+    assert n > 0 and max(map(len, new.split("\n"))) <= 120, new
+    assert ast.dump(ast.parse(new)) == ast.dump(ast.parse(src))
+    assert W.wrap_source(new) == (new, 0)                                  # idempotent
+
+
+def test_wrap_source_leaves_what_it_cannot_shorten():
+    src = 'def f():\n    """' + "a" * 130 + '"""\n'                        # one word in a triple-quoted string
+    assert W.wrap_source(src) == (src, 0)
+    assert W.wrap_source("x = (1;\n") == ("x = (1;\n", 0)                  # does not parse

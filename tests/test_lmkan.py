@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from iclr26.lmkan import (LMKAN2D, LMKANConv2d, count_flops, equal_flops_ratios, error_at_flops, fastkan_net,
-                          flops_at_error, flops_ratios, front_slope, grow_grid, hat_basis, hessian_lambda, hessian_penalty,
-                          laplace_cdf, laplace_knots, lmkan_dense_reference, lmkan_lookup, lmkan_net, lmkan_onehot,
-                          lmkan_schedule, locate, mlp_net, pareto_front, train_regression)
+                          flops_at_error, flops_ratios, front_slope, grow_grid, hat_basis, hessian_lambda,
+                          hessian_penalty, laplace_cdf, laplace_knots, lmkan_dense_reference, lmkan_lookup, lmkan_net,
+                          lmkan_onehot, lmkan_schedule, locate, mlp_net, pareto_front, train_regression)
 
 
 def _edge_inputs(B, N, knots, seed=0):
@@ -60,7 +60,9 @@ def test_exact_linear_property_including_extrapolation():
     W = torch.randn(3, 8, dtype=torch.float64)
     b = lay.knots
     with torch.no_grad():
-        lay.table.copy_(W[:, 0::2][None, None] * b[:, None, None, None] + W[:, 1::2][None, None] * b[None, :, None, None])
+        lay.table.copy_(
+            W[:, 0::2][None, None] * b[:, None, None, None] + W[:, 1::2][None, None] * b[None, :, None, None]
+        )
     x = _edge_inputs(25, 8, b)
     x[4] = 40.0
     torch.testing.assert_close(lay(x), x @ W.T, rtol=1e-10, atol=1e-10)
@@ -94,7 +96,11 @@ def test_hessian_penalty_of_quadratic():
 
 
 def test_schedule():
-    assert hessian_lambda(0) == 1.0 and math.isclose(hessian_lambda(30), 0.1) and math.isclose(hessian_lambda(60, 2.0), 0.02)
+    assert (
+        hessian_lambda(0) == 1.0
+        and math.isclose(hessian_lambda(30), 0.1)
+        and math.isclose(hessian_lambda(60, 2.0), 0.02)
+    )
     lr, lam = lmkan_schedule(0, 100, 1e-3)
     assert lr == 1e-3 and lam == 1.0
     lr, lam = lmkan_schedule(25, 100, 1e-3)

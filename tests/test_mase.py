@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from iclr26.mase import (AGGREGATORS, GraphicalGame, NormalFormGame, battle_of_the_sexes, bounded_degree_tree, chicken,
-                         classic_games, coalition_gains, coalitions, coordination_game, evaluate_marginals, ewf, exploitability,
-                         joint_from_marginals, matching_pennies, mase, max_coalition_gain, max_sum, max_welfare_ce,
-                         max_welfare_cce, nash_equilibria, network_game, point_mass, prisoners_dilemma, product_distribution,
-                         public_goods, pure_nash_equilibria, pure_strong_profiles, random_game, tree_decomposition)
+                         classic_games, coalition_gains, coalitions, coordination_game, evaluate_marginals, ewf,
+                         exploitability, joint_from_marginals, matching_pennies, mase, max_coalition_gain, max_sum,
+                         max_welfare_ce, max_welfare_cce, nash_equilibria, network_game, point_mass, prisoners_dilemma,
+                         product_distribution, public_goods, pure_nash_equilibria, pure_strong_profiles, random_game,
+                         tree_decomposition)
 
 TOL = 1e-9
 
@@ -119,7 +120,9 @@ def test_max_sum_matches_enumeration():
     rng = np.random.default_rng(0)
     facs = [(s, rng.standard_normal((3,) * len(s)), td.home[k]) for k, s in enumerate(gg.scopes)]
     val, x = max_sum(td, [3] * gg.n_players, facs)
-    best = max(sum(f[tuple(xx[v] for v in s)] for s, f, _ in facs) for xx in itertools.product(range(3), repeat=gg.n_players))
+    best = max(
+        sum(f[tuple(xx[v] for v in s)] for s, f, _ in facs) for xx in itertools.product(range(3), repeat=gg.n_players)
+    )
     assert abs(val - best) < 1e-12
     assert abs(sum(f[tuple(x[v] for v in s)] for s, f, _ in facs) - val) < 1e-12
 
@@ -183,14 +186,21 @@ def test_bad_arguments():
 
 
 def test_bad_graphical_games():
-    with pytest.raises(ValueError, match="start with player"): GraphicalGame((2, 2), [(1, 0), (1,)], [np.zeros((2, 2)), np.zeros(2)])
+    with pytest.raises(ValueError, match="start with player"):
+        GraphicalGame((2, 2), [(1, 0), (1,)], [np.zeros((2, 2)), np.zeros(2)])
     with pytest.raises(ValueError, match="shape"): GraphicalGame((2, 2), [(0,), (1,)], [np.zeros(3), np.zeros(2)])
     with pytest.raises(ValueError, match="finite"): GraphicalGame((2,), [(0,)], [np.array([np.nan, 0])])
     with pytest.raises(ValueError, match="n_actions"): GraphicalGame((0, 2), [(0,), (1,)], [np.zeros(0), np.zeros(2)])
     with pytest.raises(TypeError): network_game([0, 1])
     gg = network_game(nx.path_graph(3), seed=0)
     with pytest.raises(NotImplementedError): mase(gg, deviation="correlated")
-    assert abs(mase(gg, deviation="correlated", method="brute").value - mase(gg.to_normal_form(), deviation="correlated").value) < 1e-12
+    assert (
+        abs(
+            mase(gg, deviation="correlated", method="brute").value
+            - mase(gg.to_normal_form(), deviation="correlated").value
+        )
+        < 1e-12
+    )
 
 
 def test_pygambit_is_optional():

@@ -4,8 +4,9 @@ import math
 import pytest
 import torch
 
-from iclr26.offpolicy_grpo import (VARIANTS, addition_split, check_bound_on_bandits, improvement_bound, offpolicy_clip_objective,
-                                   offpolicy_config, random_bandits, sync_schedule, tv_distance)
+from iclr26.offpolicy_grpo import (VARIANTS, addition_split, check_bound_on_bandits, improvement_bound,
+                                   offpolicy_clip_objective, offpolicy_config, random_bandits, sync_schedule,
+                                   tv_distance)
 from iclr26.rl import StaleSampler, group_advantages, zero_variance_mask
 
 
@@ -68,7 +69,12 @@ def test_bound_holds_on_bandits():
 
 
 def test_bound_hand_case_and_on_policy():
-    pi, pk, al, r = (torch.tensor([0.6, 0.4]), torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.5]), torch.tensor([1.0, 0.0]))
+    pi, pk, al, r = (
+        torch.tensor([0.6, 0.4]),
+        torch.tensor([0.5, 0.5]),
+        torch.tensor([0.5, 0.5]),
+        torch.tensor([1.0, 0.0]),
+    )
     b = improvement_bound(pi, pk, al, r)
     s = math.sqrt(0.25 + 1e-4)
     assert b["gain"].item() == pytest.approx(0.1)
@@ -94,7 +100,13 @@ def test_bad_eps(bad):
     with pytest.raises(ValueError, match="eps"):
         offpolicy_config(v=2, eps=bad)
     with pytest.raises(ValueError, match="eps"):
-        improvement_bound(torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.5]), torch.tensor([1.0, 0.0]), eps=bad)
+        improvement_bound(
+            torch.tensor([0.5, 0.5]),
+            torch.tensor([0.5, 0.5]),
+            torch.tensor([0.5, 0.5]),
+            torch.tensor([1.0, 0.0]),
+            eps=bad,
+        )
 
 
 def test_bad_inputs():
@@ -105,7 +117,9 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="probability"):
         tv_distance(torch.tensor([0.7, 0.7]), torch.tensor([0.5, 0.5]))
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
-        improvement_bound(torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.5]), torch.tensor([1.5, 0.0]))
+        improvement_bound(
+            torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.5]), torch.tensor([1.5, 0.0])
+        )
     with pytest.raises(ValueError, match="n_test"):
         addition_split(4, 20, 10)
 

@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 import torch
 
-from iclr26.plasticity import (ACTIVATIONS, CReLU, DynamicsShift, PlasticMLP, RandomizedSmoothLeaky, SmoothLeaky, activation_grad,
-                               class_incremental_tasks, dead_band_width, diagnose, effective_negative_slope, effective_rank,
-                               make_activation, permuted_tasks, plasticity_score, ppo_activation_fn, random_label_tasks,
-                               smooth_leaky, smooth_leaky_grad, smooth_leaky_grad_floor, stress_run, train_continual)
+from iclr26.plasticity import (ACTIVATIONS, CReLU, DynamicsShift, PlasticMLP, RandomizedSmoothLeaky, SmoothLeaky,
+                               activation_grad, class_incremental_tasks, dead_band_width, diagnose,
+                               effective_negative_slope, effective_rank, make_activation, permuted_tasks,
+                               plasticity_score, ppo_activation_fn, random_label_tasks, smooth_leaky, smooth_leaky_grad,
+                               smooth_leaky_grad_floor, stress_run, train_continual)
 
 
 @pytest.mark.parametrize("alpha,p,c", [(0.1, 3.0, 5.0), (0.0, 3.0, 5.0), (0.3, 1.0, 2.0), (1.0, 3.0, 5.0), (0.05, 0.5, 7.0)])
@@ -16,7 +17,9 @@ def test_closed_form_derivative_matches_autograd(alpha, p, c):
     x = torch.linspace(-20, 20, 8001, dtype=torch.float64, requires_grad=True)
     g, = torch.autograd.grad(SmoothLeaky(alpha, p, c)(x).sum(), x)
     torch.testing.assert_close(g, smooth_leaky_grad(x.detach(), alpha, p, c), rtol=0, atol=1e-12)
-    assert torch.autograd.gradcheck(lambda t: smooth_leaky(t, alpha, p, c), (torch.randn(20, dtype=torch.float64, requires_grad=True),))
+    assert torch.autograd.gradcheck(
+        lambda t: smooth_leaky(t, alpha, p, c), (torch.randn(20, dtype=torch.float64, requires_grad=True),)
+    )
 
 
 @pytest.mark.parametrize("alpha", [0.0, 0.1, 0.25, 0.5, 0.9])
@@ -36,7 +39,8 @@ def test_limits_and_special_cases():
     torch.testing.assert_close(d, torch.tensor([0.1, 0.1 + 0.9 * 0.5, 1.0], dtype=torch.float64))
     z = torch.randn(100, dtype=torch.float64)
     torch.testing.assert_close(SmoothLeaky(1.0)(z), z)                       # alpha = 1: identity
-    torch.testing.assert_close(SmoothLeaky(0.0, p=1.0, c=1.0)(z), torch.nn.functional.silu(z))  # alpha = 0, c/p = 1: SiLU
+    # alpha = 0, c/p = 1: SiLU
+    torch.testing.assert_close(SmoothLeaky(0.0, p=1.0, c=1.0)(z), torch.nn.functional.silu(z))
 
 
 def test_randomized_train_and_eval():
@@ -89,9 +93,12 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="width"): PlasticMLP(4, width=0)
     with pytest.raises(TypeError, match="depth"): PlasticMLP(4, depth=2.0)
     with pytest.raises(ValueError, match="tasks"): train_continual("ReLU", [])
-    with pytest.raises(ValueError, match="lr"): train_continual("ReLU", random_label_tasks(torch.randn(8, 4), 1, 8), lr=0)
-    with pytest.raises(ValueError, match="gamma"): stress_run("ReLU", -1.0, torch.randn(20, 4), torch.zeros(20, dtype=torch.long), 10)
-    with pytest.raises(ValueError, match="classes_per_task"): class_incremental_tasks(torch.randn(20, 4), torch.zeros(20, dtype=torch.long), 10, 3)
+    with pytest.raises(ValueError, match="lr"):
+        train_continual("ReLU", random_label_tasks(torch.randn(8, 4), 1, 8), lr=0)
+    with pytest.raises(ValueError, match="gamma"):
+        stress_run("ReLU", -1.0, torch.randn(20, 4), torch.zeros(20, dtype=torch.long), 10)
+    with pytest.raises(ValueError, match="classes_per_task"):
+        class_incremental_tasks(torch.randn(20, 4), torch.zeros(20, dtype=torch.long), 10, 3)
     with pytest.raises(ValueError, match="returns"): plasticity_score({})
     with pytest.raises(ValueError, match="seeds x cycles x shifts"): plasticity_score({"a": np.zeros((2, 3))})
 
@@ -136,7 +143,9 @@ def test_tasks_and_training_smoke():
     ci = class_incremental_tasks(X, y, 80, 5, 2)
     assert len(ci) == 4 and set(ci[1]["ytr"].tolist()) == {5, 6, 7, 8, 9}
     h = train_continual("Smooth-Leaky", rl, width=16, epochs=3, lr=1e-2, seed=0)
-    assert len(h) == 3 and all(0 <= r["acc"] <= 1 and 0 <= r["dead"] <= r["saturated"] <= 1 and r["erank"] > 0 for r in h)
+    assert len(h) == 3 and all(
+        0 <= r["acc"] <= 1 and 0 <= r["dead"] <= r["saturated"] <= 1 and r["erank"] > 0 for r in h
+    )
     h2 = train_continual("Smooth-Leaky", rl, width=16, epochs=3, lr=1e-2, seed=0)
     assert [r["acc"] for r in h] == [r["acc"] for r in h2]                    # seeded: reproducible
     s = stress_run("ReLU", 2.0, X, y, 80, events=1, warmup=10, stress_steps=5, recover_steps=10, eval_every=5, width=8)
@@ -197,16 +206,24 @@ def test_leaky_slope_is_a_parameter():
 def test_diagnose_works_on_any_module():
     torch.manual_seed(0)
     X = torch.randn(64, 16)
-    seq = torch.nn.Sequential(torch.nn.Linear(16, 8), torch.nn.ReLU(), torch.nn.Linear(8, 8), SmoothLeaky(), torch.nn.Linear(8, 2))
+    seq = torch.nn.Sequential(
+        torch.nn.Linear(16, 8), torch.nn.ReLU(), torch.nn.Linear(8, 8), SmoothLeaky(), torch.nn.Linear(8, 2)
+    )
     with torch.no_grad():
         seq[0].weight.zero_()
         seq[0].bias.fill_(-1.0)
         seq[0].bias[:2] = 1.0   # 6 of 8 ReLU units dead, SL units never
     d = diagnose(seq, X)
-    assert d["layers"] == 2 and d["dead"] == pytest.approx((6 / 8 + 0) / 2) and d["saturated"] == pytest.approx((6 / 8) / 2)
+    assert (
+        d["layers"] == 2
+        and d["dead"] == pytest.approx((6 / 8 + 0) / 2)
+        and d["saturated"] == pytest.approx((6 / 8) / 2)
+    )
     feat = SmoothLeaky()(seq[2](seq[1](seq[0](X))))
     assert d["erank"] == pytest.approx(effective_rank(feat), rel=1e-6)
-    conv = torch.nn.Sequential(torch.nn.Unflatten(1, (1, 4, 4)), torch.nn.Conv2d(1, 3, 2), torch.nn.GELU(), torch.nn.Flatten())
+    conv = torch.nn.Sequential(
+        torch.nn.Unflatten(1, (1, 4, 4)), torch.nn.Conv2d(1, 3, 2), torch.nn.GELU(), torch.nn.Flatten()
+    )
     dc = diagnose(conv, X)
     assert dc["layers"] == 1 and 0 <= dc["saturated"] <= 1 and dc["erank"] > 0
     assert conv.training                                                     # mode restored
@@ -240,4 +257,5 @@ def test_ppo_logprob_gap_mean_slope_removes_the_mismatch():
     assert ppo_logprob_gap(models[True]) < 1e-6                              # mean slope in rollout and update
     assert ppo_logprob_gap(models[False]) > 1e-6                             # random slopes in the update only
     assert ppo_logprob_gap(models[True], random_slopes=True) > 1e-6          # forced random for the measurement ...
-    assert all(m.fixed_mean for m in models[True].policy.modules() if isinstance(m, RandomizedSmoothLeaky))  # ... then restored
+    # ... then restored
+    assert all(m.fixed_mean for m in models[True].policy.modules() if isinstance(m, RandomizedSmoothLeaky))

@@ -33,7 +33,9 @@ DIGITS = [{"prompt": f"{d}:", "target": str(d)} for d in range(10)]
 def test_sample_group_layout_logprobs_and_seed(policy, tok):
     ro = R.sample_group(policy, tok, DIGITS[:3], group_size=4, max_new_tokens=3, seed=5)
     assert len(ro) == 12 and ro.n_groups == 3 and ro.group_index.tolist() == [0] * 4 + [1] * 4 + [2] * 4
-    assert ro.prompts == [p for p in ("0:", "1:", "2:") for _ in range(4)] and ro.batch["target"] == [t for t in "012" for _ in range(4)]
+    assert ro.prompts == [p for p in ("0:", "1:", "2:") for _ in range(4)] and ro.batch["target"] == [
+        t for t in "012" for _ in range(4)
+    ]
     assert ro.completion_ids.shape == ro.completion_mask.shape == ro.logprobs.shape
     assert (ro.logprobs[ro.completion_mask == 0] == 0).all() and (ro.logprobs[ro.completion_mask == 1] < 0).all()
     torch.testing.assert_close(R.completion_logprobs(policy, ro), ro.logprobs, atol=1e-5, rtol=0)
@@ -55,7 +57,8 @@ def test_sample_group_bad_input(policy, tok):
     with pytest.raises(TypeError, match="tokenizer"): R.sample_group(policy, None, ["1:"], group_size=2)
     with pytest.raises(ValueError, match="empty"): R.sample_group(policy, tok, [], group_size=2)
     with pytest.raises(TypeError, match="one string"): R.sample_group(policy, tok, "1:", group_size=2)
-    with pytest.raises(TypeError, match="all be strings"): R.sample_group(policy, tok, ["1:", {"prompt": "2:"}], group_size=2)
+    with pytest.raises(TypeError, match="all be strings"):
+        R.sample_group(policy, tok, ["1:", {"prompt": "2:"}], group_size=2)
     with pytest.raises(KeyError, match="prompt"): R.sample_group(policy, tok, [{"question": "2:"}], group_size=2)
 
 
@@ -68,7 +71,8 @@ def test_compute_rewards_weights_none_and_errors(policy, tok):
     total, per = R.compute_rewards([spy, lambda prompts, completions, **k: [1.0] * 4], ro, weights=[2.0, -1.0])
     assert seen["n"] == 4 and seen["target"] == ["0", "0", "1", "1"] and len(seen["ids"]) == 4
     assert torch.isnan(per[1, 0]) and total.tolist() == [1.0, -1.0, 0.0, 3.0]
-    with pytest.raises(ValueError, match="returned 1 values"): R.compute_rewards(lambda prompts, completions, **k: [0.0], ro)
+    with pytest.raises(ValueError, match="returned 1 values"):
+        R.compute_rewards(lambda prompts, completions, **k: [0.0], ro)
     with pytest.raises(ValueError, match="weights"): R.compute_rewards([spy], ro, weights=[1.0, 2.0])
     with pytest.raises(TypeError, match="callable"): R.compute_rewards(["not a function"], ro)
 
@@ -109,7 +113,8 @@ def test_token_advantages_process_supervision():
     expect = torch.tensor([[z[0] + z[1], z[0] + z[1], z[1], z[1]], [z[2] + z[3], z[2] + z[3], z[3], z[3]]])
     torch.testing.assert_close(R.token_advantages(sr, rm, cm, 2), expect)
     with pytest.raises(ValueError, match="shape"): R.token_advantages(sr, rm[:, :3], cm, 2)
-    with pytest.raises(ValueError, match="empty row"): R.token_advantages(sr, torch.zeros(2, 4, dtype=torch.bool), cm, 2)
+    with pytest.raises(ValueError, match="empty row"):
+        R.token_advantages(sr, torch.zeros(2, 4, dtype=torch.bool), cm, 2)
 
 
 # ---------------------------------------------------------------- losses
@@ -134,7 +139,12 @@ def test_bandit_gradient_is_analytic_and_has_the_policy_gradient_sign(theta):
         assert (torch.sign(-g) == torch.sign(pi * (r_arm - pi @ r_arm))).all()
     assert st["ratio_mean"] == pytest.approx(1.0) and st["clip_frac"] == 0.0
     # all aggregations agree for one-token completions; sequence ratios equal token ratios there
-    for kw in (dict(aggregation="token_mean"), dict(aggregation="fixed_length"), dict(ratio_level="sequence"), dict(ratio_level="sequence_geomean")):
+    for kw in (
+        dict(aggregation="token_mean"),
+        dict(aggregation="fixed_length"),
+        dict(ratio_level="sequence"),
+        dict(ratio_level="sequence_geomean"),
+    ):
         torch.testing.assert_close(_bandit(theta, arms, r_arm, **kw)[0], g)
 
 
@@ -157,7 +167,9 @@ def test_clip_and_clip_centre():
     rho = torch.linspace(0, 3, 31)
     f = R.clip_objective(rho, torch.tensor(1.0), 0.2, None, 1.5)
     torch.testing.assert_close(f, torch.minimum(rho, rho.clamp(1.3, 1.7)))
-    torch.testing.assert_close(R.clip_objective(rho, torch.tensor(1.0), 0.2, None, 0.1), torch.minimum(rho, rho.clamp(0.0, 0.3)))
+    torch.testing.assert_close(
+        R.clip_objective(rho, torch.tensor(1.0), 0.2, None, 0.1), torch.minimum(rho, rho.clamp(0.0, 0.3))
+    )
 
 
 def test_aggregations_kl_and_zero_variance_keep():
@@ -165,7 +177,11 @@ def test_aggregations_kl_and_zero_variance_keep():
     mask = torch.tensor([[1., 1., 0.], [1., 0., 0.]])
     A = torch.tensor([1.0, -2.0])
     o = torch.tensor([[1.0, 1.0, 0.0], [-2.0, 0.0, 0.0]])      # on-policy: objective = A on every token
-    for agg, J in (("sequence_mean", (1.0 + -2.0) / 2), ("token_mean", (2.0 - 2.0) / 3), ("fixed_length", (2.0 - 2.0) / (2 * 3))):
+    for agg, J in (
+        ("sequence_mean", (1.0 + -2.0) / 2),
+        ("token_mean", (2.0 - 2.0) / 3),
+        ("fixed_length", (2.0 - 2.0) / (2 * 3)),
+    ):
         loss, _ = R.policy_loss(logp, logp.detach(), A, mask, aggregation=agg)
         assert loss.item() == pytest.approx(-J)
     ref = logp.detach() + 0.3
@@ -173,7 +189,9 @@ def test_aggregations_kl_and_zero_variance_keep():
     _, st = R.policy_loss(logp, logp.detach(), A, mask, ref_logp=ref, beta=0.1)
     assert st["kl"] == pytest.approx(math.exp(0.3) - 1.3, rel=1e-5)
     # keep=False removes a row from the surrogate, the KL and the normaliser
-    loss_keep, st = R.policy_loss(logp, logp.detach(), A, mask, ref_logp=ref, beta=0.1, keep=torch.tensor([True, False]))
+    loss_keep, st = R.policy_loss(
+        logp, logp.detach(), A, mask, ref_logp=ref, beta=0.1, keep=torch.tensor([True, False])
+    )
     loss_one, _ = R.policy_loss(logp[:1], logp[:1].detach(), A[:1], mask[:1], ref_logp=ref[:1], beta=0.1)
     assert loss_keep.item() == pytest.approx(loss_one.item()) and st["kept_frac"] == 0.5
     loss_keep.backward()
@@ -187,10 +205,17 @@ def test_policy_loss_bad_input():
     lp = torch.zeros(2, 3)
     m = torch.ones(2, 3)
     A = torch.zeros(2)
-    cases = [(dict(old_logp=torch.zeros(2, 2)), "old_logp"), (dict(advantages=torch.zeros(3)), "advantages"),
-             (dict(mask=torch.ones(3, 3)), "mask"), (dict(beta=0.1), "ref_logp"), (dict(ratio_level="word"), "ratio_level"),
-             (dict(aggregation="median"), "aggregation"), (dict(keep=torch.ones(3, dtype=torch.bool)), "keep"),
-             (dict(advantages=torch.zeros(2, 3), ratio_level="sequence"), "sequence-level"), (dict(beta=-1.0), "beta")]
+    cases = [
+        (dict(old_logp=torch.zeros(2, 2)), "old_logp"),
+        (dict(advantages=torch.zeros(3)), "advantages"),
+        (dict(mask=torch.ones(3, 3)), "mask"),
+        (dict(beta=0.1), "ref_logp"),
+        (dict(ratio_level="word"), "ratio_level"),
+        (dict(aggregation="median"), "aggregation"),
+        (dict(keep=torch.ones(3, dtype=torch.bool)), "keep"),
+        (dict(advantages=torch.zeros(2, 3), ratio_level="sequence"), "sequence-level"),
+        (dict(beta=-1.0), "beta"),
+    ]
     for kw, msg in cases:
         args = dict(logp=lp, old_logp=lp, advantages=A, mask=m)
         args.update(kw)
@@ -223,7 +248,12 @@ def test_masked_sequence_logprobs_equal_plain(policy, tok):
         packed = R.sequence_logprobs(policy, torch.cat([a, b], 1), allowed=segment_allowed(seg), position_ids=pos)
         torch.testing.assert_close(packed[:, :a.shape[1] - 1], R.sequence_logprobs(policy, a), atol=1e-5, rtol=0)
         torch.testing.assert_close(packed[:, a.shape[1]:], R.sequence_logprobs(policy, b), atol=1e-5, rtol=0)
-        torch.testing.assert_close(R.sequence_logprobs(policy, a, allowed=causal_allowed(torch.ones_like(a))), R.sequence_logprobs(policy, a), atol=1e-5, rtol=0)
+        torch.testing.assert_close(
+            R.sequence_logprobs(policy, a, allowed=causal_allowed(torch.ones_like(a))),
+            R.sequence_logprobs(policy, a),
+            atol=1e-5,
+            rtol=0,
+        )
     with pytest.raises(ValueError, match="temperature"): R.sequence_logprobs(policy, a, temperature=0)
 
 
@@ -231,7 +261,18 @@ def test_masked_sequence_logprobs_equal_plain(policy, tok):
 def test_grpo_learns_the_digit_task(tok):
     pol = make_model("llama-1L-64", tok, seed=0)
     task = DIGITS[:5]
-    res = R.grpo_train(pol, tok, task, digit_reward, iterations=50, group_size=16, prompts_per_step=5, max_new_tokens=2, lr=5e-3, seed=0)
+    res = R.grpo_train(
+        pol,
+        tok,
+        task,
+        digit_reward,
+        iterations=50,
+        group_size=16,
+        prompts_per_step=5,
+        max_new_tokens=2,
+        lr=5e-3,
+        seed=0,
+    )
     ev = R.evaluate_policy(pol, tok, task, digit_reward, n_samples=16, max_new_tokens=2, seed=1)
     assert res.curve()[:3].mean() < 0.3 and ev["sampled"] >= 0.9 and ev["greedy"] >= 0.9, (res.curve(), ev)
 
@@ -239,22 +280,53 @@ def test_grpo_learns_the_digit_task(tok):
 def test_grpo_off_policy_path_runs(tok):
     pol = make_model("llama-1L-64", tok, seed=0)
     seen = []
-    res = R.grpo_train(pol, tok, DIGITS, digit_reward, iterations=5, group_size=4, prompts_per_step=3, max_new_tokens=2, lr=1e-3,
-                       sync_every=3, inner_steps=2, clip_centre="pi_k", beta=0.05, mask_zero_variance=True, aggregation="token_mean",
-                       callback=lambda k, row: seen.append(k))
+    res = R.grpo_train(
+        pol,
+        tok,
+        DIGITS,
+        digit_reward,
+        iterations=5,
+        group_size=4,
+        prompts_per_step=3,
+        max_new_tokens=2,
+        lr=1e-3,
+        sync_every=3,
+        inner_steps=2,
+        clip_centre="pi_k",
+        beta=0.05,
+        mask_zero_variance=True,
+        aggregation="token_mean",
+        callback=lambda k, row: seen.append(k),
+    )
     assert seen == [0, 1, 2, 3, 4] and [h["staleness"] for h in res.history] == [0, 1, 2, 0, 1]
     assert [h["synced"] for h in res.history] == [True, False, False, True, False] and res.history[-1]["samples"] == 60
     # a custom advantage function (token level) and callable prompts
-    res = R.grpo_train(pol, tok, lambda k, g: DIGITS[k % 10:k % 10 + 2], digit_reward, iterations=2, group_size=2, max_new_tokens=2, lr=1e-3,
-                       advantage_fn=lambda ro, r: R.expand_advantages(R.group_advantages(r, 2), ro.completion_mask))
+    res = R.grpo_train(
+        pol,
+        tok,
+        lambda k, g: DIGITS[k % 10 : k % 10 + 2],
+        digit_reward,
+        iterations=2,
+        group_size=2,
+        max_new_tokens=2,
+        lr=1e-3,
+        advantage_fn=lambda ro, r: R.expand_advantages(R.group_advantages(r, 2), ro.completion_mask),
+    )
     assert len(res.history) == 2
 
 
 def test_rl_config_checks(policy, tok):
-    for kw, msg in ((dict(group_size=1), "group_size"), (dict(inner_steps=0), "inner_steps"), (dict(clip_centre="alpha"), "clip_centre"),
-                    (dict(lr=0), "lr"), (dict(ratio_level="x"), "ratio_level"), (dict(temperature=0), "temperature")):
+    for kw, msg in (
+        (dict(group_size=1), "group_size"),
+        (dict(inner_steps=0), "inner_steps"),
+        (dict(clip_centre="alpha"), "clip_centre"),
+        (dict(lr=0), "lr"),
+        (dict(ratio_level="x"), "ratio_level"),
+        (dict(temperature=0), "temperature"),
+    ):
         with pytest.raises(ValueError, match=msg): R.RLConfig(**kw)
-    with pytest.raises(TypeError, match=r"unknown RLConfig setting\(s\) \[.iterationz.\]"): R.grpo_train(policy, tok, DIGITS, digit_reward, iterationz=3)
+    with pytest.raises(TypeError, match=r"unknown RLConfig setting\(s\) \[.iterationz.\]"):
+        R.grpo_train(policy, tok, DIGITS, digit_reward, iterationz=3)
     with pytest.raises(ValueError, match="empty"): R.grpo_train(policy, tok, [], digit_reward)
     with pytest.raises(TypeError, match="tokenizer"): R.grpo_train(policy, None, DIGITS, digit_reward)
 
@@ -268,19 +340,40 @@ def test_to_trl_without_trl_raises_clearly(monkeypatch):
 
 def test_to_trl_builds_a_grpo_config(tmp_path):
     trl = pytest.importorskip("trl")
-    c = R.RLConfig(group_size=4, prompts_per_step=2, max_new_tokens=32, inner_steps=3, iterations=10, lr=2e-6, beta=0.04,
-                   eps_low=0.2, eps_high=0.28, aggregation="token_mean", ratio_level="sequence_geomean", scale_rewards=False)
+    c = R.RLConfig(
+        group_size=4,
+        prompts_per_step=2,
+        max_new_tokens=32,
+        inner_steps=3,
+        iterations=10,
+        lr=2e-6,
+        beta=0.04,
+        eps_low=0.2,
+        eps_high=0.28,
+        aggregation="token_mean",
+        ratio_level="sequence_geomean",
+        scale_rewards=False,
+    )
     tc, funcs = R.to_trl(c, str(tmp_path), [digit_reward], reward_weights=[1.0], use_cpu=True)
     assert isinstance(tc, trl.GRPOConfig) and funcs == [digit_reward]
-    assert (tc.num_generations, tc.per_device_train_batch_size, tc.max_completion_length, tc.num_iterations) == (4, 8, 32, 3)
+    assert (tc.num_generations, tc.per_device_train_batch_size, tc.max_completion_length, tc.num_iterations) == (
+        4,
+        8,
+        32,
+        3,
+    )
     assert (tc.learning_rate, tc.beta, tc.epsilon, tc.epsilon_high, tc.max_steps) == (2e-6, 0.04, 0.2, 0.28, 30)
     assert (tc.loss_type, tc.importance_sampling_level, tc.scale_rewards) == ("bnpo", "sequence", "none")
     off, _ = R.to_trl(R.RLConfig(sync_every=4, clip_centre="pi_k"), str(tmp_path), digit_reward, use_cpu=True)
     assert (off.steps_per_generation, off.epsilon, off.epsilon_high, off.adam_beta2) == (4, 1.0, 1e6, 0.99)
-    with pytest.raises(ValueError, match="do not compose"): R.to_trl(R.RLConfig(sync_every=4, inner_steps=2), str(tmp_path), digit_reward)
-    with pytest.raises(ValueError, match="zero-variance"): R.to_trl(R.RLConfig(mask_zero_variance=True), str(tmp_path), digit_reward)
+    with pytest.raises(ValueError, match="do not compose"):
+        R.to_trl(R.RLConfig(sync_every=4, inner_steps=2), str(tmp_path), digit_reward)
+    with pytest.raises(ValueError, match="zero-variance"):
+        R.to_trl(R.RLConfig(mask_zero_variance=True), str(tmp_path), digit_reward)
     with pytest.warns(UserWarning, match="pi_k"):
-        tc, _ = R.to_trl(R.RLConfig(inner_steps=2, clip_centre="pi_k"), str(tmp_path), digit_reward, strict=False, use_cpu=True)
+        tc, _ = R.to_trl(
+            R.RLConfig(inner_steps=2, clip_centre="pi_k"), str(tmp_path), digit_reward, strict=False, use_cpu=True
+        )
     assert tc.num_generations == 8
 
 
@@ -288,7 +381,9 @@ def _trl_python():
     "The Python of `.venv-trl` (`make trl`), or $ICLR26_TRL_PYTHON; None when absent."
     import os
     from pathlib import Path
-    p = Path(os.environ.get("ICLR26_TRL_PYTHON") or Path(__file__).resolve().parents[1] / ".venv-trl" / "bin" / "python")
+    p = Path(
+        os.environ.get("ICLR26_TRL_PYTHON") or Path(__file__).resolve().parents[1] / ".venv-trl" / "bin" / "python"
+    )
     return p if p.exists() else None
 
 

@@ -48,7 +48,9 @@ def test_arithmetic_chains_are_verifiable():
             lhs, rhs = line.split("=")
             acc = eval(lhs)                        # each step is one binary operation, left to right
             assert acc == int(rhs)
-        assert acc == r["result"] and T.final_number(r["answer"]) == r["result"] and r["text"] == r["prompt"] + r["answer"]
+        assert (
+            acc == r["result"] and T.final_number(r["answer"]) == r["result"] and r["text"] == r["prompt"] + r["answer"]
+        )
     assert T.arithmetic(5, seed=1) == T.arithmetic(5, seed=1)
     assert T.arithmetic_reward(["1+1="] * 3, ["2", "x", "1+1=2\n3"], [2, 2, 2]) == [1.0, 0.0, 0.0]
 
@@ -64,7 +66,9 @@ def test_fact_world_and_knowledge_base():
     assert len(w.qa()) == 12 * len(T.FACT_QUESTIONS) and len(set(w.names)) == 12
     f, r = w.split(0.25)
     assert len(f) == 3 and not set(f) & set(r) and set(f) | set(r) == set(w.names)
-    assert w.qa(people=f[:1], attributes=["job"])[0]["answer"].strip() == next(p["job"] for p in w.people if p["name"] == f[0])
+    assert w.qa(people=f[:1], attributes=["job"])[0]["answer"].strip() == next(
+        p["job"] for p in w.people if p["name"] == f[0]
+    )
     with pytest.raises(ValueError, match="unknown people"): w.qa(people=["Nobody Here"])
     with pytest.raises(ValueError, match="forget_frac"): w.split(1.5)
     kb = T.knowledge_base(seed=2)
@@ -89,7 +93,13 @@ def test_tokenizer_round_trip_and_save_load(kind, bpe, tmp_path):
     text = "Ada Vel was born in Kora. Ada Vel keeps a cat.\nQ: Where?" if kind == "word" else TEXT
     tok = {"byte": lambda: T.byte_tokenizer(), "char": lambda: T.char_tokenizer([TEXT]), "bpe": lambda: bpe,
            "word": lambda: T.word_tokenizer([text])}[kind]()
-    assert [tok.pad_token_id, tok.bos_token_id, tok.eos_token_id, tok.mask_token_id, tok.unk_token_id] == [0, 1, 2, 3, 4]
+    assert [tok.pad_token_id, tok.bos_token_id, tok.eos_token_id, tok.mask_token_id, tok.unk_token_id] == [
+        0,
+        1,
+        2,
+        3,
+        4,
+    ]
     ids = tok(text)["input_ids"]
     assert ids[0] == tok.bos_token_id and tok.eos_token_id not in ids
     assert tok.decode(ids, skip_special_tokens=True) == text
@@ -138,7 +148,9 @@ def test_masked_forward_equals_plain_forward(bpe, attn):
     b = torch.tensor([bpe("def g():\n    pass")["input_ids"]])
     with torch.no_grad():
         pa, pb = m(input_ids=a).logits, m(input_ids=b).logits
-        torch.testing.assert_close(T.forward_logits(m, a, allowed=T.causal_allowed(torch.ones_like(a))), pa, atol=1e-5, rtol=0)
+        torch.testing.assert_close(
+            T.forward_logits(m, a, allowed=T.causal_allowed(torch.ones_like(a))), pa, atol=1e-5, rtol=0
+        )
         seg = torch.tensor([[0] * a.shape[1] + [1] * b.shape[1]])
         pos = torch.cat([torch.arange(a.shape[1]), torch.arange(b.shape[1])])[None]
         out = T.forward_logits(m, torch.cat([a, b], 1), allowed=T.segment_allowed(seg), position_ids=pos)
@@ -148,8 +160,10 @@ def test_masked_forward_equals_plain_forward(bpe, attn):
         padded = torch.cat([torch.zeros(1, 3, dtype=torch.long), a], 1)
         mask = torch.cat([torch.zeros(1, 3, dtype=torch.long), torch.ones_like(a)], 1)
         torch.testing.assert_close(T.forward_logits(m, padded, attention_mask=mask)[:, 3:], pa, atol=1e-5, rtol=0)
-    with pytest.raises(ValueError, match="not both"): T.forward_logits(m, a, attention_mask=torch.ones_like(a), allowed=T.causal_allowed(torch.ones_like(a)))
-    with pytest.raises(ValueError, match="allowed"): T.forward_logits(m, a, allowed=torch.ones(2, 3, 3, dtype=torch.bool))
+    with pytest.raises(ValueError, match="not both"):
+        T.forward_logits(m, a, attention_mask=torch.ones_like(a), allowed=T.causal_allowed(torch.ones_like(a)))
+    with pytest.raises(ValueError, match="allowed"):
+        T.forward_logits(m, a, allowed=torch.ones(2, 3, 3, dtype=torch.bool))
     with pytest.raises(TypeError, match="boolean"): T.additive_mask(torch.ones(3, 3))
 
 
@@ -186,9 +200,13 @@ def test_training_lowers_loss_and_perplexity_is_consistent(bpe):
     assert res.steps == 30 and res.final["val_ppl"] < p0 and res.history[-1]["loss"] < res.history[0]["loss"]
     assert res.final["val_ppl"] == pytest.approx(T.perplexity(m, va, seq_len=32, max_tokens=2048), rel=1e-6)
     x = va[:32][None]
-    assert math.log(T.perplexity(m, va[:32], seq_len=32)) == pytest.approx(m(input_ids=x, labels=x).loss.item(), rel=1e-5)
+    assert math.log(T.perplexity(m, va[:32], seq_len=32)) == pytest.approx(
+        m(input_ids=x, labels=x).loss.item(), rel=1e-5
+    )
     # unigram baseline: uniform counts give perplexity V
-    assert T.unigram_perplexity(torch.arange(10).repeat(5), torch.arange(10).repeat(4), 10, seq_len=None) == pytest.approx(10.0, rel=1e-6)
+    assert T.unigram_perplexity(
+        torch.arange(10).repeat(5), torch.arange(10).repeat(4), 10, seq_len=None
+    ) == pytest.approx(10.0, rel=1e-6)
     with pytest.raises(ValueError, match="vocabulary"): T.train_lm(m, torch.tensor([5000] * 100), steps=1, seq_len=8)
     with pytest.raises(ValueError, match="longer than seq_len"): T.train_lm(m, tr[:10], steps=1, seq_len=32)
     with pytest.raises(ValueError, match="empty"): T.encode_corpus(bpe, [])
@@ -211,7 +229,8 @@ def test_generation_is_deterministic_and_matches_full_forward(bpe):
     torch.rand(3)                                          # disturbing the global RNG must not matter
     assert a == T.generate(m, bpe, prompts, 6, do_sample=True, seed=11)
     assert a != T.generate(m, bpe, prompts, 6, do_sample=True, seed=12)
-    assert T.generate(m, bpe, prompts, 6) == T.generate(m, bpe, prompts, 6, batch_size=1)   # padding does not change greedy output
+    # padding does not change greedy output
+    assert T.generate(m, bpe, prompts, 6) == T.generate(m, bpe, prompts, 6, batch_size=1)
     ids, mask = T.sample_tokens(m, [bpe("def ")["input_ids"]], 5, eos_token_id=None)
     full = torch.tensor([bpe("def ")["input_ids"]])
     for t in range(5):
@@ -225,7 +244,15 @@ def test_generation_is_deterministic_and_matches_full_forward(bpe):
 
 # ---------------------------------------------------------------- cache
 def test_pretrained_cache_hit_miss_and_keying(cache):
-    kw = dict(size="llama-1L-64", tokenizer="bpe-300", corpus_kwargs={"max_chars": 40_000}, batch_size=2, seq_len=16, warmup=1, eval_tokens=256)
+    kw = dict(
+        size="llama-1L-64",
+        tokenizer="bpe-300",
+        corpus_kwargs={"max_chars": 40_000},
+        batch_size=2,
+        seq_len=16,
+        warmup=1,
+        eval_tokens=256,
+    )
     a, ta, ia = T.pretrained("stdlib-code", steps=2, **kw)
     b, tb, ib = T.pretrained("stdlib-code", steps=2, **kw)
     assert (ia["cached"], ib["cached"]) == (False, True) and ia["key"] == ib["key"] and ia["path"] == ib["path"]
@@ -242,7 +269,9 @@ def test_pretrained_cache_hit_miss_and_keying(cache):
         keys.add(info["key"])
         if "size" in change: assert t.get_vocab() == ta.get_vocab()
     assert len(list((cache / "tokenizers").iterdir())) == 1
-    assert T.cache_key({"a": 1, "b": [1, 2]}) == T.cache_key({"b": [1, 2], "a": 1}) != T.cache_key({"a": 2, "b": [1, 2]})
+    assert (
+        T.cache_key({"a": 1, "b": [1, 2]}) == T.cache_key({"b": [1, 2], "a": 1}) != T.cache_key({"a": 2, "b": [1, 2]})
+    )
 
 
 def test_cache_refuses_pickles_and_bad_input(cache, bpe, tmp_path):
@@ -255,7 +284,8 @@ def test_cache_refuses_pickles_and_bad_input(cache, bpe, tmp_path):
     m = T.make_model("llama-1L-64", bpe)
     with pytest.raises(TypeError, match="tokenizer"): T.save_model(m, None, tmp_path / "x")
     with pytest.raises(ValueError, match="unknown corpus"): T.pretrained("wikipedia")
-    with pytest.raises(ValueError, match="max_seconds"): T.pretrained("stdlib-code", steps=1, max_seconds=5.0, corpus_kwargs={"max_chars": 20_000}, tokenizer="bpe-300")
+    with pytest.raises(ValueError, match="max_seconds"):
+        T.pretrained("stdlib-code", steps=1, max_seconds=5.0, corpus_kwargs={"max_chars": 20_000}, tokenizer="bpe-300")
     with pytest.raises(ValueError, match="folder name"): T.cached_model("a/b", {}, lambda: None)
     calls = []
     def build():

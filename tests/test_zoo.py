@@ -26,7 +26,11 @@ def test_model_loads_offline_and_matches_recipe_and_card(name):
     model, tok = zoo.load(name)
     shape = parse_size(zoo.RECIPES[name].size)
     c = model.config
-    assert (c.num_hidden_layers, c.hidden_size, c.num_attention_heads) == (shape["n_layers"], shape["d_model"], shape["n_heads"])
+    assert (c.num_hidden_layers, c.hidden_size, c.num_attention_heads) == (
+        shape["n_layers"],
+        shape["d_model"],
+        shape["n_heads"],
+    )
     assert c.hidden_size // c.num_attention_heads in (32, 64)          # vLLM's CPU attention head sizes
     assert c.vocab_size == len(tok) == zoo.VOCAB_SIZE
     card = zoo.card(name)
@@ -122,8 +126,23 @@ def test_capability_probes_run_on_a_random_model():
 @pytest.mark.slow
 def test_wheel_ships_the_models(tmp_path):
     root = Path(__file__).resolve().parent.parent
-    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(root)],
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(root),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     whl = next(tmp_path.glob("iclr26-*.whl"))
     names = set(zipfile.ZipFile(whl).namelist())
