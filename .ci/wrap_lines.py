@@ -5,15 +5,17 @@
 `ruff format` would fix E501 by rewriting every file in black's style (and every nbdev one-line guard
 `if bad: raise ValueError(...)`). This tool touches only the lines that are too long, trying in turn:
 
-1. a trailing comment that makes the line long moves onto its own line(s) above the line, wrapped;
+1. a comment that makes the line long moves onto its own line(s) above the line, wrapped;
 2. a one-line block `if c: stmt` (any `header: stmt`) becomes a header and an indented block;
 3. a long string literal splits at a space into adjacent literals (Python joins them at compile time), wrapped
    in parentheses when it is not already inside brackets; f-strings split only outside `{...}`;
 4. a long `from m import a, b, ...` wraps its names in parentheses, aligned under the first;
-5. otherwise the one statement (or the compound statement's header) is formatted by `ruff format`.
+5. otherwise the one statement (or the compound statement's header) is formatted by `ruff format`;
+6. a line of a triple-quoted docstring breaks at its last space that fits (the only edit that changes a string,
+   and only its line breaks: docstrings are compared word by word).
 
-An edit is kept only if the new source parses to the same syntax tree (positions aside): the program is
-unchanged. Cells with IPython magics or syntax errors are left alone, and so is a line no edit shortens.
+An edit is kept only if the new source parses to the same syntax tree (positions aside; 6. aside): the
+program is unchanged. Cells with IPython magics or syntax errors are left alone, and so is a line no edit shortens.
 `--check` changes nothing and exits 1 when a line would be wrapped.
 """
 from __future__ import annotations
@@ -26,11 +28,46 @@ __all__ = ["wrap_source", "wrap_file"]
 RUFF = str(Path(sys.executable).with_name("ruff"))
 
 
-def _same(a: str, b: str) -> bool:
+def _dump(src: str, loose_docstrings: bool) -> str:
+    tree = ast.parse(src)
+    if loose_docstrings:                    # a docstring's line breaks are layout: compare its words only
+        for n in ast.walk(tree):
+            body = getattr(n, "body", None)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body and \
+                    isinstance(body[0], ast.Expr) and isinstance(getattr(body[0].value, "value", None), str):
+                body[0].value.value = " ".join(body[0].value.value.split())
+    return ast.dump(tree)
+
+
+def _same(a: str, b: str, loose_docstrings: bool = False) -> bool:
     try:
-        return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+        return _dump(a, loose_docstrings) == _dump(b, loose_docstrings)
     except SyntaxError:
         return False
+
+
+def _docstrings(tree) -> list[ast.Expr]:
+    out = []
+    for n in ast.walk(tree):
+        body = getattr(n, "body", None)
+        if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body and \
+                isinstance(body[0], ast.Expr) and isinstance(getattr(body[0].value, "value", None), str):
+            out.append(body[0])
+    return out
+
+
+def _fix_docstring(lines: list[str], i: int, width: int, tree) -> list[str] | None:
+    "6. Break line i of a triple-quoted docstring at its last space that fits, continuing at the docstring's indent."
+    for d in _docstrings(tree):
+        if not d.lineno <= i + 1 <= d.end_lineno: continue
+        first = lines[d.lineno - 1][d.col_offset:]
+        if not re.match(r"[rRuU]?(\"\"\"|\'\'\')", first): return None
+        line = lines[i]
+        start = d.col_offset + 4 if i + 1 == d.lineno else _indent(line)   # never break inside the opening quotes
+        cut = line.rfind(" ", start, width + 1)
+        if cut <= start or not line[:cut].strip(): return None
+        return lines[:i] + [line[:cut].rstrip(), " " * d.col_offset + line[cut + 1:]] + lines[i + 1:]
+    return None
 
 
 def _indent(line: str) -> int:
@@ -44,13 +81,13 @@ def _tokens(src: str) -> list[tokenize.TokenInfo]:
 def _fix_comment(lines: list[str], i: int, width: int, toks) -> list[str] | None:
     "1. Move line i's trailing comment above it, wrapped to `width`."
     com = [t for t in toks if t.type == tokenize.COMMENT and t.start[0] == i + 1]
-    if not com or not lines[i][:com[0].start[1]].strip(): return None
+    if not com or com[0].string.startswith("#|"): return None      # nbdev directives stay as they are
     c = com[0]
     code = lines[i][:c.start[1]].rstrip()
     ind = " " * _indent(lines[i])
     text = c.string.lstrip("#").strip()
     wrapped = textwrap.wrap(text, width - len(ind) - 2, break_long_words=False, break_on_hyphens=False) or [""]
-    return lines[:i] + [f"{ind}# {w}" for w in wrapped] + [code] + lines[i + 1:]
+    return lines[:i] + [f"{ind}# {w}" for w in wrapped] + ([code] if code.strip() else []) + lines[i + 1:]
 
 
 def _blocks(tree):
@@ -198,16 +235,17 @@ def wrap_source(src: str, width: int = 120) -> tuple[str, int]:
         if not long: break
         i = long[0]
         tree, toks = ast.parse(src), _tokens(src)
-        for fix in (lambda: _fix_comment(lines, i, width, toks), lambda: _fix_block(lines, i, width, tree),
+        fixes = (lambda: _fix_comment(lines, i, width, toks), lambda: _fix_block(lines, i, width, tree),
                     lambda: _fix_string(lines, i, width, toks), lambda: _fix_import(lines, i, width, tree),
-                    lambda: _fix_statement(lines, i, width, tree)):
+                    lambda: _fix_statement(lines, i, width, tree), lambda: _fix_docstring(lines, i, width, tree))
+        for fix in fixes:
             try:
                 new = fix()
             except (SyntaxError, tokenize.TokenError, ValueError, IndexError):
                 new = None
             if new is None: continue
             cand = "\n".join(new)
-            if cand != src and _same(src, cand):
+            if cand != src and _same(src, cand, loose_docstrings=fix is fixes[-1]):
                 src, n_edits = cand, n_edits + 1
                 break
         else:

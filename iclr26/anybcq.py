@@ -181,7 +181,8 @@ from .kernels.anybcq import (pack_bitplanes, unpack_bitplanes, dequantize, bcq_m
 # (re-exported here so that `from iclr26.anybcq import *` gives the storage format too)
 
 def pack_code(code: BCQCode) -> dict:
-    """Kernel-layout tensors of `code`: `qweight` int32 (K/32, p_max, N); `alpha` (n_prec, K/g, p_max, N) with precision p
+    """Kernel-layout tensors of `code`: `qweight` int32 (K/32, p_max, N); `alpha` (n_prec, K/g, p_max, N) with precision
+    p
     at index p - p_min (planes >= p zero); `beta` (n_prec, K/g, N) or None."""
     if not isinstance(code, BCQCode): raise TypeError(f"code must be a BCQCode, got {type(code).__name__}")
     N, G, P, g = code.planes.shape
@@ -228,7 +229,8 @@ class AnyBCQLinear(nn.Module):
     Inputs are zero-padded to `k_pad` (a multiple of 32) inside the layer when `in_features` is not one.
     On the CPU path (and on CUDA without Triton) inference caches the dequantised weight of each precision used
     (`cache_dequant`, on by default): up to `p_max - p_min + 1` float32 copies of the weight, traded for a dense matmul
-    per call instead of a dequantisation per call. `clear_cache()` drops them (done by `load_code` and reconstruction)."""
+    per call instead of a dequantisation per call. `clear_cache()` drops them (done by `load_code` and
+    reconstruction)."""
     def __init__(self, in_features: int, out_features: int, p_min: int = 2, p_max: int = 4, group_size: int = 128,
                  offset: bool = True, bias: bool = False, cache_dequant: bool = True):
         super().__init__()
@@ -620,7 +622,8 @@ def separate_bcq(
 def fake_quantize_model(
     model: nn.Module, fn: Callable[[torch.Tensor, str], torch.Tensor], skip: Sequence[str] = ("lm_head",)
 ) -> nn.Module:
-    """A deep copy of `model` whose `nn.Linear` (and `Conv1D`) weights (except `skip`) are replaced by `fn(weight, name)`
+    """A deep copy of `model` whose `nn.Linear` (and `Conv1D`) weights (except `skip`) are replaced by `fn(weight,
+    name)`
     (a dequantised weight; `fn` always sees the (out_features, in_features) layout)."""
     m = copy.deepcopy(model)
     with torch.no_grad():

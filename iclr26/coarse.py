@@ -624,7 +624,8 @@ def midpoint_mean(sets) -> np.ndarray:
 
 def observed_fisher(sets, mu, rng=None, max_sets: int = 4000, mc_steps: int = 5) -> np.ndarray:
     """The Fisher information of the observed cells at mu, I - (1/n) sum_i Cov_{N(mu,I)}(x | S_i) (d, d): the curvature
-    of the coarse log-likelihood, computed from the data alone (no partition needed). Boxes: exact. Polytopes: on at most
+    of the coarse log-likelihood, computed from the data alone (no partition needed). Boxes: exact. Polytopes: on at
+    most
     `max_sets` sets, Cov(x | S_i) = E[(x - x')(x - x')^T] / 2 from two successive HMC draws of a chain that was run
     `mc_steps` moves from the cell centre (Monte Carlo s.e. of an eigenvalue about sqrt(2 / max_sets))."""
     _check_sets(sets)

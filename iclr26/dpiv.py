@@ -74,7 +74,8 @@ def clip_weights(norms: np.ndarray, C: float) -> np.ndarray:
         return np.minimum(1.0, C / norms)
 
 def clipped_grad_stage1(Z: np.ndarray, X: np.ndarray, Theta: np.ndarray, C: float) -> np.ndarray:
-    """$\\frac1n\\sum_i \\mathrm{clip}_C(z_i(z_i^\\top\\Theta - x_i^\\top))$ for `Theta` of shape `(d_z, d_x)` or `(B, d_z, d_x)`.
+    """$\\frac1n\\sum_i \\mathrm{clip}_C(z_i(z_i^\\top\\Theta - x_i^\\top))$ for `Theta` of shape `(d_z, d_x)` or `(B,
+    d_z, d_x)`.
 
     `Z`, `X` may carry a matching leading batch axis; returns `(d_z, d_x)` or `(B, d_z, d_x)`."""
     R = Z @ Theta - X
@@ -82,7 +83,8 @@ def clipped_grad_stage1(Z: np.ndarray, X: np.ndarray, Theta: np.ndarray, C: floa
     return np.swapaxes(Z, -1, -2) @ (w[..., None] * R) / Z.shape[-2]
 
 def clipped_grad_stage2(Z: np.ndarray, y: np.ndarray, Theta: np.ndarray, beta: np.ndarray, C: float) -> np.ndarray:
-    """$\\frac1n\\sum_i \\mathrm{clip}_C(\\Theta^\\top z_i(z_i^\\top\\Theta\\beta - y_i))$; batched like `clipped_grad_stage1`."""
+    """$\\frac1n\\sum_i \\mathrm{clip}_C(\\Theta^\\top z_i(z_i^\\top\\Theta\\beta - y_i))$; batched like
+    `clipped_grad_stage1`."""
     A = Z @ Theta
     e = (A @ beta[..., None])[..., 0] - y
     w = clip_weights(np.linalg.norm(A, axis=-1) * np.abs(e), C)
@@ -105,7 +107,8 @@ from .core import check_int   # the shared argument check: check_int(name, value
 ADJACENCIES = ("replace", "add_remove")
 
 def sensitivity(C: float, n: int, adjacency: str = "replace") -> float:
-    """$\\ell_2$ sensitivity of a clipped mean $\\frac1n\\sum_i\\mathrm{clip}_C(g_i)$: $2C/n$ when one record is replaced
+    """$\\ell_2$ sensitivity of a clipped mean $\\frac1n\\sum_i\\mathrm{clip}_C(g_i)$: $2C/n$ when one record is
+    replaced
     (`adjacency="replace"`, the default), $C/n$ when one record is added or removed (`"add_remove"`; $n$, the
     normaliser, is treated as public)."""
     clip_weights(np.ones(1), C)
@@ -215,7 +218,8 @@ def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: 
     """Run DP-2S-GD for every total budget in `rhos` and every seed in `seeds` (returns arrays of shape `(S, R, ...)`).
 
     `Z, X, y` are one data set (`(n, d_z)`, `(n, d_x)`, `(n,)`) shared by all seeds, or one per seed
-    (`(S, n, d_z)`, `(S, n, d_x)`, `(S, n)`). Budget $\\rho$ is split as $\\rho_1=$ `split`$\\cdot\\rho$, $\\rho_2=\\rho-\\rho_1$.
+    (`(S, n, d_z)`, `(S, n, d_x)`, `(S, n)`). Budget $\\rho$ is split as $\\rho_1=$ `split`$\\cdot\\rho$,
+    $\\rho_2=\\rho-\\rho_1$.
     `adjacency` is the neighbouring notion the noise is calibrated for: 'replace' (one record replaced, $\\Delta=2C/n$)
     or 'add_remove' (one record added or removed, $\\Delta=C/n$, the normaliser $n$ public).
     `private=False` drops the noise (clipping still applies unless `C1=C2=inf`). `noise_factor` scales the
@@ -318,7 +322,8 @@ def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: 
 def dp_2s_gd(Z: Any, X: Any, y: Any, rho: float = 1.0, T: int = 30, seed: int = 0, **kwargs) -> DPIVResult:
     """One DP-2S-GD estimate of $\\beta$ under a total budget of `rho`-zCDP (see `dp_2s_gd_many` for the options).
 
-    Returns a `DPIVResult` whose `beta` has shape `(d_x,)`; `result.epsilon(delta)` converts the budget to $(\\varepsilon,\\delta)$."""
+    Returns a `DPIVResult` whose `beta` has shape `(d_x,)`; `result.epsilon(delta)` converts the budget to
+    $(\\varepsilon,\\delta)$."""
     private = kwargs.get("private", True)
     if private: _check_rho(rho)
     r = dp_2s_gd_many(Z, X, y, [rho], T, [seed], **kwargs)
@@ -382,7 +387,8 @@ CARD_CONTROLS_FULL = CARD_CONTROLS + [
 def load_card(
     controls: Sequence[str] = CARD_CONTROLS, rho_std: float | None = None, adjacency: str = "replace", seed: int = 0
 ) -> IVData:
-    """Card (1995) from `linearmodels.datasets`: lwage on educ (instrument nearc4) and `controls`, standardised; educ is the last regressor.
+    """Card (1995) from `linearmodels.datasets`: lwage on educ (instrument nearc4) and `controls`, standardised; educ is
+    the last regressor.
 
     `rho_std`: see `standardise` (None: public moments, as in the paper; a number: private moments with the public
     bounds `CARD_RANGES`)."""
@@ -395,7 +401,8 @@ def load_card(
     )
 
 def load_mroz(rho_std: float | None = None, adjacency: str = "replace", seed: int = 0) -> IVData:
-    """Mroz (1987) from `linearmodels.datasets`, working women only: lwage on exper, expersq, educ (instruments fatheduc, motheduc), standardised.
+    """Mroz (1987) from `linearmodels.datasets`, working women only: lwage on exper, expersq, educ (instruments
+    fatheduc, motheduc), standardised.
 
     `rho_std`: see `standardise` (public bounds `MROZ_RANGES`)."""
     from linearmodels.datasets import mroz
@@ -423,8 +430,10 @@ def private_moments(A: Any, lo: Any, hi: Any, rho: float, adjacency: str = "repl
 
     Each value is clipped to its bounds and rescaled to $u=(x-c)/r\\in[-1,1]$ ($c$, $r$ the centre and half-width);
     the Gaussian mechanism releases $\\sum_i u_i$ and $\\sum_i u_i^2$ with one $\\sigma$. One record moves the pair by
-    at most $\\sqrt{5d}$ in $\\ell_2$ when it is replaced ($2\\sqrt d$ and $\\sqrt d$) and $\\sqrt{2d}$ when it is added or
-    removed, so $\\sigma = \\Delta/\\sqrt{2\\rho}$. Mean $=c+r\\,\\bar u$, sd $=r\\sqrt{\\max(\\overline{u^2}-\\bar u^2,\\ 1/n^2)}$
+    at most $\\sqrt{5d}$ in $\\ell_2$ when it is replaced ($2\\sqrt d$ and $\\sqrt d$) and $\\sqrt{2d}$ when it is added
+    or
+    removed, so $\\sigma = \\Delta/\\sqrt{2\\rho}$. Mean $=c+r\\,\\bar u$, sd $=r\\sqrt{\\max(\\overline{u^2}-\\bar
+    u^2,\\ 1/n^2)}$
     (post-processing; $n$ public)."""
     A = np.asarray(A, float)
     if A.ndim != 2 or A.shape[0] < 2:
@@ -447,7 +456,8 @@ def private_moments(A: Any, lo: Any, hi: Any, rho: float, adjacency: str = "repl
 
 def standardise(df: Any, z_cols: Sequence[str], x_cols: Sequence[str], y_col: str, rho_std: float | None = None,
                 ranges: dict | None = None, adjacency: str = "replace", seed: int = 0) -> IVData:
-    """Centre and scale the columns of `df` into an `IVData` (regressors `x_cols`, instruments `z_cols`, outcome `y_col`).
+    """Centre and scale the columns of `df` into an `IVData` (regressors `x_cols`, instruments `z_cols`, outcome
+    `y_col`).
 
     `rho_std=None` (the default, as in the paper's experiments) treats the sample means and standard deviations
     as public. A number spends `rho_std` of zCDP budget on `private_moments` of every column used (public bounds
@@ -632,7 +642,8 @@ def dp_confidence_interval(Z: Any, X: Any, y: Any, rho: float = 1.0, T: int = 30
     The records are split into `groups` disjoint groups of $m=\\lfloor n/K\\rfloor$ by a seeded permutation of their
     positions, fixed before looking at the data (the $n-Km$ left over are not used). DP-2S-GD runs on each group with
     the full budget `rho`; since a record lies in one group only, the $K$ estimates together are $\\rho$-zCDP
-    (parallel composition), and the interval, $\\bar\\beta \\pm t_{K-1,(1+\\text{level})/2}\\, s_\\beta/\\sqrt K$ from their
+    (parallel composition), and the interval, $\\bar\\beta \\pm t_{K-1,(1+\\text{level})/2}\\, s_\\beta/\\sqrt K$ from
+    their
     mean and standard deviation, is post-processing. Its width accounts for sampling and privacy noise alike.
     Coverage needs each group's estimator to be nearly unbiased and normal (enough steps `T`, rare clipping);
     the interval is centred on $\\bar\\beta$, whose privacy noise is $\\sqrt K$ times that of one run on all data.

@@ -32,7 +32,8 @@ __all__ = ['TD_MAX_ENTRIES', 'CSL_SKIPS', 'to_adjacency', 'project_max_degree', 
 from .core import check_int as _check_int, check_positive as _check_pos  # shared argument checks
 
 def to_adjacency(G, name: str = "G", ignore_weights: bool = False) -> np.ndarray:
-    """The 0/1 symmetric adjacency matrix (float64) of a simple undirected unweighted graph `G` (networkx graph or square 0/1 matrix).
+    """The 0/1 symmetric adjacency matrix (float64) of a simple undirected unweighted graph `G` (networkx graph or
+    square 0/1 matrix).
 
     Edge weights other than 1 are refused unless `ignore_weights=True`, which keeps every edge (every non-zero
     matrix entry) as an unweighted edge: the method counts homomorphisms of the unweighted graph."""
@@ -311,7 +312,8 @@ def _side(group, n):
     return np.broadcast_to(P, (n,) * len(labels)), labels
 
 def _eliminate(group, v, n, limit: float = 2e8):
-    """Sum over the image of pattern vertex v of the product of the factors in `group` (all contain v): one bag's message.
+    """Sum over the image of pattern vertex v of the product of the factors in `group` (all contain v): one bag's
+    message.
 
     The factors are split into two sides, each multiplied out, and v is summed by a batched matrix product. If a side
     would exceed `limit` entries, the product is computed one value of a shared label at a time (memory / n)."""

@@ -224,7 +224,8 @@ def classic_games() -> dict[str, NormalFormGame]:
 
 # %% ../nbs/19_mase.ipynb #e090f55f
 class GraphicalGame:
-    """A graphical game: player `i`'s utility depends only on the actions of the players in `scopes[i]` (which starts with `i`);
+    """A graphical game: player `i`'s utility depends only on the actions of the players in `scopes[i]` (which starts
+    with `i`);
     `tables[i]` has one axis per player of `scopes[i]`, in that order."""
     def __init__(
         self, n_actions: Sequence[int], scopes: Sequence[Sequence[int]], tables: Sequence, name: str = "graphical game"
@@ -296,7 +297,8 @@ class GraphicalGame:
 def network_game(graph: nx.Graph, base: NormalFormGame | None = None, noise: float = 0.2, seed: int | None = None,
                  name: str | None = None) -> GraphicalGame:
     """A graphical game on `graph` where each player plays the symmetric 2-player game `base` (default: the paper's
-    prisoner's dilemma) against each neighbour: $u_i = \\frac{1}{|N(i)|}\\sum_{j\\in N(i)} u^{base}(a_i, a_j) + \\text{noise}\\cdot\\xi_i(a_{N[i]})$,
+    prisoner's dilemma) against each neighbour: $u_i = \\frac{1}{|N(i)|}\\sum_{j\\in N(i)} u^{base}(a_i, a_j) +
+    \\text{noise}\\cdot\\xi_i(a_{N[i]})$,
     $\\xi$ i.i.d. Uniform[0, 1] (the noise breaks ties and symmetries)."""
     if not isinstance(graph, nx.Graph): raise TypeError(f"graph must be a networkx Graph, got {type(graph).__name__}")
     if graph.number_of_nodes() == 0: raise ValueError("graph must have at least one node")
@@ -422,7 +424,8 @@ class Deviation:
 
 def coalition_gains(game: NormalFormGame, mu, aggregator: str = "average", deviation: str = "coarse", weights=None,
                     coalition_set="all") -> list[Deviation]:
-    """For every coalition $C$ (and, for `aggregator='max'`, every member) the best aggregated gain of a deviation against
+    """For every coalition $C$ (and, for `aggregator='max'`, every member) the best aggregated gain of a deviation
+    against
     the distribution `mu`:
     coarse $\\max_{a'_C} \\sum_i \\omega_i E_\\mu[u_i(a'_C, a_{-C}) - u_i(a)]$;
     correlated $\\sum_{a_C} \\max_{a'_C} \\sum_{a_{-C}} \\mu(a)\\sum_i\\omega_i[u_i(a'_C, a_{-C}) - u_i(a)]$."""
@@ -663,9 +666,11 @@ def mase(
     `method`: 'cg' (constraint generation with brute-force separation), 'full' (every constraint at once),
     'structured' (graphical games: bag marginals + DP separation), 'brute' (graphical game -> normal form -> 'cg'),
     'auto' ('cg' for normal-form games, 'structured' for graphical ones).
-    `tol`: stop when no constraint exceeds the LP's t by more than this. `batch`: how many violated deviations to add per
+    `tol`: stop when no constraint exceeds the LP's t by more than this. `batch`: how many violated deviations to add
+    per
     iteration (normal form: the most violated, one per coalition block; structured: the violated coalitions met on
-    the oracle's Dinkelbach path, best first; default 1 for normal form, 8 structured). `time_limit`: stop constraint generation after
+    the oracle's Dinkelbach path, best first; default 1 for normal form, 8 structured). `time_limit`: stop constraint
+    generation after
     this many seconds (then `value` may exceed `lp_value`)."""
     _check_deviation(deviation)
     if aggregator not in AGGREGATORS: raise ValueError(f"aggregator must be one of {AGGREGATORS}, got {aggregator!r}")
@@ -724,8 +729,10 @@ class EWFResult:
     td: Any = field(default=None, repr=False)
 
 def ewf(game: NormalFormGame | GraphicalGame, eps: float, deviation: str = "coarse") -> EWFResult:
-    """Exploitability-Welfare Frontier: $\\mathrm{EWF}(\\varepsilon)=\\max_\\mu \\sum_i E_\\mu[u_i]$ subject to every unilateral
-    deviation gaining at most $\\varepsilon$ (coarse: CCE-type; correlated: CE-type). An LP; for graphical games over bag marginals."""
+    """Exploitability-Welfare Frontier: $\\mathrm{EWF}(\\varepsilon)=\\max_\\mu \\sum_i E_\\mu[u_i]$ subject to every
+    unilateral
+    deviation gaining at most $\\varepsilon$ (coarse: CCE-type; correlated: CE-type). An LP; for graphical games over
+    bag marginals."""
     eps = _check_real("eps", eps)
     _check_deviation(deviation)
     if isinstance(game, GraphicalGame):
@@ -786,7 +793,8 @@ def pure_nash_equilibria(game: NormalFormGame, tol: float = 1e-12) -> list[tuple
 
 def nash_equilibria(game: NormalFormGame, solver: str = "auto") -> list[np.ndarray]:
     """Nash equilibria as joint (product) distributions. 2 players: nashpy support enumeration ('auto'/'nashpy');
-    more players: pygambit's global Newton method when installed ('auto'/'gambit'), else the pure equilibria ('pure')."""
+    more players: pygambit's global Newton method when installed ('auto'/'gambit'), else the pure equilibria
+    ('pure')."""
     if not isinstance(game, NormalFormGame):
         raise TypeError(f"game must be a NormalFormGame, got {type(game).__name__}")
     if solver not in ("auto", "nashpy", "gambit", "pure"):
@@ -869,7 +877,8 @@ def _placement(t_vars: Sequence[int], b_vars: Sequence[int], dom) -> tuple[list[
     return order, tuple(shape)
 
 class MaxSumDP:
-    """Max-sum dynamic programming over a tree decomposition: maximise $\\sum_f f(x_{scope(f)})$ over $x_v \\in \\{0..dom_v-1\\}$.
+    """Max-sum dynamic programming over a tree decomposition: maximise $\\sum_f f(x_{scope(f)})$ over $x_v \\in
+    \\{0..dom_v-1\\}$.
     Built once for fixed factor scopes (each inside its `bag`); `solve(tables)` returns (max, maximiser)."""
     def __init__(
         self, td: TreeDecomposition, dom: Sequence[int], scopes: Sequence[Sequence[int]], bags_of: Sequence[int]
@@ -999,7 +1008,8 @@ class _BagModel:
         return np.arange(self.off[k], self.off[k + 1]), dev - self.base[i]
 
     def gain_tables(self, margs: list[np.ndarray]) -> list[np.ndarray]:
-        """For each player `i`, $G_i(s)$ over states $s_j \\in \\{0\\text{ (stays)}, 1..m_j \\text{ (deviates to } s_j-1)\\}$ of its scope:
+        """For each player `i`, $G_i(s)$ over states $s_j \\in \\{0\\text{ (stays)}, 1..m_j \\text{ (deviates to }
+        s_j-1)\\}$ of its scope:
         $G_i(s) = E_\\mu[u_i(a'_{D}, a_{scope\\setminus D}) - u_i(a)]$ with $D = \\{j: s_j > 0\\}$."""
         out = []
         for i in range(self.g.n_players):

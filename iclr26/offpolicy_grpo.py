@@ -45,7 +45,8 @@ def improvement_bound(pi: torch.Tensor, pi_k: torch.Tensor, alpha: torch.Tensor,
                       eps: float = 1e-4) -> dict[str, torch.Tensor]:
     """Every term of Theorem 1 for categorical policies `pi`, `pi_k`, `alpha` [..., K] and per-action rewards in [0, 1]
     (`rewards` [..., K]): `gain` J(π) − J(π_k), `surrogate` L_α(π), `sigma` σ_{α,ε}, `tv_pi_alpha`, `tv_pik_alpha`,
-    `bound` (the paper's right-hand side), `bound_tight` (constants 1 instead of 2) and `slack` = gain − bound (>= 0)."""
+    `bound` (the paper's right-hand side), `bound_tight` (constants 1 instead of 2) and `slack` = gain − bound (>=
+    0)."""
     if not eps > 0: raise ValueError(f"eps must be > 0, got {eps}")
     pi, pi_k, alpha = _check_probs("pi", pi), _check_probs("pi_k", pi_k), _check_probs("alpha", alpha)
     if not isinstance(rewards, torch.Tensor): raise TypeError("rewards must be a tensor [..., K]")
@@ -193,8 +194,10 @@ def train_variant(
     max_new_tokens_eval: int = 4,
     final_evals: int = 1,
 ) -> VariantResult:
-    """Train `policy` in place with `grpo_train` under `rl` (see `offpolicy_config`), tracking drift TV/KL(α‖π_k), a k3 KL
-    penalty `beta` to a reference re-synced to the policy every `ref_every` iterations (0: never), and the greedy accuracy
+    """Train `policy` in place with `grpo_train` under `rl` (see `offpolicy_config`), tracking drift TV/KL(α‖π_k), a k3
+    KL
+    penalty `beta` to a reference re-synced to the policy every `ref_every` iterations (0: never), and the greedy
+    accuracy
     on `test` every `eval_every` iterations. `final_accuracy` is the mean of the last `final_evals` evaluations (greedy
     decoding flips answers from one step to the next; averaging a few late evaluations damps that noise)."""
     if not isinstance(rl, RLConfig): raise TypeError(f"rl must be an RLConfig, got {type(rl).__name__}")

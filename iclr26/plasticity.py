@@ -468,7 +468,8 @@ def plasticity_score(returns: Mapping[str, np.ndarray], final: Sequence[int] | N
 def ppo_activation_fn(act: str, act_kwargs: Mapping | None = None,
                       rsl_mean_slope: bool = True) -> Callable[[], nn.Module]:
     """The zero-argument activation factory stable-baselines3 wants (`policy_kwargs['activation_fn']`).
-    stable-baselines3 collects rollouts in eval mode and updates in train mode; for Randomized Smooth-Leaky that would evaluate the
+    stable-baselines3 collects rollouts in eval mode and updates in train mode; for Randomized Smooth-Leaky that would
+    evaluate the
     update's log-probabilities with random slopes and the rollout's with the mean slope, so the PPO ratio differs from 1
     before any update. With `rsl_mean_slope` (default) it uses the mean slope in both modes (`fixed_mean=True`)."""
     if act not in ACTIVATIONS: raise ValueError(f"act must be one of {sorted(ACTIVATIONS)}, got {act!r}")
@@ -517,7 +518,8 @@ def ppo_nonstationary(
     `cycles` x `shifts` phases of `phase_steps` steps (PPO rounds each phase up to a whole number of `n_steps` rollouts;
     `bounds` has the real ends). After each phase the policy network is diagnosed (`diagnose`) on the last rollout's
     observations; `logprob_gap` is the train-vs-eval-mode log-probability gap (`ppo_logprob_gap`) of the final policy on
-    the last rollout's observations, and `logprob_gap_random` the same with random slopes forced (Randomized SL only)."""
+    the last rollout's observations, and `logprob_gap_random` the same with random slopes forced (Randomized SL
+    only)."""
     from stable_baselines3 import PPO
     if not shifts: raise ValueError("shifts must be non-empty")
     if cycles < 1 or phase_steps < 1:

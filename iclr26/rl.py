@@ -108,7 +108,8 @@ def sample_group(
     prompt_key: str = "prompt",
 ) -> Rollout:
     """Sample `group_size` completions for each prompt (strings, or records with `prompt_key` and other fields) from
-    `policy`, any HF causal LM; keep the sampler's per-token log-probs (at `temperature`). Seeded by `seed` or `generator`."""
+    `policy`, any HF causal LM; keep the sampler's per-token log-probs (at `temperature`). Seeded by `seed` or
+    `generator`."""
     check_lm(policy, tokenizer)
     G = _check_group(group_size)
     texts, extra = _records(prompts, prompt_key)

@@ -349,7 +349,8 @@ def policy_scores(theta, feats, hidden: int = 16, group: int = 1):
 
 def rollout(theta, dur, mach, greedy: bool = False, rng=None, hidden: int = 16, grad: bool = False,
             record_order: bool = False, group: int = 1, scorer=None) -> dict:
-    """Roll out policies on instances `dur`, `mach` (B, J, K): row b uses `theta[b // group]` (`theta` is (B // group, D)).
+    """Roll out policies on instances `dur`, `mach` (B, J, K): row b uses `theta[b // group]` (`theta` is (B // group,
+    D)).
     Returns makespans (B,), start times (B, J, K), optionally sum_t grad log pi per row (B, D) and the dispatch orders
     (-1 after a row's last operation).
     `scorer` is the plug-in point for a user policy: a callable `scorer(theta, feats, group) -> (B, J)` scores, with
@@ -405,7 +406,8 @@ def rollout(theta, dur, mach, greedy: bool = False, rng=None, hidden: int = 16, 
 
 # %% ../nbs/11_scheduling.ipynb #a7c31e02
 def torch_scorer(module, dtype=None):
-    """Wrap a `torch.nn.Module` that maps (n, N_FEATURES) job features to n scores as a `scorer` for `rollout`, `es_adapt`,
+    """Wrap a `torch.nn.Module` that maps (n, N_FEATURES) job features to n scores as a `scorer` for `rollout`,
+    `es_adapt`,
     `meta_train`, ... Returns `(scorer, theta0)`: the module's parameters flattened into one vector (ES perturbs it)
     and a scorer that evaluates every parameter row at once with `torch.func.functional_call` under `vmap`."""
     import torch

@@ -5,7 +5,7 @@ import pytest
 import torch
 import torch.nn as nn
 
-from iclr26.anybcq import (AnyBCQLinear, BCQCode, anybcq_quantize, bcq_fit_scales, bcq_greedy, bcq_nearest_codes,
+from iclr26.anybcq import (AnyBCQLinear, anybcq_quantize, bcq_fit_scales, bcq_greedy, bcq_nearest_codes,
                            bcq_quantize, bcq_reconstruct, blockwise_reconstruct, fake_quantize_model, group_size_for,
                            load_quantized, nested_kmeans, nested_uniform, pack_code, quantize_model, relative_error,
                            rtn_quantize, save_quantized, separate_bcq, set_model_precision, sign_patterns, sign_pm)

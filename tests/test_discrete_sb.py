@@ -1,5 +1,5 @@
 """iclr26.discrete_sb: construction invariants, exactness of the analytic bridge, solver/metric sanity, bad input."""
-import copy, math
+import math
 
 import pytest
 import torch

@@ -1,4 +1,5 @@
-"""Triton log-space matmul (interpreter on CPU) vs the PyTorch reference: ragged tails, -inf entries, fp16, batches, grads."""
+"""Triton log-space matmul (interpreter on CPU) vs the PyTorch reference: ragged tails, -inf entries, fp16, batches,
+grads."""
 import os
 os.environ.setdefault("TRITON_INTERPRET", "1")   # before triton / the kernel module is imported
 

@@ -91,6 +91,15 @@ def test_wrap_source_shortens_every_line_and_keeps_the_tree(src):
     assert W.wrap_source(new) == (new, 0)                                  # idempotent
 
 
+def test_wrap_source_breaks_docstring_lines_only():
+    src = 'def f():\n    """' + " ".join(["word"] * 40) + '"""\n    s = """' + " ".join(["text"] * 40) + '"""\n'
+    new, n = W.wrap_source(src)
+    assert n == 1 and len(new.split("\n")[1]) <= 120 and len(new.split("\n")[3]) > 120   # a plain string stays
+    f = {}
+    exec(new, f)
+    assert f["f"].__doc__.split() == ["word"] * 40
+
+
 def test_wrap_source_leaves_what_it_cannot_shorten():
     src = 'def f():\n    """' + "a" * 130 + '"""\n'                        # one word in a triple-quoted string
     assert W.wrap_source(src) == (src, 0)

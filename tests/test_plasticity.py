@@ -1,5 +1,4 @@
 """API, derivative and bad-input tests of iclr26.plasticity (Smooth-Leaky activations and plasticity diagnostics)."""
-import math
 
 import numpy as np
 import pytest
@@ -12,7 +11,8 @@ from iclr26.plasticity import (ACTIVATIONS, CReLU, DynamicsShift, PlasticMLP, Ra
                                smooth_leaky_grad_floor, stress_run, train_continual)
 
 
-@pytest.mark.parametrize("alpha,p,c", [(0.1, 3.0, 5.0), (0.0, 3.0, 5.0), (0.3, 1.0, 2.0), (1.0, 3.0, 5.0), (0.05, 0.5, 7.0)])
+@pytest.mark.parametrize("alpha,p,c", [(0.1, 3.0, 5.0), (0.0, 3.0, 5.0), (0.3, 1.0, 2.0), (1.0, 3.0, 5.0),
+                                       (0.05, 0.5, 7.0)])
 def test_closed_form_derivative_matches_autograd(alpha, p, c):
     x = torch.linspace(-20, 20, 8001, dtype=torch.float64, requires_grad=True)
     g, = torch.autograd.grad(SmoothLeaky(alpha, p, c)(x).sum(), x)

@@ -1,4 +1,5 @@
-"""Unit and bad-input tests of iclr26.rl: group sampling, rewards, advantages, losses, the stale sampler, GRPO, the trl adapter."""
+"""Unit and bad-input tests of iclr26.rl: group sampling, rewards, advantages, losses, the stale sampler, GRPO, the trl
+adapter."""
 import math, sys
 
 import pytest
@@ -176,7 +177,7 @@ def test_aggregations_kl_and_zero_variance_keep():
     logp = torch.tensor([[-1.0, -2.0, 0.0], [-0.5, 0.0, 0.0]], requires_grad=True)
     mask = torch.tensor([[1., 1., 0.], [1., 0., 0.]])
     A = torch.tensor([1.0, -2.0])
-    o = torch.tensor([[1.0, 1.0, 0.0], [-2.0, 0.0, 0.0]])      # on-policy: objective = A on every token
+    # on-policy (ratio 1): the objective is A on every unmasked token
     for agg, J in (
         ("sequence_mean", (1.0 + -2.0) / 2),
         ("token_mean", (2.0 - 2.0) / 3),

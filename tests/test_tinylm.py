@@ -1,5 +1,6 @@
-"""Unit and bad-input tests of iclr26.tinylm: corpora, generators, tokenizers, models, masks, training, generation, cache."""
-import json, math, os
+"""Unit and bad-input tests of iclr26.tinylm: corpora, generators, tokenizers, models, masks, training, generation,
+cache."""
+import json, math
 from pathlib import Path
 
 import pytest
@@ -55,8 +56,9 @@ def test_arithmetic_chains_are_verifiable():
     assert T.arithmetic_reward(["1+1="] * 3, ["2", "x", "1+1=2\n3"], [2, 2, 2]) == [1.0, 0.0, 0.0]
 
 
-@pytest.mark.parametrize("kw,exc", [(dict(n=0), ValueError), (dict(n=3, ops=""), ValueError), (dict(n=3, n_terms=1), ValueError),
-                                    (dict(n=3, seed=-1), ValueError), (dict(n=2.5), TypeError), (dict(n=500, max_value=3), ValueError)])
+@pytest.mark.parametrize("kw,exc", [(dict(n=0), ValueError), (dict(n=3, ops=""), ValueError),
+                                    (dict(n=3, n_terms=1), ValueError), (dict(n=3, seed=-1), ValueError),
+                                    (dict(n=2.5), TypeError), (dict(n=500, max_value=3), ValueError)])
 def test_arithmetic_bad_input(kw, exc):
     with pytest.raises(exc): T.arithmetic(**kw)
 

@@ -1,5 +1,4 @@
 """Tests of iclr26.zoo: the committed model family loads offline, matches its recipe, its cards and its manifest."""
-import json
 import shutil
 import subprocess
 import sys
