@@ -6,6 +6,8 @@
 # For developers:
 #   make test-fast  lint, then every test but the notebook runs, the docs site and the tests marked slow
 #                   (pytest -m "not notebook and not docs and not slow"; a few minutes on 2 cores)
+#   make export     the package from the notebooks (nbdev-export), then README.md and the package docstring
+#                   (`iclr26 readme`: nbdev-export rewrites iclr26/__init__.py listing fewer modules)
 #   make lint       ruff check: the settings and the baseline of not-yet-formatted files are in pyproject.toml
 #   make format     split every `;` chain in nbs/, kernels/, tests/ (.ci/split_semicolons.py), wrap every line over
 #                   120 characters that can be wrapped without changing the syntax tree (.ci/wrap_lines.py), then
@@ -25,7 +27,7 @@ TRL_VENV ?= .venv-trl
 GPU_PY ?= $(if $(wildcard $(PY)),$(PY),python3)
 NOBASELINE := lint.per-file-ignores = {"*.ipynb" = ["F401", "F404", "F811", "F841"]}
 
-.PHONY: run full vllm trl test test-fast lint format gpu-check install browser docs clean
+.PHONY: run full vllm trl test test-fast export lint format gpu-check install browser docs clean
 
 $(VENV)/.installed: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -97,6 +99,10 @@ format: install
 
 gpu-check:
 	$(GPU_PY) kernels/gpu_check.py --out results/gpu
+
+export: install
+	$(VENV)/bin/nbdev-export
+	$(VENV)/bin/iclr26 readme
 
 docs: install
 	$(VENV)/bin/iclr26 docs --scale $(SCALE)

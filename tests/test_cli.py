@@ -65,7 +65,7 @@ def test_package_is_exported_from_notebooks():
         write_init(tmp)
         stale = [f.name for f in sorted((ROOT / "iclr26").glob("*.py"))
                  if (tmp / "iclr26" / f.name).read_text() != f.read_text()]
-        assert not stale, f"run .venv/bin/nbdev-export: these modules differ from their notebooks: {stale}"
+        assert not stale, f"run `make export`: these modules differ from their notebooks: {stale}"
 
 
 # --- papers from the notebooks' front matter, the package docstring, the headline scoreboard -------------------------
