@@ -4,11 +4,12 @@ import numpy as np
 import pytest
 import torch
 
-from iclr26.rhd import (LN2, RHD, _encode_pair, analyze_batch, analyze_trace, batch_embeddings, crossfit_auc, eigenscore,
-                        grpo_r_advantages, jsd, late_layers, logit_lens, misled_steps, noop_variant, sample_embeddings,
-                        shaped_step_rewards, shaping_potential, step_spans, token_reasoning_scores, well_formed)
+from iclr26.rhd import (LN2, RHD, _encode_pair, analyze_batch, analyze_trace, auc_se, batch_embeddings, chain_records,
+                        crossfit_auc, decoder_parts, eigenscore, grpo_r_advantages, jsd, late_layers, lens_token_stats,
+                        logit_lens, misled_steps, paired_ci, sample_embeddings, shaped_step_rewards, shaping_potential,
+                        shaping_to_go, step_spans, token_reasoning_scores, well_formed, within_pool_auc)
 from iclr26.rl import expand_advantages, group_advantages
-from iclr26.tinylm import arithmetic, char_tokenizer, make_model
+from iclr26.tinylm import char_tokenizer, make_model
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +54,8 @@ def test_lens_bad_input(tiny):
     with pytest.raises(ValueError, match="out of range"): logit_lens(m, x, layers=[5])
     with pytest.raises(ValueError, match="input_ids"): logit_lens(m, x[0])
     with pytest.raises(TypeError): logit_lens(torch.nn.Linear(2, 2), x)
-    with pytest.raises(ValueError, match="agg"): token_reasoning_scores(torch.zeros(2, 3, 4), torch.zeros(3, 4), agg="max")
+    with pytest.raises(ValueError, match="agg"):
+        token_reasoning_scores(torch.zeros(2, 3, 4), torch.zeros(3, 4), agg="max")
     with pytest.raises(ValueError): late_layers(1)
 
 
@@ -77,7 +79,8 @@ def test_model_without_final_norm(tiny):
     out = logit_lens(m2, x, layers=[1], final_norm=None)        # explicit: project the raw residual stream
     assert out["logprobs"].shape[:3] == (1, 1, 3)
     custom = logit_lens(m2, x, layers=[4], final_norm=m.model.norm)   # or pass the norm as a callable
-    torch.testing.assert_close(custom["logprobs"][0], m(input_ids=x).logits.float().log_softmax(-1), atol=1e-5, rtol=1e-5)
+    own = m(input_ids=x).logits.float().log_softmax(-1)
+    torch.testing.assert_close(custom["logprobs"][0], own, atol=1e-5, rtol=1e-5)
     with pytest.raises(TypeError): logit_lens(m, x, final_norm="rms")
 
 
@@ -103,7 +106,8 @@ def test_analyze_trace(tiny):
 
 def test_rhd_fit_and_bad_input():
     rng = np.random.default_rng(0)
-    rows = [{"mean_R": rng.normal(y), "cv_early": rng.normal(), "attn_score": rng.random(), "pcc": rng.normal()} for y in [0, 1] * 50]
+    rows = [{"mean_R": rng.normal(y), "cv_early": rng.normal(), "attn_score": rng.random(), "pcc": rng.normal()}
+            for y in [0, 1] * 50]
     y = [0, 1] * 50
     s = RHD().fit(rows, y).score(rows)
     assert s.shape == (100,) and ((s >= 0) & (s <= 1)).all()
@@ -146,22 +150,34 @@ def test_shaping_bad_input():
     with pytest.raises(ValueError): shaped_step_rewards([0.1], 1.0, gamma=0)
     with pytest.raises(ValueError): shaping_potential([0.1], alpha=-1)
     cm = torch.ones(4, 5)
-    with pytest.raises(ValueError, match="level"): grpo_r_advantages([[0.1]] * 4, [[1]] * 4, [0, 1, 0, 1], cm, 2, level="token")
+    with pytest.raises(ValueError, match="level"):
+        grpo_r_advantages([[0.1]] * 4, [[1]] * 4, [0, 1, 0, 1], cm, 2, level="token")
     with pytest.raises(ValueError, match="step end"): grpo_r_advantages([[0.1]] * 4, [[9]] * 4, [0, 1, 0, 1], cm, 2)
     with pytest.raises(ValueError, match="step ends"): grpo_r_advantages([[0.1]] * 4, [[1, 2]] * 4, [0, 1, 0, 1], cm, 2)
     with pytest.raises(ValueError, match="differ"): grpo_r_advantages([[0.1]] * 3, [[1]] * 4, [0, 1, 0, 1], cm, 2)
 
 
-def test_noop_and_trace_checks():
-    recs = arithmetic(5, seed=0, n_terms=3, max_value=9, ops="+-", show_steps=True)
-    nv = noop_variant(recs, seed=0)
-    assert all(" note " in r["prompt"] and r["prompt"].endswith("=") and r["answer"] == o["answer"] for r, o in zip(nv, recs))
-    rec = {"prompt": "3+5-2 note 7=", "steps": ["3+5=8", "8-2=6"], "noop": 7}
+def test_chains_noop_and_trace_checks():
+    recs = chain_records(50, seed=0, steps=(6, 10))
+    assert all(len(r["steps"]) in (6, 10) and well_formed(r["answer"], len(r["steps"])) for r in recs)
+    assert all(r["prompt"].startswith("Compute ") and r["prompt"].endswith(".\n") and r["noop"] is None for r in recs)
+    ood = chain_records(20, seed=0, operands=(10, 15))
+    assert all(10 <= x <= 15 for r in ood for x in r["operands"])
+    spur = chain_records(20, seed=1, noop="spurious")
+    assert all(r["noop"] == r["operands"][-1] and f" note {r['noop']}." in r["prompt"] for r in spur)
+    rand = chain_records(200, seed=1, noop="random")
+    assert all(r["noop"] != r["operands"][-1] for r in rand)
+    rec = {"prompt": "Compute 3+5-2 note 7.\n", "steps": ["3+5=8", "8-2=6"], "operands": [3, 5, 2], "noop": 7}
     assert misled_steps(rec, "3+5=8\n8-7=1\n1") == [False, True, None]
     assert misled_steps(rec, "3+5=8\n8-2=6\n6") == [False, False, None]
-    with pytest.raises(KeyError): misled_steps({"prompt": "1+2=", "steps": []}, "1+2=3\n3")
-    with pytest.raises(ValueError): noop_variant([{"prompt": "1+2"}])
-    assert well_formed("3+5=8\n8-2=6\n6", 2) and not well_formed("3+5=8\n6", 2) and not well_formed("3+5=8\nx\n6", 2)
+    with pytest.raises(KeyError): misled_steps({**rec, "noop": None}, "3+5=8\n8")
+    assert well_formed("3+5=8\n8-2=6\n6", 2) and well_formed("3+5=9\n9-2=7\n7", 2)     # a slip, but coherent
+    assert not well_formed("3+5=8\n6", 2) and not well_formed("3+5=8\nx\n6", 2)
+    assert not well_formed("3+5=8\n7-2=5\n5", 2) and not well_formed("3+5=8\n8-2=6\n5", 2)   # broken chain / answer
+    with pytest.raises(ValueError): well_formed("1", 0)
+    with pytest.raises(ValueError): chain_records(0)
+    with pytest.raises(ValueError): chain_records(3, noop="sometimes")
+    with pytest.raises(ValueError): chain_records(3, ops="*")
 
 
 def test_step_level_outcome_norm():
@@ -185,11 +201,13 @@ def test_analyze_batch_equals_one_by_one(tiny):
     m, tok = tiny
     pairs = [("3+4-2=", "3+4=7\n7-2=5\n5"), ("1+2+3+0=", "1+2=3\n3+3=6\n6+0=6\n6"), ("2-1 note 3=", "2-3=-1\n-1")]
     enc = [_encode_pair(tok, p, c) for p, c in pairs]
-    batch = analyze_batch(m, tok, [ids[:P] for ids, P in enc], [ids[P:] for ids, P in enc], batch_size=2)   # ragged, 2 batches
+    # ragged, 2 batches
+    batch = analyze_batch(m, tok, [ids[:P] for ids, P in enc], [ids[P:] for ids, P in enc], batch_size=2)
     for (p, c), b in zip(pairs, batch):
         a = analyze_trace(m, tok, p, c)
         np.testing.assert_allclose(b["R"], a["R"], atol=1e-5)
-        for k in ("mean_R", "cv_early", "attn_score", "pcc", "nll", "entropy", "answer_logprob"): assert abs(a[k] - b[k]) < 1e-4, k
+        for k in ("mean_R", "cv_early", "attn_score", "pcc", "nll", "entropy", "answer_logprob"):
+            assert abs(a[k] - b[k]) < 1e-4, k
     with pytest.raises(ValueError, match="differ"): analyze_batch(m, tok, [[1, 2]], [[3], [4]])
     with pytest.raises(ValueError, match="non-empty"): analyze_batch(m, tok, [[1, 2]], [[]])
     with pytest.raises(ValueError, match="batch_size"): analyze_batch(m, tok, [[1, 2]], [[3]], batch_size=0)
@@ -210,7 +228,8 @@ def test_batch_embeddings(tiny):
 def test_crossfit_auc():
     rng = np.random.default_rng(0)
     y = np.array([0, 1] * 60)
-    rows = [{"mean_R": rng.normal(2 * t), "cv_early": rng.normal(), "attn_score": rng.random(), "pcc": rng.normal()} for t in y]
+    rows = [{"mean_R": rng.normal(2 * t), "cv_early": rng.normal(), "attn_score": rng.random(), "pcc": rng.normal()}
+            for t in y]
     noise = rng.normal(size=len(y))
     cf = crossfit_auc(rows, y, {"noise": noise, "oracle": y + 0.1 * noise}, n_repeats=3, seed=0)
     assert cf["halves"] == 6 and set(cf["auc"]) == {"RHD", "noise", "oracle"}
@@ -222,3 +241,121 @@ def test_crossfit_auc():
     with pytest.raises(ValueError, match="n_repeats"): crossfit_auc(rows, y, n_repeats=0)
     with pytest.raises(ValueError): crossfit_auc(rows, [0] * len(rows))
     with pytest.raises(ValueError): crossfit_auc(rows, y[:10])
+
+
+def _tiny_lms():
+    from transformers import (GPT2Config, GPT2LMHeadModel, GPTNeoXConfig, GPTNeoXForCausalLM, LlamaConfig,
+                              LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM)
+    torch.manual_seed(0)
+    kw = dict(num_hidden_layers=3, num_attention_heads=2, intermediate_size=64, vocab_size=40, hidden_size=32)
+    return {"gpt2": GPT2LMHeadModel(GPT2Config(n_layer=3, n_embd=32, n_head=2, vocab_size=40, n_positions=64,
+                                               bos_token_id=0, eos_token_id=1)),
+            "neox": GPTNeoXForCausalLM(GPTNeoXConfig(**kw, bos_token_id=0, eos_token_id=1)),
+            "llama": LlamaForCausalLM(LlamaConfig(**kw, num_key_value_heads=1)),
+            "qwen2": Qwen2ForCausalLM(Qwen2Config(**kw, num_key_value_heads=1))}
+
+
+@pytest.mark.parametrize("name", ["gpt2", "neox", "llama", "qwen2"])
+def test_lens_layouts_and_streaming(name):
+    m = _tiny_lms()[name].eval()
+    base, layers, norm, head = decoder_parts(m)
+    assert len(layers) == 3 and norm is not None and head is m.get_output_embeddings()
+    g = torch.Generator().manual_seed(1)
+    x = torch.randint(2, 40, (3, 13), generator=g)
+    am = torch.ones_like(x)
+    am[1, 9:] = 0                                        # a right-padded row
+    full = logit_lens(m, x, am)
+    torch.testing.assert_close(full["logprobs"][-1], m(input_ids=x, attention_mask=am).logits.float().log_softmax(-1),
+                               atol=1e-5, rtol=1e-5)     # the last layer's lens is the model's output
+    J = late_layers(3)
+    ref = token_reasoning_scores(full["logprobs"][[j - 1 for j in J]], full["logprobs"][-1])
+    ref_nll = -full["logprobs"][-1][:, :-1].gather(-1, x[:, 1:, None])[..., 0]
+    ref_ent = -(full["logprobs"][-1].exp() * full["logprobs"][-1]).sum(-1)
+    for chunk in (1, 4, 13, 100):                        # the streamed lens equals the batched one
+        st = lens_token_stats(m, x, am, chunk_size=chunk)
+        assert st["layers"] == J and st["R"].shape == (3, 13)
+        torch.testing.assert_close(st["R"], ref, atol=1e-6, rtol=0)
+        torch.testing.assert_close(st["nll"][:, :-1], ref_nll, atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(st["entropy"], ref_ent, atol=1e-5, rtol=1e-5)
+        assert torch.isnan(st["nll"][:, -1]).all()
+    s_sum = lens_token_stats(m, x, am, layers=[1, 2], agg="sum")
+    torch.testing.assert_close(s_sum["R"], 2 * lens_token_stats(m, x, am, layers=[1, 2])["R"], atol=1e-6, rtol=1e-5)
+    with pytest.raises(ValueError, match="chunk_size"): lens_token_stats(m, x, chunk_size=0)
+    with pytest.raises(ValueError, match="out of range"): lens_token_stats(m, x, layers=[4])
+    with pytest.raises(ValueError, match="agg"): lens_token_stats(m, x, agg="max")
+
+
+def test_gamma_one_is_a_baseline():
+    rng = np.random.default_rng(3)
+    R = np.array([0.05, 0.12, 0.3, 0.08, 0.02, 0.11])
+    prefix = np.concatenate([[0.0], -shaping_potential(R[:-1], 1.0, 0.2)])   # R̃_{k−1}, with R̃_0 = 0
+    np.testing.assert_allclose(shaping_to_go(R, 1.0, 0.2, 1.0), prefix, atol=1e-12)
+    for k in range(len(R)):                    # changing step k or any later step leaves step k's bonus unchanged
+        Rp = R.copy()
+        Rp[k:] = rng.uniform(0, 0.3, size=len(R) - k)
+        assert abs(shaping_to_go(Rp, 1.0, 0.2, 1.0)[k] - prefix[k]) < 1e-12
+    tilde = -shaping_potential(R, 1.0, 0.2)
+    tilde[-1] = 0.0                            # the answer step has no potential
+    resid = shaping_to_go(R, 1.0, 0.2, 0.8) - shaping_to_go(R, 1.0, 0.2, 1.0)
+    np.testing.assert_allclose(resid, 0.2 * tilde[::-1].cumsum()[::-1], atol=1e-12)   # (1 − γ) Σ_{k' ≥ k} R̃_k'
+    Rp = R.copy()
+    Rp[1] = 0.15                               # at γ < 1 step 2's own score moves its own bonus
+    assert abs(shaping_to_go(Rp, 1.0, 0.2, 0.8)[1] - shaping_to_go(R, 1.0, 0.2, 0.8)[1]) > 1e-4
+    # the same identity through the token advantages: step k's tokens get GRPO + R̃_{k−1} / std
+    ends = [[1, 3, 5, 7, 8, 10]] * 4
+    out = torch.tensor([1.0, 0, 1, 1])
+    cm = torch.ones(4, 11)
+    plain = expand_advantages(group_advantages(out, 4), cm)
+    adv = grpo_r_advantages([R] * 4, ends, out, cm, 4, alpha=1.0, tau=0.2, gamma=1.0)
+    std = math.sqrt(out.var(unbiased=False).item() + 1e-4)
+    expect = np.repeat(prefix, np.diff([-1] + ends[0])) / std
+    torch.testing.assert_close(adv - plain, torch.tensor(expect, dtype=torch.float32).expand(4, -1), atol=1e-5, rtol=0)
+
+
+def test_own_step_credit():
+    R = [np.array([0.05, 0.3, 0.1])] * 4
+    ends = [[2, 5, 7]] * 4
+    out = torch.tensor([1.0, 0, 1, 0])
+    cm = torch.ones(4, 9)
+    plain = expand_advantages(group_advantages(out, 4), cm)
+    a = grpo_r_advantages(R, ends, out, cm, 4, alpha=1.0, tau=0.2, credit="own_step")
+    std = math.sqrt(0.25 + 1e-4)
+    # step 1 (tokens 0-2): R̃_1 = 0.05; step 2 (3-5): R = 0.3 > τ, no reward; the answer step (6-7): none
+    torch.testing.assert_close(a[:, :3] - plain[:, :3], torch.full((4, 3), 0.05 / std), atol=1e-5, rtol=0)
+    torch.testing.assert_close(a[:, 3:], plain[:, 3:])
+    with pytest.raises(ValueError, match="credit"): grpo_r_advantages(R, ends, out, cm, 4, credit="later")
+
+
+def test_paired_ci_and_auc_se():
+    c = paired_ci([0.6, 0.62, 0.58, 0.61], [0.58, 0.61, 0.59, 0.60])
+    d = np.array([0.02, 0.01, -0.01, 0.01])
+    assert abs(c["mean"] - d.mean()) < 1e-12 and c["n"] == 4
+    from scipy import stats
+    h = stats.t.ppf(0.975, 3) * d.std(ddof=1) / 2
+    assert abs(c["lo"] - (d.mean() - h)) < 1e-12 and abs(c["hi"] - (d.mean() + h)) < 1e-12
+    assert math.isnan(paired_ci([0.5], [0.4])["lo"])
+    with pytest.raises(ValueError): paired_ci([0.5, 0.6], [0.4])
+    assert abs(auc_se(0.5, 100, 100) - math.sqrt(16.75) / 100) < 1e-9
+    assert auc_se(0.9, 100, 100) < auc_se(0.7, 100, 100) and auc_se(0.7, 400, 400) < auc_se(0.7, 100, 100)
+    with pytest.raises(ValueError): auc_se(1.2, 10, 10)
+    with pytest.raises(ValueError): auc_se(0.7, 0, 10)
+
+
+def test_within_pool_auc_removes_the_base_rate():
+    rng = np.random.default_rng(0)
+    pools = np.array(["a"] * 200 + ["b"] * 200)
+    y = np.concatenate([rng.random(200) < 0.2, rng.random(200) < 0.8]).astype(int)
+    pool_score = (pools == "b").astype(float) + 0.01 * rng.normal(size=400)     # knows the pool, not the trace
+    signal = y + rng.normal(size=400)                                          # real within-pool signal
+    rows = [{"mean_R": s, "cv_early": rng.normal(), "attn_score": rng.random(), "pcc": rng.normal(),
+             "pool_a": float(p == "a"), "pool_b": float(p == "b")} for s, p in zip(signal, pools)]
+    wp = within_pool_auc(rows, y, pools, {"pool": pool_score}, {"RHD": ["mean_R"]}, n_repeats=2, seed=0)
+    pooled = crossfit_auc(rows, y, {"pool": pool_score}, {"base rate": ["pool_a", "pool_b"]}, n_repeats=2, seed=0)
+    assert pooled["auc"]["base rate"] > 0.75 and pooled["auc"]["pool"] > 0.75
+    for p in ("a", "b"):
+        assert abs(wp[p]["auc"]["pool"] - 0.5) < 0.12 and wp[p]["auc"]["RHD"] > 0.65
+        assert wp[p]["n"] == 200 and 0 < wp[p]["se"]["RHD"] < 0.1
+    few = within_pool_auc(rows[:203], y[:203], pools[:203], {"pool": pool_score[:203]}, {"RHD": ["mean_R"]},
+                          min_class=5)
+    assert math.isnan(few["b"]["auc"]["RHD"]) and not math.isnan(few["a"]["auc"]["RHD"])
+    with pytest.raises(ValueError): within_pool_auc(rows, y[:10], pools, {}, {"RHD": ["mean_R"]})
