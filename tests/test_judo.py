@@ -1,4 +1,5 @@
 "Unit and bad-input tests of iclr26.judo (JUDO, paper 21): cells, rewards, data layout, model plumbing."
+
 import json
 
 import numpy as np
@@ -6,10 +7,45 @@ import pytest
 import torch
 
 from iclr26.judo import (
-    SynthMMAD, TinyVLM, accuracy_reward, build_tokenizer, cells_from_mask, check_pair, decode_cells, encode_cells,
-    evaluate_mmad, extract_choice, format_reward, judo_advantages, load_mmad, make_domain_reward, make_seg_f1_reward,
-    make_structure_reward, make_synth_mmad, mcq_records, mmad_scores, parse_seg, structure_reward, vlm_completion_logprobs,
-    vlm_generate)
+    JUDO_TRL_SETTINGS,
+    PatchEncoder,
+    SynthMMAD,
+    TinyVLM,
+    _tokenize_records,
+    accuracy_reward,
+    answer_prior_baseline,
+    build_tokenizer,
+    cells_from_mask,
+    check_pair,
+    constant_letter_baseline,
+    decode_cells,
+    encode_cells,
+    evaluate_mmad,
+    extract_choice,
+    format_reward,
+    freeze,
+    judo_advantages,
+    judo_reward_funcs,
+    letter_counts,
+    load_mmad,
+    lookup_records,
+    make_domain_reward,
+    make_seg_f1_reward,
+    make_structure_reward,
+    make_synth_mmad,
+    mcq_records,
+    mmad_scores,
+    paired_bootstrap,
+    parse_seg,
+    perception_accuracy,
+    perception_pretrain,
+    perception_records,
+    structure_reward,
+    sub_cell_labels,
+    trl_rows,
+    vlm_completion_logprobs,
+    vlm_generate,
+)
 
 
 @pytest.fixture(scope="module")
@@ -30,19 +66,21 @@ def test_cells_round_trip():
 
 def test_cells_from_mask_threshold_and_format():
     m = np.zeros((32, 32), bool)
-    m[0, 0] = True                       # 1/16 of cell (1,1) at 8x8 -> covered (>= 0.02)
-    m[8:12, 4:12] = True                 # row 3, cols 2-3
+    m[0, 0] = True  # 1/16 of cell (1,1) at 8x8 -> covered (>= 0.02)
+    m[8:12, 4:12] = True  # row 3, cols 2-3
     assert cells_from_mask(m, 8) == {(1, 1), (3, 2), (3, 3)}
     assert encode_cells(cells_from_mask(m, 8)) == "(1,1) , (3,2)-(3,3)"
     big = np.zeros((64, 64), bool)
-    big[0, 0] = True      # 1/16 of a 4x4 cell at 16x16 -> covered; 1/64 at 8x8 -> not
+    big[0, 0] = True  # 1/16 of a 4x4 cell at 16x16 -> covered; 1/64 at 8x8 -> not
     assert cells_from_mask(big, 16) == {(1, 1)}
     assert cells_from_mask(big, 8) == set()
     assert cells_from_mask(big, 8, fallback=True) == {(1, 1)}
     assert encode_cells(set()) == "None"
 
 
-@pytest.mark.parametrize("payload", ["(0,1)", "(1,9)", "(2,3)-(3,4)", "(2,5)-(2,3)", "(a,b)", "(1,1) x", "1,1", "", "(1,1)-"])
+@pytest.mark.parametrize(
+    "payload", ["(0,1)", "(1,9)", "(2,3)-(3,4)", "(2,5)-(2,3)", "(a,b)", "(1,1) x", "1,1", "", "(1,1)-"]
+)
 def test_decode_strict(payload):
     with pytest.raises(ValueError):
         decode_cells(payload, 8)
@@ -50,7 +88,7 @@ def test_decode_strict(payload):
 
 
 def test_parse_seg_official_semantics():
-    assert parse_seg("no tag at all", 8) == set()       # the official parser: missing tag -> "no anomaly"
+    assert parse_seg("no tag at all", 8) == set()  # the official parser: missing tag -> "no anomaly"
     assert parse_seg("<seg> none </seg>", 8) == set()
     assert parse_seg(None, 8) is None
 
@@ -58,7 +96,10 @@ def test_parse_seg_official_semantics():
 # ---- rewards (table-driven) ----------------------------------------------------------------------------------
 GOOD = "<seg>(2,3)-(2,4)</seg><think>query has scratch at top left . answer B</think><answer>B</answer>"
 ARTICLE = "<seg>(2,3)</seg><think>A scratch crosses the washer near the top left . answer B</think><answer>B</answer>"
-ARTICLE_MID = "<seg>(2,3)</seg><think>the washer is damaged . A scratch crosses it near the top left corner of the washer . answer B</think><answer>B</answer>"
+ARTICLE_MID = (
+    "<seg>(2,3)</seg><think>the washer is damaged . A scratch crosses it near the top left corner of the washer . "
+    "answer B</think><answer>B</answer>"
+)
 CASES = [
     (accuracy_reward, GOOD, dict(solution="B"), 1.0),
     (accuracy_reward, GOOD, dict(solution="A"), 0.0),
@@ -68,11 +109,16 @@ CASES = [
     (format_reward, "<seg>x</seg> junk <think>y</think> junk <answer>z</answer>", {}, 0.2),
     (format_reward, "<think>y</think><answer>z</answer>", {}, 0.0),
     (structure_reward, GOOD, dict(solution="B"), 1.0),
-    (structure_reward, "<think>B . the scratch</think><answer>B</answer>", dict(solution="B"), 0.0),           # lazy think
-    (structure_reward, "<think>my pick is B , since a long scratch is on the part</think><answer>B</answer>", dict(solution="B"), 0.2),  # early answer
-    (structure_reward, ARTICLE, dict(solution="B"), 0.0),                    # quirk: article "A" read as a lazy think
+    (structure_reward, "<think>B . the scratch</think><answer>B</answer>", dict(solution="B"), 0.0),  # lazy think
+    (
+        structure_reward,
+        "<think>my pick is B , since a long scratch is on the part</think><answer>B</answer>",
+        dict(solution="B"),
+        0.2,
+    ),  # early answer
+    (structure_reward, ARTICLE, dict(solution="B"), 0.0),  # quirk: article "A" read as a lazy think
     (make_structure_reward(True), ARTICLE, dict(solution="B"), 1.0),
-    (structure_reward, ARTICLE_MID, dict(solution="B"), 0.2),                # quirk: article "A" read as an early answer
+    (structure_reward, ARTICLE_MID, dict(solution="B"), 0.2),  # quirk: article "A" read as an early answer
     (make_structure_reward(True), ARTICLE_MID, dict(solution="B"), 1.0),
     (structure_reward, "<think>looks clean</think><answer>B</answer>", dict(solution="B"), 0.8),
     (structure_reward, "<think>looks clean</think><answer>B</answer>", dict(solution="C"), 0.05),
@@ -93,19 +139,28 @@ def test_reward_table(f, completion, kw, want):
     got = f([completion], **{k: [v] for k, v in kw.items()})
     assert got == pytest.approx([want])
     # trl's conversational form gives the same reward
-    assert f([[{"role": "assistant", "content": completion}]], **{k: [v] for k, v in kw.items()}) == pytest.approx([want])
+    assert f([[{"role": "assistant", "content": completion}]], **{k: [v] for k, v in kw.items()}) == pytest.approx(
+        [want]
+    )
 
 
 def test_seg_reward_from_mask_array():
     m = np.zeros((32, 32), bool)
-    m[4:8, 8:16] = True          # cells (2,3), (2,4)
+    m[4:8, 8:16] = True  # cells (2,3), (2,4)
     assert make_seg_f1_reward(8)([GOOD], mask=[m]) == pytest.approx([1.0])
 
 
-@pytest.mark.parametrize("bad", [None, 42, 3.5, [], [{"role": "assistant"}], {"x": 1}, [{"content": None}], "<seg>(((</seg><answer>"])
+@pytest.mark.parametrize(
+    "bad", [None, 42, 3.5, [], [{"role": "assistant"}], {"x": 1}, [{"content": None}], "<seg>(((</seg><answer>"]
+)
 def test_malformed_completions_give_zero(bad):
-    for f, kw in [(accuracy_reward, dict(solution=["A"])), (format_reward, {}), (structure_reward, dict(solution=["A"])),
-                  (make_seg_f1_reward(8), dict(gt_cells=[{(1, 1)}])), (make_domain_reward(lambda t: np.ones((len(t), 3))), dict(domain_gt=["x"]))]:
+    for f, kw in [
+        (accuracy_reward, dict(solution=["A"])),
+        (format_reward, {}),
+        (structure_reward, dict(solution=["A"])),
+        (make_seg_f1_reward(8), dict(gt_cells=[{(1, 1)}])),
+        (make_domain_reward(lambda t: np.ones((len(t), 3))), dict(domain_gt=["x"])),
+    ]:
         assert f([bad], **kw) == [0.0]
 
 
@@ -119,8 +174,11 @@ def test_reward_length_mismatch_raises():
 def test_domain_reward_with_stub_encoder():
     enc = lambda texts: np.array([[1.0, 0.0] if "scratch" in t else [0.0, 1.0] for t in texts])
     r = make_domain_reward(enc)
-    comps = ["<seg>None</seg><think>scratch here</think><answer>A</answer>", "<seg>None</seg> <think>clean</think> <answer>A</answer>",
-             "<think>scratch here</think><answer>A</answer>"]
+    comps = [
+        "<seg>None</seg><think>scratch here</think><answer>A</answer>",
+        "<seg>None</seg> <think>clean</think> <answer>A</answer>",
+        "<think>scratch here</think><answer>A</answer>",
+    ]
     assert r(comps, domain_gt=["scratch"] * 3) == pytest.approx([0.1, 0.0, 0.0])
 
 
@@ -135,7 +193,7 @@ def test_extract_choice_quirks():
 # ---- advantages and scores -----------------------------------------------------------------------------------------
 def test_judo_advantages():
     a = judo_advantages(torch.tensor([1.0, 0.0, 3.0, 3.0]), 2)
-    assert torch.allclose(a[:2], torch.tensor([1.0, -1.0]) * 0.5 / (0.5 ** 0.5 + 1e-4))
+    assert torch.allclose(a[:2], torch.tensor([1.0, -1.0]) * 0.5 / (0.5**0.5 + 1e-4))
     assert torch.allclose(a[2:], torch.zeros(2))
     with pytest.raises(ValueError):
         judo_advantages(torch.ones(3), 2)
@@ -144,9 +202,11 @@ def test_judo_advantages():
 
 
 def test_mmad_scores_balanced():
-    rows = [dict(dataset="d", type="Anomaly Detection", normal=True, correct=True)] * 3 + \
-           [dict(dataset="d", type="Anomaly Detection", normal=False, correct=False)] + \
-           [dict(dataset="e", type="Object Structure", normal=False, correct=True)]
+    rows = (
+        [dict(dataset="d", type="Anomaly Detection", normal=True, correct=True)] * 3
+        + [dict(dataset="d", type="Anomaly Detection", normal=False, correct=False)]
+        + [dict(dataset="e", type="Object Structure", normal=False, correct=True)]
+    )
     s = mmad_scores(rows)
     assert s["table"]["d"]["Anomaly Detection"] == pytest.approx(50.0)
     assert s["table"]["e"]["Object Analysis"] == pytest.approx(100.0)
@@ -160,7 +220,7 @@ def test_image_mask_size_mismatch():
     with pytest.raises(ValueError, match="sizes differ"):
         check_pair(np.zeros((32, 32, 3)), np.zeros((16, 16)))
     with pytest.raises(ValueError):
-        cells_from_mask(np.zeros((4, 4)), 8)             # grid finer than the mask
+        cells_from_mask(np.zeros((4, 4)), 8)  # grid finer than the mask
     with pytest.raises(ValueError):
         cells_from_mask(np.zeros(5), 8)
 
@@ -174,15 +234,22 @@ def test_synth_mmad_layout(ds, tmp_path):
     for c in meta["conversation"]:
         assert c["Answer"] in c["Options"] and list(c["Options"]) == [chr(65 + i) for i in range(len(c["Options"]))]
     normal = next(m for m in ds.mmad.values() if not m["mask_path"])
-    assert [c["type"] for c in normal["conversation"]] == ["Anomaly Detection", "Object Classification", "Object Analysis"]
+    assert [c["type"] for c in normal["conversation"]] == [
+        "Anomaly Detection",
+        "Object Classification",
+        "Object Analysis",
+    ]
     ko = {k for k, f in ds.facts.items() if f["knowledge_only"]}
-    assert len(ko) == 6 and not any((m["synthetic"]["category"], m["synthetic"]["defect"]) in ko for m in ds.train.values())
+    assert len(ko) == 6 and not any(
+        (m["synthetic"]["category"], m["synthetic"]["defect"]) in ko for m in ds.train.values()
+    )
     path = ds.save(tmp_path)
     meta2, images, masks = load_mmad(path)
     assert meta2.keys() == ds.mmad.keys()
     assert np.array_equal(images[q], ds.images[q]) and np.array_equal(masks[q], ds.masks[q])
     # a resized mask is rejected when loading
     from PIL import Image
+
     Image.fromarray(np.zeros((8, 8), np.uint8)).save(tmp_path / meta["mask_path"])
     with pytest.raises(ValueError, match="sizes differ"):
         load_mmad(path)
@@ -203,18 +270,196 @@ def test_vlm_generate_and_logprobs(ds):
     recs = mcq_records(ds, dict(list(ds.mmad.items())[:2]), "judo", 8)
     model = TinyVLM(tok, "llama-1L-64", 32, 8, seed=0)
     images = torch.stack([r["images"] for r in recs[:3]])
-    new, mask, pids, pm, texts = vlm_generate(model, tok, images, [r["prompt"] for r in recs[:3]], 6, do_sample=True,
-                                              temperature=0.8, generator=torch.Generator().manual_seed(0))
+    new, mask, pids, pm, texts = vlm_generate(
+        model,
+        tok,
+        images,
+        [r["prompt"] for r in recs[:3]],
+        6,
+        do_sample=True,
+        temperature=0.8,
+        generator=torch.Generator().manual_seed(0),
+    )
     assert new.shape == mask.shape and len(texts) == 3
     lp = vlm_completion_logprobs(model, images, pids, pm, new, mask)
     assert lp.shape == new.shape and torch.isfinite(lp).all() and (lp <= 0).all()
     # KV-cached greedy decoding agrees with a full forward pass
     g, gm, *_ = vlm_generate(model, tok, images, [r["prompt"] for r in recs[:3]], 5)
     full = model.text_logits(images, torch.cat([pids, g], 1), torch.cat([pm, gm], 1))
-    assert torch.equal(full[:, pids.shape[1]:].argmax(-1)[gm.bool()], g[gm.bool()])
+    assert torch.equal(full[:, pids.shape[1] :].argmax(-1)[gm.bool()], g[gm.bool()])
     with pytest.raises(ValueError):
         vlm_generate(model, tok, images, ["x"], 3)
     with pytest.raises(ValueError):
         model.encoder(torch.zeros(1, 2, 3, 16, 16))
     res = evaluate_mmad(model, tok, recs[:4], 8, max_new_tokens=4)
     assert res["n"] == 4 and 0 <= res["well_formed"] <= 1
+
+
+# ---- second pass (issue #36): balanced letters, blind baselines, perception pre-stage, lookup, trl recipe -----------
+def test_letters_balanced_per_type(ds):
+    big = make_synth_mmad(n_train=1, n_test=3, n_normal_train=1, n_normal_test=2, n_seg=2, seed=1)
+    for split in (big.mmad, big.train):
+        for group, c in letter_counts(split).items():
+            assert max(c.values()) - min(c.values()) <= 1, (group, c)
+    for meta in big.mmad.values():  # the true text is still the answer
+        syn = meta["synthetic"]
+        for qa in meta["conversation"]:
+            if qa["type"] == "Object Classification":
+                assert qa["Options"][qa["Answer"]] == syn["category"]
+            if qa["type"] == "Object Analysis":
+                assert qa["Options"][qa["Answer"]] == syn["color"]
+            if qa["type"] == "Defect Classification":
+                assert qa["Options"][qa["Answer"]] == syn["defect"]
+    unbalanced = make_synth_mmad(
+        n_train=1, n_test=1, n_normal_train=1, n_normal_test=1, n_seg=2, seed=1, balance_letters=False
+    )
+    assert (
+        unbalanced.mmad.keys()
+        == make_synth_mmad(n_train=1, n_test=1, n_normal_train=1, n_normal_test=1, n_seg=2, seed=1).mmad.keys()
+    )
+
+
+def _recs(answers, types=None, paths=None):
+    types = types or ["Defect Classification"] * len(answers)
+    return [
+        {
+            "dataset": "d",
+            "type": t,
+            "normal": False,
+            "knowledge_only": False,
+            "solution": a,
+            "path": p,
+            "options": {"A": "hole", "B": "scratch", "C": "stain", "D": "crack"},
+        }
+        for a, t, p in zip(answers, types, paths or [f"img{i}" for i in range(len(answers))])
+    ]
+
+
+def test_constant_letter_and_prior_baselines():
+    recs = _recs(list("AABCD"))
+    c = constant_letter_baseline(recs)
+    assert c["letter"] == "A" and c["average"] == pytest.approx(40.0) and c["per_letter"]["D"] == pytest.approx(20.0)
+    train = {
+        "x": {
+            "conversation": [
+                {
+                    "type": "Defect Classification",
+                    "Answer": "C",
+                    "Options": {"A": "hole", "B": "scratch", "C": "stain", "D": "crack"},
+                }
+            ]
+        }
+    }
+    p = answer_prior_baseline(recs, train)  # 'stain' is always letter C here
+    assert [r["pred"] for r in p["rows"]] == ["C"] * 5 and p["average"] == pytest.approx(20.0)
+    with pytest.raises(ValueError):
+        constant_letter_baseline([])
+
+
+def test_paired_bootstrap():
+    recs = _recs(list("AB") * 20)
+    a = constant_letter_baseline(recs, "A")["rows"]
+    b = constant_letter_baseline(recs, "B")["rows"]
+    out = paired_bootstrap(a, a, 50)
+    assert out["diff"]["average"] == 0 and out["se"]["average"] == 0
+    out = paired_bootstrap(a, b, 200, seed=1)
+    assert out["diff"]["average"] == pytest.approx(0.0) and 10 < out["se"]["average"] < 25  # sd 1 per image, n=40
+    with pytest.raises(ValueError):
+        paired_bootstrap(a, b[:-1])
+    with pytest.raises(ValueError):
+        paired_bootstrap(a, b[::-1])
+
+
+def test_lookup_records_loss_on_letter_only(ds):
+    tok = build_tokenizer(ds, 8)
+    recs = lookup_records(ds, 50, seed=0)
+    for r in recs:
+        prompt_opts = dict(
+            (v.rsplit(" ", 1)[1], v.rsplit(" ", 1)[0]) for v in r["prompt"].split("options : ")[1].split(" , ")
+        )
+        text = r["target_prefix"].split("answer ", 1)[1]
+        letter = r["target"].split()[0]
+        assert prompt_opts[letter] == text
+    r = _tokenize_records(tok, recs[:1])[0]
+    supervised = [t for t, lab in zip(r["_ids"], r["_labels"]) if lab != -100]
+    assert tok.decode(supervised[:1]) == recs[0]["target"].split()[0] and supervised[-1] == tok.eos_token_id
+    with pytest.raises(ValueError):
+        lookup_records(ds, 0)
+
+
+def test_sub_cell_labels_and_perception(ds):
+    m = np.zeros((32, 32), bool)
+    m[0:2, 12:14] = True  # cell (1,4) of 8x8 -> patch (0,1) of 4x4, sub-cell (0,1)
+    lab = sub_cell_labels(m, 8, 4)
+    assert lab.shape == (16, 4) and lab.sum() == 1 and lab[1, 1] == 1
+    assert sub_cell_labels(None, 8, 4).sum() == 0
+    with pytest.raises(ValueError):
+        sub_cell_labels(m, 8, 3)
+    tok = build_tokenizer(ds, 8)
+    model = TinyVLM(tok, "llama-1L-64", 32, 4, seed=0)
+    recs = perception_records(ds, list(ds.seg_pool), 8, 4, True, 0)
+    assert {r["defect"] for r in recs} >= {0} and all(r["images"].shape == (2, 3, 32, 32) for r in recs)
+    heads, hist = perception_pretrain(model, recs, 3, 4, 1e-3)
+    acc = perception_accuracy(model, heads, recs)
+    assert set(acc) >= {"defect_acc", "location_acc", "normal_vs_defect_acc", "cell_f1"} and len(hist) == 2
+    freeze(model.encoder)
+    assert not any(p.requires_grad for p in model.encoder.parameters())
+
+
+def test_encoder_side_by_side_and_pixel_diff():
+    enc = PatchEncoder(16, 32, 4)
+    x = torch.rand(2, 2, 3, 32, 32)
+    assert enc(x).shape == (2, 2 * 17, 16) and enc.tokens_per_image == 17
+    y = x.clone()
+    y[:, 1] = torch.rand(2, 3, 32, 32)  # side by side: the query's tokens do not depend on the template
+    assert torch.allclose(enc(x)[:, :17], enc(y)[:, :17])
+    diff = PatchEncoder(16, 32, 4, pixel_diff=True)
+    assert not torch.allclose(diff(x)[:, :17], diff(y)[:, :17])
+    assert enc(x[:, :1]).shape == (2, 17, 16)
+
+
+def test_rewards_in_trl_signature(ds):
+    rows = trl_rows(dict(list(ds.mmad.items())[:3]), "/nonexistent", ds.facts)
+    assert {"prompt", "images", "solution", "mask_path", "domain_gt"} <= set(rows[0])
+    assert rows[0]["prompt"][1]["content"][:2] == [{"type": "image"}, {"type": "image"}] and len(rows[0]["images"]) == 2
+    comp = [
+        [{"role": "assistant", "content": f"<seg>None</seg><think>looks fine</think><answer>{r['solution']}</answer>"}]
+        for r in rows
+    ]
+    cols = {k: [r[k] for r in rows] for k in rows[0] if k != "prompt"}
+    kw = dict(
+        prompts=[r["prompt"] for r in rows],
+        completions=comp,
+        completion_ids=[[1]] * len(rows),
+        trainer_state=None,
+        **cols,
+    )
+    funcs = judo_reward_funcs(8, encoder=lambda t: np.ones((len(t), 4)))
+    out = {f.__name__: f(**kw) for f in funcs}
+    assert out["accuracy_reward"] == [1.0] * len(rows) and out["format_reward"] == [0.2] * len(rows)
+    assert out["domain_reward"] == pytest.approx([0.1] * len(rows))
+    assert out["seg_f1_reward"] == [1.0] * len(rows)  # missing mask files read as normal, as the official reward
+    assert JUDO_TRL_SETTINGS["num_generations"] == 16 and JUDO_TRL_SETTINGS["beta"] == 0.04
+    with pytest.raises(ValueError):
+        trl_rows({})
+
+
+def test_trl_config_in_trl_venv(tmp_path):
+    "The recipe's settings are valid trl.GRPOConfig fields (in .venv-trl, where trl lives); skipped without it."
+    import subprocess
+    from pathlib import Path
+
+    py = Path(__file__).resolve().parents[1] / ".venv-trl" / "bin" / "python"
+    if not py.exists():
+        pytest.skip(".venv-trl not installed")
+    code = (
+        "import json, sys; from iclr26.judo import judo_trl_config, JUDO_TRL_SETTINGS; "
+        f"c = judo_trl_config({str(tmp_path)!r}, use_cpu=True, bf16=False); "
+        "print(json.dumps({k: getattr(c, k) for k in JUDO_TRL_SETTINGS}, default=str))"
+    )
+    root = Path(__file__).resolve().parents[1]
+    env = {"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "HOME": str(tmp_path)}
+    out = subprocess.run([str(py), "-c", code], capture_output=True, text=True, timeout=300, cwd=root, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["num_generations"] == 16 and got["beta"] == 0.04 and got["epsilon"] == 0.2 and got["temperature"] == 0.8
