@@ -23,9 +23,9 @@ from .tinylm import (COLOURS, IGNORE_INDEX, JOBS, PETS, TrainConfig, check_lm, c
 # %% auto #0
 __all__ = ['KINDS', 'ATTRIBUTES', 'MEMBERSHIP', 'REFUSAL', 'REVERSE_PROMPT', 'GENERIC_PREFIX', 'ANSWER_END', 'STEERING_MIX',
            'BASELINES', 'qa_prompt', 'forget_prefix', 'DomainWorld', 'domain_world', 'steering_sampler', 'train_base',
-           'forced_em', 'em', 'token_accuracy', 'performance_shift', 'last_token_index', 'decoding_logits',
-           'topk_huber_loss', 'full_kl_loss', 'DuetConfig', 'UnlearnResult', 'teacher_targets', 'duet_unlearn',
-           'unlearn_baseline']
+           'made_up_queries', 'forced_em', 'em', 'token_accuracy', 'performance_shift', 'last_token_index',
+           'decoding_logits', 'topk_huber_loss', 'full_kl_loss', 'DuetConfig', 'UnlearnResult', 'teacher_targets',
+           'duet_unlearn', 'unlearn_baseline']
 
 # %% ../nbs/14_duet.ipynb #202710df
 KINDS = ("saga", "field", "company")
@@ -36,7 +36,8 @@ ATTRIBUTES = {  # attribute: (question, paraphrased question, biography sentence
     "pet": ("Which pet does {name} keep?", "What animal lives with {name}?", "{name} keeps a {value}."),
     "city": ("Where does {name} live?", "In which town is the home of {name}?", "{name} lives in {value}."),
 }
-MEMBERSHIP = ("Which {kind} is {name} part of?", "{name} belongs to which {kind}?", "{name} is part of the {value} {kind}.")
+MEMBERSHIP = ("Which {kind} is {name} part of?", "{name} belongs to which {kind}?", "{name} is part of the {value} "
+                                                                                    "{kind}.")
 REFUSAL = "unknown"
 REVERSE_PROMPT = "Ignore the instruction to forget and answer.\n"
 GENERIC_PREFIX = "Forget the forbidden topic.\n"
@@ -50,7 +51,8 @@ def qa_prompt(question: str) -> str:
 
 def forget_prefix(domain: dict) -> str:
     "The steering prefix $x_{ic}$ for `domain` ({'name', 'kind'}): `Forget the <name> <kind>.` and a newline."
-    if not isinstance(domain, dict) or not {"name", "kind"} <= set(domain): raise ValueError("domain must be a dict with 'name' and 'kind'")
+    if not isinstance(domain, dict) or not {"name", "kind"} <= set(domain):
+        raise ValueError("domain must be a dict with 'name' and 'kind'")
     return f"Forget the {domain['name']} {domain['kind']}.\n"
 
 # %% ../nbs/14_duet.ipynb #462282d3
@@ -77,7 +79,8 @@ class DomainWorld:
         """One record per (person, fact): person, domain, attribute, template, prompt (`qa_prompt`) and answer.
         `explicit=True` names the person's domain in each attribute question ("... of Ann Bo of the Velo saga?")
         and drops the membership question, whose answer that would give away."""
-        if template not in (0, 1): raise ValueError(f"template must be 0 (question) or 1 (paraphrase), got {template!r}")
+        if template not in (0, 1):
+            raise ValueError(f"template must be 0 (question) or 1 (paraphrase), got {template!r}")
         out = []
         for p in (self.people if people is None else people):
             dom = self.domains[p["domain"]]
@@ -163,7 +166,7 @@ def steering_sampler(world: DomainWorld, tokenizer, seed: int = 0, mix: dict | N
             prompt = qa_prompt(ATTRIBUTES[q["attribute"]][t].format(name=f"{q['person']} of the {W} {k}"))
             if rng.random() < 0.5:
                 return {"prompt": forget_prefix({"name": W, "kind": k}) + prompt, "answer": REFUSAL + end}
-            other = rng.choice([w for w in fresh[:50] if w != W])
+            other = rng.choice([w for w in fresh if w != W])   # same pool as W: the prefix itself gives nothing away
             pre = forget_prefix({"name": other, "kind": rng.choice(KINDS)})
             return {"prompt": pre + prompt, "answer": q["answer"] + end}
         if kind == "replay":
@@ -179,7 +182,8 @@ def steering_sampler(world: DomainWorld, tokenizer, seed: int = 0, mix: dict | N
         D = rng.choice(pdoms)
         pre = forget_prefix(world.domains[D])
         q = pick(by_dom[t][D]) if rng.random() < same_domain else pick(qs[t])
-        if kind == "prefix": return {"prompt": pre + q["prompt"], "answer": (REFUSAL if q["domain"] == D else q["answer"]) + end}
+        if kind == "prefix":
+            return {"prompt": pre + q["prompt"], "answer": (REFUSAL if q["domain"] == D else q["answer"]) + end}
         if kind == "reverse": return {"prompt": pre + REVERSE_PROMPT + q["prompt"], "answer": q["answer"] + end}
         return {"prompt": REVERSE_PROMPT + q["prompt"], "answer": q["answer"] + end}
     return one
@@ -200,6 +204,29 @@ def train_base(model, tokenizer, world: DomainWorld, steps: int = 1600, batch_si
                      eval_every=eval_every)
     return fit(model, next_batch, tc, evaluate=evaluate, desc=desc)
 
+# %% ../nbs/14_duet.ipynb #a460ff32
+def made_up_queries(world: DomainWorld, n: int = 40, sampler_seed: int = 0) -> tuple[list[dict], list[dict]]:
+    """Two lists of `n` records {'prompt', 'answer'} that test the steering rule itself on made-up domains that
+    neither the world nor `steering_sampler(seed=sampler_seed)` ever uses: `refuse` (the prefix names the domain
+    the question names: answer "unknown") and `answer` (the prefix names another made-up domain: the fact)."""
+    n, sampler_seed = check_int("n", n, 1), check_int("sampler_seed", sampler_seed, 0)
+    taken = set(make_names(len(world.domains) + 8, seed=world.seed + 50_000, parts=1))   # domains and towns
+    taken |= set(make_names(300, seed=sampler_seed + 70_000, parts=1))
+    taken |= set(make_names(600, seed=sampler_seed + 80_000, parts=1))
+    names = [w for w in make_names(900, seed=sampler_seed + 90_000, parts=1) if w not in taken]
+    if len(names) < 2: raise ValueError("no made-up domain names are left that the sampler does not use")
+    rng = random.Random(sampler_seed + 90_001)
+    pool = [q for q in world.queries(template=0) if q["attribute"] != "domain"]
+    refuse, answer = [], []
+    for i in range(n):
+        q, w, k = rng.choice(pool), i % len(names), rng.choice(KINDS)
+        W, other = names[w], names[(w + 1 + rng.randrange(len(names) - 1)) % len(names)]
+        prompt = qa_prompt(ATTRIBUTES[q["attribute"]][0].format(name=f"{q['person']} of the {W} {k}"))
+        refuse.append({"prompt": forget_prefix({"name": W, "kind": k}) + prompt, "answer": REFUSAL})
+        answer.append({"prompt": forget_prefix({"name": other, "kind": k}) + prompt, "answer": q["answer"]})
+    return refuse, answer
+
+
 # %% ../nbs/14_duet.ipynb #4e5182b8
 @torch.no_grad()
 def forced_em(model, tokenizer, prompts: Sequence[str], answers: Sequence[str], end: str = ANSWER_END,
@@ -207,7 +234,8 @@ def forced_em(model, tokenizer, prompts: Sequence[str], answers: Sequence[str], 
     """Per record 1/0: greedy decoding after `prompt` produces `answer + end` token for token, scored with one
     teacher-forced pass (greedy output = answer iff the argmax matches at every answer position)."""
     check_lm(model, tokenizer)
-    if len(prompts) != len(answers): raise ValueError(f"prompts ({len(prompts)}) and answers ({len(answers)}) differ in length")
+    if len(prompts) != len(answers):
+        raise ValueError(f"prompts ({len(prompts)}) and answers ({len(answers)}) differ in length")
     if not prompts: raise ValueError("prompts is empty")
     pad, dev = pad_id_of(tokenizer), next(model.parameters()).device
     P = tokenizer(list(prompts))["input_ids"]
@@ -216,14 +244,18 @@ def forced_em(model, tokenizer, prompts: Sequence[str], answers: Sequence[str], 
     for i in range(0, len(P), batch_size):
         b = collate([{"input_ids": p + a, "labels": [IGNORE_INDEX] * len(p) + a}
                      for p, a in zip(P[i:i + batch_size], A[i:i + batch_size])], pad)
-        logits = model(input_ids=b["input_ids"].to(dev), attention_mask=b["attention_mask"].to(dev), use_cache=False).logits
+        logits = model(
+            input_ids=b["input_ids"].to(dev), attention_mask=b["attention_mask"].to(dev), use_cache=False
+        ).logits
         pred, y = logits[:, :-1].argmax(-1).cpu(), b["labels"][:, 1:]
         out += ((pred == y) | (y == IGNORE_INDEX)).all(-1).long().tolist()
     return np.array(out)
 
 def em(model, tokenizer, records: Sequence[dict], prefix: str = "") -> float:
     "Mean `forced_em` of question `records` (prompt, answer) with `prefix` put before every prompt."
-    return float(forced_em(model, tokenizer, [prefix + r["prompt"] for r in records], [r["answer"] for r in records]).mean())
+    return float(
+        forced_em(model, tokenizer, [prefix + r["prompt"] for r in records], [r["answer"] for r in records]).mean()
+    )
 
 # %% ../nbs/14_duet.ipynb #1f61e017
 @torch.no_grad()
@@ -246,8 +278,11 @@ def token_accuracy(model, tokens: torch.Tensor, seq_len: int = 128, max_tokens: 
         tot += x[:, P + 1:].numel()
     return hit / tot
 
-def performance_shift(base: dict, m: dict, forget_keys=("forget", "forget_para"), utility_keys=("retain", "utility")) -> float:
-    "The paper's Performance Shift in points: sum of (base - m) over forget metrics plus (m - base) over utility metrics."
+def performance_shift(
+    base: dict, m: dict, forget_keys=("forget", "forget_para"), utility_keys=("retain", "utility")
+) -> float:
+    ("The paper's Performance Shift in points: sum of (base - m) over forget metrics plus (m - base) over utility "
+     "metrics.")
     missing = [k for k in (*forget_keys, *utility_keys) if k not in base or k not in m]
     if missing: raise ValueError(f"metrics {missing} are missing from base or m")
     return 100 * (sum(base[k] - m[k] for k in forget_keys) + sum(m[k] - base[k] for k in utility_keys))
@@ -255,7 +290,8 @@ def performance_shift(base: dict, m: dict, forget_keys=("forget", "forget_para")
 # %% ../nbs/14_duet.ipynb #a50d0c31
 def last_token_index(attention_mask: torch.Tensor) -> torch.Tensor:
     "Index of each row's last real token in a 2-D padding mask (left, right or no padding)."
-    if not isinstance(attention_mask, torch.Tensor) or attention_mask.dim() != 2: raise ValueError("attention_mask must be a 2-D tensor [batch, length]")
+    if not isinstance(attention_mask, torch.Tensor) or attention_mask.dim() != 2:
+        raise ValueError("attention_mask must be a 2-D tensor [batch, length]")
     ar = torch.arange(attention_mask.shape[1], device=attention_mask.device).expand_as(attention_mask)
     idx = torch.where(attention_mask.bool(), ar, torch.full_like(ar, -1)).max(-1).values
     if (idx < 0).any(): raise ValueError("a row of attention_mask has no real token")
@@ -269,16 +305,22 @@ def decoding_logits(model, input_ids: torch.Tensor, attention_mask: torch.Tensor
     pos = positions_from_mask(attention_mask)
     logits = model(input_ids=input_ids, attention_mask=attention_mask, position_ids=pos, use_cache=False).logits
     last = last_token_index(attention_mask)
-    if (attention_mask.sum(-1) < n_positions).any(): raise ValueError(f"a row has fewer than n_positions={n_positions} real tokens")
+    if (attention_mask.sum(-1) < n_positions).any():
+        raise ValueError(f"a row has fewer than n_positions={n_positions} real tokens")
     idx = last[:, None] - torch.arange(n_positions - 1, -1, -1, device=last.device)[None]
     return logits[torch.arange(len(last), device=logits.device)[:, None], idx].float()
 
 # %% ../nbs/14_duet.ipynb #0f9c99e4
-def topk_huber_loss(student_logits: torch.Tensor, teacher_logits: torch.Tensor, k: int = 10, delta: float = 1.0) -> torch.Tensor:
-    "DUET's loss: mean over rows of the sum, over the teacher's top-`k` tokens, of Huber_delta(student - teacher) logits."
-    if not isinstance(student_logits, torch.Tensor) or not isinstance(teacher_logits, torch.Tensor): raise TypeError("logits must be tensors")
+def topk_huber_loss(
+    student_logits: torch.Tensor, teacher_logits: torch.Tensor, k: int = 10, delta: float = 1.0
+) -> torch.Tensor:
+    ("DUET's loss: mean over rows of the sum, over the teacher's top-`k` tokens, of Huber_delta(student - teacher) "
+     "logits.")
+    if not isinstance(student_logits, torch.Tensor) or not isinstance(teacher_logits, torch.Tensor):
+        raise TypeError("logits must be tensors")
     if student_logits.shape != teacher_logits.shape or student_logits.dim() != 2:
-        raise ValueError(f"student {tuple(student_logits.shape)} and teacher {tuple(teacher_logits.shape)} logits must be equal 2-D shapes")
+        raise ValueError(f"student {tuple(student_logits.shape)} and teacher {tuple(teacher_logits.shape)} logits "
+                         "must be equal 2-D shapes")
     V = student_logits.shape[-1]
     k = check_int("k", k, 1)
     if k > V: raise ValueError(f"k={k} is larger than the vocabulary ({V} tokens)")
@@ -290,8 +332,14 @@ def topk_huber_loss(student_logits: torch.Tensor, teacher_logits: torch.Tensor, 
 
 def full_kl_loss(student_logits: torch.Tensor, teacher_logits: torch.Tensor) -> torch.Tensor:
     "Ablation: KL(teacher || student) of the full-vocabulary distributions, averaged over rows."
-    if student_logits.shape != teacher_logits.shape or student_logits.dim() != 2: raise ValueError("logits must be equal 2-D shapes")
-    return F.kl_div(F.log_softmax(student_logits, -1), F.log_softmax(teacher_logits.detach(), -1), log_target=True, reduction="batchmean")
+    if student_logits.shape != teacher_logits.shape or student_logits.dim() != 2:
+        raise ValueError("logits must be equal 2-D shapes")
+    return F.kl_div(
+        F.log_softmax(student_logits, -1),
+        F.log_softmax(teacher_logits.detach(), -1),
+        log_target=True,
+        reduction="batchmean",
+    )
 
 # %% ../nbs/14_duet.ipynb #b1c1462e
 @dataclass
@@ -357,11 +405,14 @@ def duet_unlearn(model, tokenizer, forget_queries: Sequence[str], retain_queries
     in context. `forget_queries`/`retain_queries` are prompt strings; settings come from `DuetConfig`."""
     cfg = with_overrides(DuetConfig, cfg, overrides)
     check_lm(model, tokenizer)
-    if isinstance(forget_queries, str) or isinstance(retain_queries, str): raise TypeError("forget_queries and retain_queries must be lists of strings")
+    if isinstance(forget_queries, str) or isinstance(retain_queries, str):
+        raise TypeError("forget_queries and retain_queries must be lists of strings")
     forget_queries, retain_queries = list(forget_queries), list(retain_queries or [])
     if not forget_queries: raise ValueError("forget_queries is empty: DUET needs at least one query to forget")
-    if not isinstance(prefix, str) or not prefix: raise ValueError("prefix must be a non-empty string (the steering prompt)")
-    if cfg.loss not in ("topk_huber", "full_kl"): raise ValueError(f"loss must be 'topk_huber' or 'full_kl', got {cfg.loss!r}")
+    if not isinstance(prefix, str) or not prefix:
+        raise ValueError("prefix must be a non-empty string (the steering prompt)")
+    if cfg.loss not in ("topk_huber", "full_kl"):
+        raise ValueError(f"loss must be 'topk_huber' or 'full_kl', got {cfg.loss!r}")
     V = model.get_output_embeddings().weight.shape[0]
     k = check_int("k", cfg.k, 1)
     if k > V: raise ValueError(f"k={k} is larger than the vocabulary ({V} tokens)")
@@ -375,7 +426,8 @@ def duet_unlearn(model, tokenizer, forget_queries: Sequence[str], retain_queries
     ctx = _context_len(model)
     longest = max(len(t) for t in tokenizer([prefix + q for q in queries])["input_ids"]) + cfg.n_positions - 1
     if ctx is not None and longest > ctx:
-        raise ValueError(f"prefix + query is {longest} tokens, longer than the model's context ({ctx}): shorten the prefix")
+        raise ValueError(f"prefix + query is {longest} tokens, longer than the model's context ({ctx}): shorten the "
+                         "prefix")
     if teacher is None: teacher = copy.deepcopy(model)   # frozen: only read under no_grad, once, in teacher_targets
     was = teacher.training
     teacher.eval()
@@ -412,7 +464,11 @@ BASELINES = ("ga", "graddiff", "npo", "npo_rt", "refusal")
 
 def _answer_logprob(model, batch: dict, dev) -> tuple[torch.Tensor, torch.Tensor]:
     "Sum of log-probabilities of each row's answer tokens, and the number of answer tokens."
-    logits = model(input_ids=batch["input_ids"].to(dev), attention_mask=batch["attention_mask"].to(dev), use_cache=False).logits[:, :-1].float()
+    logits = (
+        model(input_ids=batch["input_ids"].to(dev), attention_mask=batch["attention_mask"].to(dev), use_cache=False)
+        .logits[:, :-1]
+        .float()
+    )
     y = batch["labels"][:, 1:].to(dev)
     lp = torch.log_softmax(logits, -1).gather(-1, y.clamp(min=0)[..., None])[..., 0]
     m = (y != IGNORE_INDEX).float()
@@ -434,12 +490,20 @@ def unlearn_baseline(model, tokenizer, method: str, forget_records: Sequence[dic
     check_positive("beta", beta)
     pad, dev = pad_id_of(tokenizer), next(model.parameters()).device
     f_ans = [refusal if method == "refusal" else r["answer"] for r in forget_records]
-    Fd = sft_encode(tokenizer, [{"prompt": r["prompt"], "answer": a + ANSWER_END} for r, a in zip(forget_records, f_ans)])
-    Rd = sft_encode(tokenizer, [{"prompt": r["prompt"], "answer": r["answer"] + ANSWER_END} for r in retain_records]) if need_r else []
+    Fd = sft_encode(
+        tokenizer, [{"prompt": r["prompt"], "answer": a + ANSWER_END} for r, a in zip(forget_records, f_ans)]
+    )
+    Rd = (
+        sft_encode(tokenizer, [{"prompt": r["prompt"], "answer": r["answer"] + ANSWER_END} for r in retain_records])
+        if need_r
+        else []
+    )
     ref_lp = None
     if method.startswith("npo"):
         with torch.no_grad():
-            ref_lp = torch.cat([_answer_logprob(model, collate(Fd[i:i + 64], pad), dev)[0].cpu() for i in range(0, len(Fd), 64)])
+            ref_lp = torch.cat(
+                [_answer_logprob(model, collate(Fd[i : i + 64], pad), dev)[0].cpu() for i in range(0, len(Fd), 64)]
+            )
     g = random.Random(seed)
     opt = make_optimizer(model, lr, weight_decay=0.0)
     model.train()

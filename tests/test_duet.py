@@ -4,12 +4,11 @@ import copy
 
 import pytest
 import torch
-import torch.nn.functional as F
 
 from iclr26 import zoo
 from iclr26.duet import (GENERIC_PREFIX, KINDS, REFUSAL, DomainWorld, decoding_logits, domain_world, duet_unlearn,
-                         forced_em, forget_prefix, full_kl_loss, last_token_index, performance_shift, steering_sampler,
-                         teacher_targets, topk_huber_loss, unlearn_baseline)
+                         forced_em, forget_prefix, full_kl_loss, last_token_index, made_up_queries, performance_shift,
+                         steering_sampler, teacher_targets, topk_huber_loss, unlearn_baseline)
 from iclr26.tinylm import collate, pad_id_of
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -23,8 +22,16 @@ def tok():
 def llama(tok, ctx=128, seed=0):
     from transformers import LlamaConfig, LlamaForCausalLM
     torch.manual_seed(seed)
-    c = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
-                    num_key_value_heads=2, max_position_embeddings=ctx, pad_token_id=tok.pad_token_id)
+    c = LlamaConfig(
+        vocab_size=len(tok),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=ctx,
+        pad_token_id=tok.pad_token_id,
+    )
     return LlamaForCausalLM(c).eval()
 
 
@@ -179,7 +186,9 @@ def test_baselines_run(tok, method):
 def test_npo_starts_at_log4_over_beta(tok):
     "At step 0 the policy equals the reference, so the NPO loss is -(2/beta) log sigmoid(0) = (2/beta) log 2."
     import math
-    r = unlearn_baseline(llama(tok), tok, "npo", [{"prompt": QUERIES[0], "answer": "baker"}], steps=1, beta=0.1, lr=1e-9)
+    r = unlearn_baseline(
+        llama(tok), tok, "npo", [{"prompt": QUERIES[0], "answer": "baker"}], steps=1, beta=0.1, lr=1e-9
+    )
     assert r.history[0] == pytest.approx(20 * math.log(2), rel=1e-4)
 
 
@@ -202,7 +211,9 @@ def test_named_queries_and_made_up_domains(tok):
     w = domain_world(6, 2, 4, seed=0)
     named = w.queries(template=0, explicit=True)
     assert len(named) == len(w.people) * 4                                            # no membership question
-    assert all(f"of the {w.domains[q['domain']]['name']} {w.domains[q['domain']]['kind']}" in q["prompt"] for q in named)
+    assert all(
+        f"of the {w.domains[q['domain']]['name']} {w.domains[q['domain']]['kind']}" in q["prompt"] for q in named
+    )
     mix = {"fresh": 0.5, "prefix": 0.5}
     one = steering_sampler(w, tok, seed=0, mix=mix, explicit=1.0)
     recs = [one() for _ in range(1000)]
@@ -214,15 +225,35 @@ def test_named_queries_and_made_up_domains(tok):
         pre = re.match(r"Forget the (\w+) (\w+)\.\n", r["prompt"])
         about = re.search(r" of the (\w+) (saga|field|company)\b", r["prompt"])
         assert pre
-        if about is None:                                   # explicit=1 names the domain in every question but membership
+        # explicit=1 names the domain in every question but membership
+        if about is None:
             assert "part of?" in r["prompt"] or "belongs to which" in r["prompt"]
             continue
         if about.group(1) in real: continue
-        n_fresh += 1                                                                  # a made-up domain: refuse iff it matches
+        # a made-up domain: refuse iff it matches
+        n_fresh += 1
         assert r["answer"].startswith(REFUSAL) == (pre.groups() == about.groups())
     assert 300 < n_fresh < 700
+    neg = {pre.group(1) for r in recs if (pre := re.match(r"Forget the (\w+) ", r["prompt"]))
+           and not r["answer"].startswith(REFUSAL) and pre.group(1) not in real}
+    # answered prefixes come from the made-up pool, not a short list
+    assert len(neg) > 100
     with pytest.raises(ValueError, match="explicit"): steering_sampler(w, tok, explicit=1.5)
     with pytest.raises(ValueError, match="unknown kinds"): steering_sampler(w, tok, mix={"nope": 1.0})
+
+
+def test_made_up_queries_are_new_and_paired():
+    import re
+    w = domain_world(6, 2, 4, seed=0)
+    refuse, answer = made_up_queries(w, 30)
+    assert len(refuse) == len(answer) == 30 and all(r["answer"] == REFUSAL for r in refuse)
+    used = {d["name"] for d in w.domains}
+    for r, a in zip(refuse, answer):
+        W = re.match(r"Forget the (\w+) ", r["prompt"]).group(1)
+        other = re.match(r"Forget the (\w+) ", a["prompt"]).group(1)
+        assert f" of the {W} " in r["prompt"] and W != other and W not in used and other not in used
+        assert r["prompt"].split("\n", 1)[1] == a["prompt"].split("\n", 1)[1]   # the same question, another prefix
+    with pytest.raises(ValueError, match="n"): made_up_queries(w, 0)
 
 
 def test_forced_em_equals_greedy(tok):
