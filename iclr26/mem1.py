@@ -23,10 +23,10 @@ TAGS = ("<IS>", "</IS>", "<search>", "</search>", "<answer>", "</answer>", "<inf
 
 # %% auto #0
 __all__ = ['TAGS', 'SearchTool', 'Task', 'make_tasks', 'task_prompt', 'parse_action', 'parse_answers', 'normalize_answer',
-           'f1_score', 'score', 'MultiObjectiveEnv', 'state_text', 'scripted_turns', 'agent_tokenizer', 'Episode',
-           'official_peak_tokens', 'context_ids', 'masked_trajectory', 'official_style_trajectory',
-           'batch_trajectories', 'trajectory_logprobs', 'run_episodes', 'scripted_episode', 'summarize', 'sft_batches',
-           'grpo_step']
+           'f1_score', 'score', 'MultiObjectiveEnv', 'state_text', 'hop_query', 'rest_text', 'scripted_turns',
+           'agent_tokenizer', 'Episode', 'official_peak_tokens', 'context_ids', 'masked_trajectory',
+           'official_style_trajectory', 'batch_trajectories', 'trajectory_logprobs', 'run_episodes', 'scripted_episode',
+           'summarize', 'turn_rows', 'sft_batches', 'grpo_step']
 
 # %% ../nbs/17_mem1.ipynb #6c3b77ae
 def _phrases() -> dict[str, str]:
@@ -36,15 +36,17 @@ def _phrases() -> dict[str, str]:
 class SearchTool:
     """Search over the pages of a `KnowledgeBase` (one page per entity: its facts as sentences).
     `retriever="bm25"` (default; the official code serves a BM25 or dense index): the top `n_docs` pages by BM25
-    (`bm25s`, default 3 as in the paper's top-3 retrieval) for the query, in an order shuffled by a seeded hash of the query, so the best page's position is
-    not fixed. `retriever="exact"`: the named entity's page plus `n_docs - 1` random distractor pages, shuffled
-    the same way. Results are deterministic in (`seed`, query). An empty query (or, for "exact", an unknown
-    relation/entity) returns an error observation, never an exception."""
+    (`bm25s`, default 3 as in the paper's top-3 retrieval) for the query, in an order shuffled by a seeded hash
+    of the query, so the best page's position is not fixed. `retriever="exact"`: the named entity's page plus
+    `n_docs - 1` random distractor pages, shuffled the same way. Results are deterministic in (`seed`, query). An
+    empty query (or, for "exact", an unknown relation/entity) returns an error observation, never an exception."""
     def __init__(self, kb: KnowledgeBase, n_docs: int = 3, seed: int = 0, retriever: str = "bm25"):
-        if not isinstance(kb, KnowledgeBase): raise TypeError(f"kb must be a KnowledgeBase, got {type(kb).__name__}")
+        if not isinstance(kb, KnowledgeBase):
+            raise TypeError(f"kb must be a KnowledgeBase, got {type(kb).__name__}")
         if not kb.facts: raise ValueError("kb is empty: it has no facts")
         if not isinstance(n_docs, int) or n_docs < 1: raise ValueError(f"n_docs must be an int >= 1, got {n_docs!r}")
-        if retriever not in ("bm25", "exact"): raise ValueError(f"retriever must be 'bm25' or 'exact', got {retriever!r}")
+        if retriever not in ("bm25", "exact"):
+            raise ValueError(f"retriever must be 'bm25' or 'exact', got {retriever!r}")
         self.kb, self.n_docs, self.seed, self.retriever = kb, n_docs, seed, retriever
         docs = kb.documents()
         self.pages = {d["title"]: d["text"] for d in docs}
@@ -57,12 +59,14 @@ class SearchTool:
             self._bm25.index(bm25s.tokenize([d["text"] for d in docs], show_progress=False), show_progress=False)
 
     def parse(self, query: str) -> tuple[str, str] | None:
-        "(relation, entity) of a query such as 'birth city Ann Lee', or None when it names no relation/entity."
+        """(relation, entity) of a query such as 'the birth city of Ann Lee' (or 'birth city Ann Lee'), or None
+        when it names no relation/entity."""
         q = " ".join(query.split())
+        q = q[4:] if q.startswith("the ") else q
         for ph in self.phrases:
-            if q.startswith(ph + " "):
-                ent = q[len(ph) + 1:]
-                if ent in self.kb.types: return _phrases()[ph], ent
+            for sep in (" of ", " "):
+                if q.startswith(ph + sep) and q[len(ph + sep):] in self.kb.types:
+                    return _phrases()[ph], q[len(ph + sep):]
         return None
 
     def retrieve(self, query: str) -> list[str]:
@@ -89,7 +93,6 @@ class SearchTool:
             self._cache[query] = " ".join(self.pages[t] for t in got) if got else "error : no such page ."
         return self._cache[query]
 
-
 # %% ../nbs/17_mem1.ipynb #2ba25723
 @dataclass
 class Task:
@@ -114,8 +117,8 @@ def make_tasks(kb: KnowledgeBase, k: int, n: int, hops: int = 2, seed: int = 0) 
     return out
 
 def task_prompt(task: Task) -> str:
-    "The task prompt: the k numbered questions."
-    return " ".join(f"q{i + 1} {q}" for i, q in enumerate(task.questions))
+    "The task prompt: the k questions in order (no index tokens), then 'End.'."
+    return "Questions: " + " ".join(task.questions) + " End."
 
 # %% ../nbs/17_mem1.ipynb #25f51e69
 _ACTION = re.compile(r"<(search|answer)>(.*?)</\1>", re.S)
@@ -133,7 +136,8 @@ def parse_answers(arg: str, k: int) -> list[str]:
     return (parts + [""] * k)[:k]
 
 def normalize_answer(s: str) -> str:
-    "SQuAD-style normalisation (as the official `qa_em.normalize_answer`): lower case, drop punctuation and the articles a/an/the, squeeze white space."
+    """SQuAD-style normalisation (as the official `qa_em.normalize_answer`): lower case, drop punctuation and
+    the articles a/an/the, squeeze white space."""
     if not isinstance(s, str): raise TypeError(f"s must be a string, got {type(s).__name__}")
     s = "".join(ch for ch in s.lower() if ch not in string.punctuation)
     s = re.sub(r"\b(a|an|the)\b", " ", s)
@@ -153,13 +157,13 @@ def score(answers: Sequence[str], task: Task) -> dict:
     f1 = sum(f1_score(a, b) for a, b in zip(answers, task.answers))
     return {"em": em, "em_k": em / task.k, "f1": f1}
 
-
 # %% ../nbs/17_mem1.ipynb #7c0bd292
 class MultiObjectiveEnv:
     """One episode of a k-objective task. `step(turn_text)` parses the agent's action: a search returns
     `<info>…turns left n</info>`; an answer (or running out of turns) ends the episode with reward = Σ EM."""
     def __init__(self, tool: SearchTool, task: Task, max_turns: int):
-        if not isinstance(max_turns, int) or max_turns < 1: raise ValueError(f"max_turns must be an int >= 1, got {max_turns!r}")
+        if not isinstance(max_turns, int) or max_turns < 1:
+            raise ValueError(f"max_turns must be an int >= 1, got {max_turns!r}")
         self.tool, self.task, self.max_turns = tool, task, max_turns
         self.turn, self.done, self.reward, self.answers = 0, False, 0.0, [""] * task.k
 
@@ -180,53 +184,69 @@ class MultiObjectiveEnv:
         return f"<info> {obs} turns left {self.max_turns - self.turn}</info>"
 
 # %% ../nbs/17_mem1.ipynb #8ccaf66d
-def state_text(memory: dict[int, tuple[int, str]], hops: int = 2) -> str:
-    "The internal state `<IS>…</IS>` of a scripted agent: 'qi = answer ;' when solved, 'qi >… entity ;' mid-chain."
-    items = []
-    for i in sorted(memory):
-        j, e = memory[i]
-        items.append(f" q{i + 1} = {e} ;" if j >= hops else f" q{i + 1} {'>' * j} {e} ;")
-    return "<IS>" + "".join(items) + "</IS>"
+def state_text(answers: Sequence[str], question: str | None = None, rest: str | None = None) -> str:
+    """The internal state `<IS>…</IS>` of the scripted agent: the solved answers 'a ;' in order, then the current
+    question as the prompt writes it, then '> rest' once a hop of it is solved. No index tokens."""
+    s = "".join(f" {a} ;" for a in answers)
+    if question: s += f" {question}"
+    if rest: s += f" > {rest}"
+    return "<IS>" + s + "</IS>"
 
-def scripted_turns(tool: SearchTool, task: Task, max_turns: int, p_drop: float = 0.0, rng: random.Random | None = None) -> tuple[list[str], list[str], MultiObjectiveEnv]:
-    """Run the scripted MEM1 policy (a function of its internal state and the last observation only): solve the
-    questions in order, one hop per search, keep solved answers in the state, answer all at the end. With
-    probability `p_drop` a turn's state forgets one solved answer (the noisy demonstrations). Returns the turn
-    texts, the observations and the finished env."""
+def hop_query(chain: Sequence[Sequence[str]], j: int, entity: str) -> str:
+    "The search for hop `j` of `chain` from `entity`: 'the <relation phrase> of <entity>'."
+    return f"the {KB_RELATIONS[chain[j][1]][2]} of {entity}"
+
+def rest_text(chain: Sequence[Sequence[str]], j: int, entity: str) -> str:
+    "What is left of a question after `j` solved hops that reached `entity` ('the country of Vetaville')."
+    inner = entity
+    for c in chain[j:]: inner = f"the {KB_RELATIONS[c[1]][2]} of {inner}"
+    return inner
+
+def scripted_turns(tool: SearchTool, task: Task, max_turns: int, p_noise: float = 0.0,
+                   rng: random.Random | None = None) -> tuple[list[str], list[str], MultiObjectiveEnv]:
+    """Run the scripted MEM1 policy (a function of the prompt, its internal state and the last observation):
+    solve the questions in prompt order, one hop per search, keep solved answers in the state, answer all at the
+    end. With probability `p_noise` a question's final answer is misread (a random entity of its type: the noisy
+    demonstrations). Returns the turn texts, the observations and the finished env."""
+    if not 0.0 <= p_noise <= 1.0: raise ValueError(f"p_noise must be in [0, 1], got {p_noise!r}")
     rng = rng or random.Random(0)
-    env, memory, pending, turns, obs_l = MultiObjectiveEnv(tool, task, max_turns), {}, None, [], []
-    hops = len(task.chains[0])
+    env, turns, obs_l = MultiObjectiveEnv(tool, task, max_turns), [], []
+    answers, i, j, ent, pending = [], 0, 0, task.chains[0][0][0], False
+    by_type = {}
+    for e, t in sorted(tool.kb.types.items()): by_type.setdefault(t, []).append(e)
     while not env.done:
-        if pending is not None:                  # read the last observation: the object of the searched fact
-            i, j = pending
-            s, r, o = task.chains[i][j]
-            if f" {o}" in " " + obs_l[-1] or o in obs_l[-1]: memory[i] = (j + 1, o)
-        solved = [i for i, (j, _) in memory.items() if j >= hops]
-        if solved and rng.random() < p_drop: memory.pop(rng.choice(solved))
-        todo = [i for i in range(task.k) if memory.get(i, (0, ""))[0] < hops]
-        if todo:
-            i = todo[0]
-            j = memory.get(i, (0, ""))[0]
-            s = task.chains[i][0][0] if j == 0 else memory[i][1]
-            r = task.chains[i][j][1]
-            act = f"<search> {KB_RELATIONS[r][2]} {s}</search>"
-            pending = (i, j)
+        if pending:                              # read the last observation: the object of the searched fact
+            o = task.chains[i][j][2]
+            if f" {o}" in " " + obs_l[-1]:
+                j, ent = j + 1, o
+            if j == len(task.chains[i]):
+                if rng.random() < p_noise:
+                    ent = rng.choice([e for e in by_type[tool.kb.types[o]] if e != o])
+                answers.append(ent)
+                i, j = i + 1, 0
+                ent = task.chains[i][0][0] if i < task.k else ""
+        if i < task.k:
+            ch = task.chains[i]
+            rest = rest_text(ch, j, ent) if j else None
+            act = f"<search> {hop_query(ch, j, ent)}</search>"
+            text = state_text(answers, task.questions[i], rest) + act
+            pending = True
         else:
-            act = "<answer>" + " ;".join(f" {memory[i][1]}" for i in range(task.k)) + "</answer>"
-            pending = None
-        text = state_text(memory, hops) + act
+            text = state_text(answers) + "<answer>" + " ;".join(f" {a}" for a in answers) + "</answer>"
+            pending = False
         turns.append(text)
         obs_l.append(env.step(text))
     return turns, obs_l, env
 
 # %% ../nbs/17_mem1.ipynb #3ca3d5b6
 def agent_tokenizer(kb: KnowledgeBase, tool: SearchTool, n_tasks: int = 60, seed: int = 0):
-    "A closed word-level tokenizer for the MEM1 environment (the tags are single tokens; eos ends every turn)."
+    """A closed word-level tokenizer for the MEM1 environment (the tags are single tokens; eos ends every turn), for
+    tests and a from-scratch model; the notebook uses the zoo's tokenizer (`iclr26.zoo.load`)."""
     texts = [d["text"] for d in kb.documents()]
     ents = sorted(kb.types)
-    texts += [f" {e} ;" for e in ents] + [f" {ph} {e}" for ph in _phrases() for e in ents]
-    texts += [" turns left " + " ".join(str(i) for i in range(100)), " q" + " q".join(str(i) for i in range(1, 33)),
-              " = > >> ; error : no such page . has no page . ?"]
+    texts += [f" {e} ;" for e in ents] + [f" the {ph} of {e}" for ph in _phrases() for e in ents]
+    texts += [" turns left " + " ".join(str(i) for i in range(100)),
+              " = > >> ; error : no such page . has no page . ? Questions: End."]
     for k in (1, 2, 3):
         for t in make_tasks(kb, k, n_tasks // 3 + 1, seed=seed):
             texts.append(task_prompt(t))
@@ -267,7 +287,8 @@ def official_peak_tokens(ep: Episode, prune: bool, max_turns: int = 10) -> int |
     """The paper's peak-token metric (official `eval.py`): the prompt is excluded, only the first `max_turns` turns
     count, and an episode with EM = 0 gives None (left out of the mean). MEM1 (`prune`): max over turns j of
     |turn j-1| + |obs j-1| + |turn j|; full context: Σ over turns of |turn| + |obs|."""
-    if not isinstance(max_turns, int) or max_turns < 1: raise ValueError(f"max_turns must be an int >= 1, got {max_turns!r}")
+    if not isinstance(max_turns, int) or max_turns < 1:
+        raise ValueError(f"max_turns must be an int >= 1, got {max_turns!r}")
     if ep.reward <= 0: return None
     g, o = ep.gen_ids[:max_turns], ep.obs_ids[:max_turns]
     if not g: return None
@@ -275,11 +296,11 @@ def official_peak_tokens(ep: Episode, prune: bool, max_turns: int = 10) -> int |
     return max(len(g[j]) + (len(g[j - 1]) + len(o[j - 1]) if j else 0) for j in range(len(g)))
 
 def context_ids(ep: Episode, prune: bool) -> list[int]:
-    "The rollout context for the next turn: MEM1 (`prune`) keeps prompt + the latest turn and observation; full keeps all."
+    """The rollout context for the next turn: MEM1 (`prune`) keeps prompt + the latest turn and observation; full
+    context keeps all."""
     segs = [g + o for g, o in zip(ep.gen_ids, ep.obs_ids)]
     if prune: segs = segs[-1:]
     return ep.prompt_ids + [t for s in segs for t in s]
-
 
 # %% ../nbs/17_mem1.ipynb #7032d079
 def masked_trajectory(ep: Episode, prune: bool) -> dict:
@@ -358,10 +379,12 @@ def batch_trajectories(trajs: Sequence[dict], pad_id: int) -> dict:
 def trajectory_logprobs(model, ep_or_batch, prune: bool = True, pad_id: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     "log-probs [B, L-1] of each next token under the masked trajectory, and the loss mask [B, L-1] (targets)."
     if isinstance(ep_or_batch, Episode): ep_or_batch = masked_trajectory(ep_or_batch, prune)
-    if not isinstance(ep_or_batch, dict): raise TypeError("ep_or_batch must be an Episode, a masked trajectory or a batch of them")
+    if not isinstance(ep_or_batch, dict):
+        raise TypeError("ep_or_batch must be an Episode, a masked trajectory or a batch of them")
     b = ep_or_batch if ep_or_batch["input_ids"].dim() == 2 else batch_trajectories([ep_or_batch], pad_id)
     dev = next(model.parameters()).device
-    lp = sequence_logprobs(model, b["input_ids"].to(dev), allowed=b["allowed"].to(dev), position_ids=b["position_ids"].to(dev))
+    lp = sequence_logprobs(model, b["input_ids"].to(dev), allowed=b["allowed"].to(dev),
+                           position_ids=b["position_ids"].to(dev))
     return lp, b["loss_mask"][:, 1:].to(dev)
 
 # %% ../nbs/17_mem1.ipynb #c39d6f5a
@@ -379,7 +402,7 @@ def run_episodes(model, tok, tool: SearchTool, tasks: Sequence[Task], prune: boo
     if not tasks: raise ValueError("tasks is empty")
     k = max(t.k for t in tasks)
     max_turns = max_turns or 2 * k + 2 + k // 2
-    max_new_tokens = max_new_tokens or 12 + 6 * k
+    max_new_tokens = max_new_tokens or 40 + 8 * k
     eos, pad = tok.eos_token_id, pad_id_of(tok)
     eps = [Episode(t, _bos(tok) + _enc(tok, task_prompt(t))) for t in tasks]
     envs = [MultiObjectiveEnv(tool, t, max_turns) for t in tasks]
@@ -408,10 +431,10 @@ def run_episodes(model, tok, tool: SearchTool, tasks: Sequence[Task], prune: boo
         ep.reward, ep.answers, ep.seconds = env.reward, env.answers, time.time() - t0
     return eps
 
-def scripted_episode(tok, tool: SearchTool, task: Task, max_turns: int, p_drop: float = 0.0, rng: random.Random | None = None,
-                     prune: bool = True) -> Episode:
+def scripted_episode(tok, tool: SearchTool, task: Task, max_turns: int, p_noise: float = 0.0,
+                     rng: random.Random | None = None, prune: bool = True) -> Episode:
     "The scripted agent's episode as token ids (each turn ends with eos), with the context lengths of `prune`."
-    turns, obs, env = scripted_turns(tool, task, max_turns, p_drop, rng)
+    turns, obs, env = scripted_turns(tool, task, max_turns, p_noise, rng)
     ep = Episode(task, _bos(tok) + _enc(tok, task_prompt(task)))
     for tx, ob in zip(turns, obs):
         ep.ctx_lens.append(len(context_ids(ep, prune)))
@@ -431,26 +454,54 @@ def summarize(eps: Sequence[Episode], prune: bool = True, max_turns_official: in
     n = len(eps)
     sc = [score(e.answers or [""] * e.task.k, e.task) for e in eps]
     off = [p for p in (official_peak_tokens(e, prune, max_turns_official) for e in eps) if p is not None]
-    return {"em": sum(s["em"] for s in sc) / n, "em_k": sum(s["em_k"] for s in sc) / n, "f1": sum(s["f1"] for s in sc) / n,
-            "peak_tokens": sum(e.peak_tokens for e in eps) / n,
+    return {"em": sum(s["em"] for s in sc) / n, "em_k": sum(s["em_k"] for s in sc) / n,
+            "f1": sum(s["f1"] for s in sc) / n, "peak_tokens": sum(e.peak_tokens for e in eps) / n,
             "peak_official": sum(off) / len(off) if off else None, "n_official": len(off),
-            "dependency": sum(e.dependency for e in eps) / n,
+            "n_em_pos": sum(e.reward > 0 for e in eps), "dependency": sum(e.dependency for e in eps) / n,
             "turns": sum(len(e.gen_ids) for e in eps) / n, "seconds": max(e.seconds for e in eps)}
 
-def sft_batches(eps: Sequence[Episode], prune: bool, pad_id: int, batch_size: int, seed: int = 0):
-    "A `fit`-style `next_batch(step)` over masked trajectories: 4-D additive masks, rollout positions, labels on generated tokens."
-    trajs = [masked_trajectory(e, prune) for e in eps]
+def turn_rows(ep: Episode, prune: bool) -> list[dict]:
+    """The turns of `ep` unpacked, one row each: input_ids = the turn's rollout context + its generated tokens,
+    labels = IGNORE_INDEX on the context and the generated tokens themselves (positions 0.. as at rollout). MEM1
+    (`prune`): one row per turn; full context: one row for the whole episode (its masked trajectory is causal)."""
+    if not prune:
+        ids, lab = list(ep.prompt_ids), [IGNORE_INDEX] * len(ep.prompt_ids)
+        for g, o in zip(ep.gen_ids, ep.obs_ids):
+            ids += g + o
+            lab += g + [IGNORE_INDEX] * len(o)
+        return [{"input_ids": ids, "labels": lab}]
+    rows = []
+    for t, g in enumerate(ep.gen_ids):
+        ctx = ep.prompt_ids + (ep.gen_ids[t - 1] + ep.obs_ids[t - 1] if t else [])
+        rows.append({"input_ids": ctx + g, "labels": [IGNORE_INDEX] * len(ctx) + list(g)})
+    return rows
+
+def sft_batches(eps: Sequence[Episode], prune: bool, pad_id: int, batch_size: int, seed: int = 0,
+                packed: bool = False):
+    """A `fit`-style `next_batch(step)` of `batch_size` episodes with labels on the generated tokens only.
+    `packed`: one masked trajectory per episode (4-D additive mask, rollout positions); otherwise `turn_rows`
+    (each turn's exact rollout context as its own row, right-padded): the same tokens, targets and loss."""
+    if not eps: raise ValueError("eps is empty")
+    if not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
     g = random.Random(seed)
+    if packed:
+        trajs = [masked_trajectory(e, prune) for e in eps]
+        def next_batch(step):
+            b = batch_trajectories(g.sample(trajs, min(batch_size, len(trajs))), pad_id)
+            labels = b["input_ids"].masked_fill(b["loss_mask"] == 0, IGNORE_INDEX)
+            return {"input_ids": b["input_ids"], "labels": labels, "attention_mask": additive_mask(b["allowed"]),
+                    "position_ids": b["position_ids"]}
+        return next_batch
+    rows = [turn_rows(e, prune) for e in eps]
     def next_batch(step):
-        b = batch_trajectories(g.sample(trajs, min(batch_size, len(trajs))), pad_id)
-        labels = b["input_ids"].masked_fill(b["loss_mask"] == 0, IGNORE_INDEX)
-        return {"input_ids": b["input_ids"], "labels": labels, "attention_mask": additive_mask(b["allowed"]),
-                "position_ids": b["position_ids"]}
+        return collate([r for rs in g.sample(rows, min(batch_size, len(rows))) for r in rs], pad_id)
     return next_batch
 
 # %% ../nbs/17_mem1.ipynb #fee6b47f
 def grpo_step(model, ref, opt, tok, tool: SearchTool, tasks: Sequence[Task], group_size: int, prune: bool = True,
-              beta: float = 1e-3, eps_clip: float = 0.2, temperature: float = 1.0, generator: torch.Generator | None = None,
+              beta: float = 1e-3, eps_clip: float = 0.2, temperature: float = 1.0,
+              generator: torch.Generator | None = None,
               inner_steps: int = 1) -> dict:
     """One GRPO iteration on multi-turn episodes: sample `group_size` episodes per task, reward = Σ EM, group-whitened
     advantages, clipped token loss over the generated tokens of the masked trajectory, k3 KL (β) to `ref`."""

@@ -1,15 +1,15 @@
 "Unit and bad-input tests of iclr26.mem1 (MEM1 environment, pruning, masked trajectories)."
 import copy
-import random
 
 import pytest
 import torch
 
 from iclr26.tinylm import KnowledgeBase, knowledge_base, make_model
 from iclr26.mem1 import (Episode, MultiObjectiveEnv, SearchTool, Task, agent_tokenizer, batch_trajectories, context_ids,
-                         f1_score, make_tasks, masked_trajectory, normalize_answer, official_peak_tokens,
-                         official_style_trajectory, parse_action, parse_answers, run_episodes, score,
-                         scripted_episode, scripted_turns, summarize, trajectory_logprobs)
+                         f1_score, hop_query, make_tasks, masked_trajectory, normalize_answer, official_peak_tokens,
+                         official_style_trajectory, parse_action, parse_answers, rest_text, run_episodes, score,
+                         scripted_episode, scripted_turns, sft_batches, state_text, summarize, task_prompt,
+                         trajectory_logprobs, turn_rows)
 
 
 @pytest.fixture(scope="module")
@@ -194,3 +194,38 @@ def test_tokenizer_without_bos_eos(env_parts):
     model = make_model("llama-1L-64", tok, seed=0)
     eps = run_episodes(model, tok2, tool, [task], prune=True, max_turns=2, max_new_tokens=4)
     assert len(eps[0].gen_ids) >= 1 and all(len(g) == 4 for g in eps[0].gen_ids)
+
+
+def test_state_has_no_index_tokens(env_parts):
+    kb, tool, _ = env_parts
+    task = make_tasks(kb, 5, 1, seed=2)[0]
+    turns, _, env = scripted_turns(tool, task, 2 * 5 + 4)
+    assert env.reward == 5 and len(turns) == 11
+    assert not any(f" q{i}" in t for t in turns for i in range(1, 6)) and " q1" not in task_prompt(task)
+    ch = task.chains[0]
+    assert turns[0] == state_text([], task.questions[0]) + f"<search> {hop_query(ch, 0, ch[0][0])}</search>"
+    assert rest_text(ch, 1, ch[1][0]) == hop_query(ch, 1, ch[1][0])         # one hop left: the rest is the query
+    assert task.questions[0] == f"What is {rest_text(ch, 0, ch[0][0])}?"
+    assert turns[2].startswith(f"<IS> {task.answers[0]} ; {task.questions[1]}</IS>")
+    assert turns[-1] == state_text(task.answers) + "<answer>" + " ;".join(f" {a}" for a in task.answers) + "</answer>"
+    assert tool.parse(hop_query(ch, 0, ch[0][0])) == (ch[0][1], ch[0][0])
+    with pytest.raises(ValueError, match="p_noise"): scripted_turns(tool, task, 4, p_noise=1.5)
+    _, _, noisy = scripted_turns(tool, task, 14, p_noise=1.0)
+    assert noisy.reward == 0                                                # every answer misread
+
+
+def test_unpacked_rows_equal_packed_trajectories(env_parts):
+    kb, tool, tok = env_parts
+    model = make_model("llama-1L-64", tok, seed=0).eval()
+    eps = [scripted_episode(tok, tool, t, 6, prune=p) for t in make_tasks(kb, 2, 2, seed=6) for p in (True,)]
+    rows = turn_rows(eps[0], prune=True)
+    assert len(rows) == len(eps[0].gen_ids)
+    assert rows[1]["input_ids"] == context_ids(Episode(eps[0].task, eps[0].prompt_ids, eps[0].gen_ids[:1],
+                                                       obs_ids=eps[0].obs_ids[:1]), True) + eps[0].gen_ids[1]
+    for prune in (True, False):
+        eps = [scripted_episode(tok, tool, t, 6, prune=prune) for t in make_tasks(kb, 2, 2, seed=6)]
+        with torch.no_grad():
+            a = model(**sft_batches(eps, prune, tok.pad_token_id, 2)(0)).loss
+            b = model(**sft_batches(eps, prune, tok.pad_token_id, 2, packed=True)(0)).loss
+        assert abs(a.item() - b.item()) <= 1e-5
+    with pytest.raises(ValueError, match="batch_size"): sft_batches(eps, True, 0, 0)
