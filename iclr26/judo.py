@@ -1467,7 +1467,10 @@ def perception_pretrain(
         )
     params = list(enc.parameters()) + list(heads.parameters())
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+    warm = max(1, steps // 10)           # linear warm-up over 10 % of the steps, then a cosine decay to 0
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps))
+    )
     g, hist, t0 = np.random.default_rng(seed), [], time.time()
     enc.train()
     for step in progress(range(steps), desc=desc):
