@@ -167,6 +167,11 @@ def test_chains_noop_and_trace_checks():
     assert all(r["noop"] == r["operands"][-1] and f" note {r['noop']}." in r["prompt"] for r in spur)
     rand = chain_records(200, seed=1, noop="random")
     assert all(r["noop"] != r["operands"][-1] for r in rand)
+    cue = chain_records(20, seed=2, noop="spurious", cue_step=3)
+    assert all(r["noop"] == r["operands"][3] for r in cue)           # the operand of step 3
+    assert all(r["noop"] != r["operands"][3] for r in chain_records(200, seed=2, noop="random", cue_step=3))
+    with pytest.raises(ValueError, match="cue_step"): chain_records(3, steps=(6, 8), cue_step=7)
+    with pytest.raises(ValueError, match="cue_step"): chain_records(3, cue_step=0)
     rec = {"prompt": "Compute 3+5-2 note 7.\n", "steps": ["3+5=8", "8-2=6"], "operands": [3, 5, 2], "noop": 7}
     assert misled_steps(rec, "3+5=8\n8-7=1\n1") == [False, True, None]
     assert misled_steps(rec, "3+5=8\n8-2=6\n6") == [False, False, None]
