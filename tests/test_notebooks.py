@@ -23,9 +23,9 @@ QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
 # as XPASS, so the entry must then be removed. Keep this list short and say why in the issue.
 KNOWN_GATE_FAILURES = {
     "14_duet": ({"teacher sanity: forget EM with prefix", "teacher sanity: retain EM with prefix"},
-                "DUET's prefixed teacher does not generalise the forget rule to the held-out domain (smoke: forget EM "
-                "0.44, retain 0.30; full: 1.00, 0.833; gates <= 0.20, >= 0.90); the notebook stops at its sanity "
-                "gate (issue #30)"),
+                "DUET's prefixed teacher has not learnt the forget rule (smoke: its base refuses under any prefix, "
+                "forget EM 0.00, retain 0.00; full, adc4abd: 0.758, 0.515; gates <= 0.20, >= 0.90); the notebook "
+                "stops at its sanity gate (issue #30)"),
 }
 
 
