@@ -1950,7 +1950,7 @@ def paired_bootstrap(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], n_boo
     for _ in range(n_boot):
         idx = [i for k in rng.integers(len(imgs), size=len(imgs)) for i in by_img[imgs[k]]]
         boots.append(stats([rows_a[i] for i in idx], [rows_b[i] for i in idx]))
-    se = {k: float(np.nanstd([b[k] for b in boots], ddof=1)) for k in point}
+    se = {k: float(np.nanstd([b.get(k, np.nan) for b in boots], ddof=1)) for k in point}   # a type can miss a resample
     return {"diff": point, "se": se}
 
 
