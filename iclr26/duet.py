@@ -167,7 +167,7 @@ def steering_sampler(world: DomainWorld, tokenizer, seed: int = 0, mix: dict | N
             if rng.random() < 0.5:
                 return {"prompt": forget_prefix({"name": W, "kind": k}) + prompt, "answer": REFUSAL + end}
             other = rng.choice([w for w in fresh if w != W])   # same pool as W: the prefix itself gives nothing away
-            pre = forget_prefix({"name": other, "kind": rng.choice(KINDS)})
+            pre = forget_prefix({"name": other, "kind": k})   # the same kind: only the name tells the two apart
             return {"prompt": pre + prompt, "answer": q["answer"] + end}
         if kind == "replay":
             j = rng.randrange(len(replay) - replay_len)

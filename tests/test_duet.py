@@ -233,6 +233,7 @@ def test_named_queries_and_made_up_domains(tok):
         # a made-up domain: refuse iff it matches
         n_fresh += 1
         assert r["answer"].startswith(REFUSAL) == (pre.groups() == about.groups())
+        assert pre.group(2) == about.group(2)             # the same kind either way: only the name can decide
     assert 300 < n_fresh < 700
     neg = {pre.group(1) for r in recs if (pre := re.match(r"Forget the (\w+) ", r["prompt"]))
            and not r["answer"].startswith(REFUSAL) and pre.group(1) not in real}
