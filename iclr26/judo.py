@@ -1258,8 +1258,9 @@ def lookup_records(
 ) -> list[dict]:
     """The option-lookup curriculum: a question of `metas` (default: the MCQ training split) with freshly shuffled
     letters, a think that already names one option's text (a random option, so the image cannot give it away), and the
-    loss only on the letter that follows that text in the prompt: `target_prefix` '<think> answer TEXT', target 'X
-    </think>'."""
+    loss on the letter that follows that text in the prompt and on the rest of the JUDO ending: `target_prefix`
+    '<think> answer TEXT', target 'X </think><answer>X</answer>' (the first pass of this curriculum ended the target
+    at '</think>' and so taught the model to stop before its answer)."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"n must be an int >= 1, got {n!r}")
     rng, metas = np.random.default_rng(seed + 5), list((ds.train if metas is None else metas).values())
@@ -1281,7 +1282,7 @@ def lookup_records(
                 "images": tensors[key],
                 "prompt": mcq_prompt({**qa, "Options": opts}),
                 "target_prefix": f"<think> answer {opts[letter]}",
-                "target": f"{letter} </think>",
+                "target": f"{letter} </think><answer>{letter}</answer>",
             }
         )
     return out
