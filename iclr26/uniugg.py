@@ -20,40 +20,56 @@ import torch.nn.functional as F
 from .core import progress
 
 # %% auto #0
-__all__ = ['COLOURS', 'SHAPES', 'COUNT_WORDS', 'GEN_PROMPT', 'Primitive', 'Scene', 'sample_scene', 'intrinsics', 'pixel_rays',
-           'look_at', 'render', 'transform_points', 'invert_pose', 'plucker_raymap', 'correspondences', 'make_pair',
-           'vqa_questions', 'make_dataset', 'load_dust3r_pair', 'SemanticTeacher', 'CallableTeacher', 'patch_labels',
-           'train_teacher', 'ViTEncoder', 'SpatialDecoder', 'avg_dist_normalise', 'conf_loss', 'regr_loss',
-           'infonce_match', 'semantic_loss', 'GeoSemModel', 'Stage1Config', 'stage1_losses', 'warmup_cosine',
-           'train_stage1', 'loss_drop', 'SpatialVAE', 'kl_normal', 'encode_all', 'train_stage2', 'vqa_tokenizer',
-           'UnifiedModel', 'encode_questions', 'train_stage3', 'vqa_accuracy', 'chamfer', 'sliced_wasserstein',
-           'target_metrics', 'image_metric_hooks', 'decode_pair']
+__all__ = ['COLOURS', 'SHAPES', 'COUNT_WORDS', 'PRETRAIN_VERSION', 'GEN_PROMPT', 'Primitive', 'Scene', 'sample_scene',
+           'intrinsics', 'pixel_rays', 'look_at', 'render', 'transform_points', 'invert_pose', 'plucker_raymap',
+           'correspondences', 'make_pair', 'vqa_questions', 'make_dataset', 'load_dust3r_pair', 'SemanticTeacher',
+           'CallableTeacher', 'patch_labels', 'train_teacher', 'ViTEncoder', 'SpatialDecoder', 'avg_dist_normalise',
+           'conf_loss', 'regr_loss', 'infonce_match', 'semantic_loss', 'GeoSemModel', 'Stage1Config', 'stage1_losses',
+           'warmup_cosine', 'train_stage1', 'loss_drop', 'pretrain_geometry', 'SpatialVAE', 'kl_normal', 'encode_all',
+           'train_stage2', 'vqa_tokenizer', 'UnifiedModel', 'encode_questions', 'train_stage3', 'vqa_accuracy',
+           'chamfer', 'sliced_wasserstein', 'target_metrics', 'target_depth', 'mmd_rbf', 'depth_set_mmd',
+           'image_metric_hooks', 'decode_pair']
 
 # %% ../nbs/13_uniugg.ipynb #4d9d21a1
-COLOURS = {"red": (0.85, 0.15, 0.15), "green": (0.15, 0.7, 0.2), "blue": (0.15, 0.3, 0.9),
-           "yellow": (0.9, 0.8, 0.1), "purple": (0.6, 0.2, 0.75), "cyan": (0.1, 0.75, 0.8)}
+COLOURS = {
+    "red": (0.85, 0.15, 0.15),
+    "green": (0.15, 0.7, 0.2),
+    "blue": (0.15, 0.3, 0.9),
+    "yellow": (0.9, 0.8, 0.1),
+    "purple": (0.6, 0.2, 0.75),
+    "cyan": (0.1, 0.75, 0.8),
+}
 SHAPES = ("sphere", "cube", "cylinder")
+
 
 @dataclass
 class Primitive:
-    "One object of a scene: `shape` in SHAPES, `centre` (x, y, z) in world metres (y up), `size` (radius or half-side), `colour` name."
+    """One object of a scene: `shape` in SHAPES, `centre` (x, y, z) in world metres (y up), `size` (radius or
+    half-side), `colour` name."""
+
     shape: str
     centre: tuple
     size: float
     colour: str
 
+
 @dataclass
 class Scene:
     "A room (half-size `room`, wall height `wall`) with `objects` standing on the floor y = 0."
+
     objects: list
     room: float = 4.0
     wall: float = 1.6
 
+
 def sample_scene(rng: np.random.Generator, n_objects: tuple = (2, 4), room: float = 4.0) -> Scene:
-    "A random scene with `n_objects[0]..n_objects[1]` non-overlapping primitives of distinct colours near the room centre."
-    if not isinstance(rng, np.random.Generator): raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    """A random scene with `n_objects[0]..n_objects[1]` non-overlapping primitives of distinct colours near the room
+    centre."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
     lo, hi = n_objects
-    if not (1 <= lo <= hi <= len(COLOURS)): raise ValueError(f"n_objects must satisfy 1 <= lo <= hi <= {len(COLOURS)}, got {n_objects}")
+    if not (1 <= lo <= hi <= len(COLOURS)):
+        raise ValueError(f"n_objects must satisfy 1 <= lo <= hi <= {len(COLOURS)}, got {n_objects}")
     k = int(rng.integers(lo, hi + 1))
     cols = rng.choice(list(COLOURS), size=k, replace=False)
     objs = []
@@ -62,20 +78,24 @@ def sample_scene(rng: np.random.Generator, n_objects: tuple = (2, 4), room: floa
         s = float(rng.uniform(0.25, 0.45))
         x, z = rng.uniform(-1.3, 1.3, size=2)
         if all(math.hypot(x - o.centre[0], z - o.centre[2]) > s + o.size + 0.1 for o in objs):
-            y = s if shape != "cylinder" else 0.0            # cylinders: centre = base centre, height 2 s
+            y = s if shape != "cylinder" else 0.0  # cylinders: centre = base centre, height 2 s
             objs.append(Primitive(shape, (float(x), float(y), float(z)), s, str(cols[len(objs)])))
     return Scene(objs, room=room)
 
+
 def intrinsics(size: int, fov_deg: float = 60.0) -> np.ndarray:
     "The 3x3 pinhole matrix $K$ of a square `size`-pixel camera with horizontal field of view `fov_deg`."
-    if not isinstance(size, (int, np.integer)) or size < 2: raise ValueError(f"size must be an int >= 2, got {size!r}")
+    if not isinstance(size, (int, np.integer)) or size < 2:
+        raise ValueError(f"size must be an int >= 2, got {size!r}")
     f = size / 2 / math.tan(math.radians(fov_deg) / 2)
     return np.array([[f, 0, size / 2], [0, f, size / 2], [0, 0, 1.0]])
+
 
 def pixel_rays(K: np.ndarray, size: int) -> np.ndarray:
     "Camera-frame ray directions $K^{-1}(u+\\frac12, v+\\frac12, 1)$ of every pixel, shape (size, size, 3), with z = 1."
     v, u = np.mgrid[0:size, 0:size] + 0.5
     return np.stack([(u - K[0, 2]) / K[0, 0], (v - K[1, 2]) / K[1, 1], np.ones_like(u)], -1)
+
 
 def look_at(eye, target, up=(0.0, 1.0, 0.0)) -> tuple:
     "Camera-to-world (R, t) of a camera at `eye` looking at `target` (OpenCV axes, world y up)."
@@ -83,17 +103,26 @@ def look_at(eye, target, up=(0.0, 1.0, 0.0)) -> tuple:
     z = target - eye
     z /= np.linalg.norm(z)
     x = np.cross(z, up)
-    x /= np.linalg.norm(x)        # right
-    y = np.cross(z, x)                                   # down
+    x /= np.linalg.norm(x)  # right
+    y = np.cross(z, x)  # down
     return np.stack([x, y, z], 1), eye
+
 
 def _rot(yaw: float, pitch: float, roll: float) -> np.ndarray:
     "R = R_y(yaw) R_x(pitch) R_z(roll) in camera axes (radians)."
-    cy, sy, cp, sp, cr, sr = math.cos(yaw), math.sin(yaw), math.cos(pitch), math.sin(pitch), math.cos(roll), math.sin(roll)
+    cy, sy, cp, sp, cr, sr = (
+        math.cos(yaw),
+        math.sin(yaw),
+        math.cos(pitch),
+        math.sin(pitch),
+        math.cos(roll),
+        math.sin(roll),
+    )
     Ry = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
     Rx = np.array([[1, 0, 0], [0, cp, -sp], [0, sp, cp]])
     Rz = np.array([[cr, -sr, 0], [sr, cr, 0], [0, 0, 1]])
     return Ry @ Rx @ Rz
+
 
 def _hit_sphere(o, d, c, r):
     oc = o - c
@@ -105,6 +134,7 @@ def _hit_sphere(o, d, c, r):
     s = np.where((disc >= 0) & (s > 1e-6), s, np.inf)
     p = o + np.where(np.isfinite(s), s, 0)[..., None] * d
     return s, (p - c) / r
+
 
 def _hit_box(o, d, lo, hi):
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -118,11 +148,12 @@ def _hit_box(o, d, lo, hi):
     np.put_along_axis(n, ax[..., None], -np.sign(np.take_along_axis(d, ax[..., None], -1)), -1)
     return s, n
 
+
 def _hit_cylinder(o, d, c, r, h):
     ox, oz = o[..., 0] - c[0], o[..., 2] - c[2]
     a = d[..., 0] ** 2 + d[..., 2] ** 2
     b = ox * d[..., 0] + oz * d[..., 2]
-    cc = ox ** 2 + oz ** 2 - r * r
+    cc = ox**2 + oz**2 - r * r
     disc = b * b - a * cc
     with np.errstate(divide="ignore", invalid="ignore"):
         s = (-b - np.sqrt(np.maximum(disc, 0))) / a
@@ -132,12 +163,13 @@ def _hit_cylinder(o, d, c, r, h):
     with np.errstate(divide="ignore", invalid="ignore"):
         s_top = (c[1] + h - o[..., 1]) / d[..., 1]
     px, pz = ox + s_top * d[..., 0], oz + s_top * d[..., 2]
-    s_top = np.where((s_top > 1e-6) & (px ** 2 + pz ** 2 <= r * r), s_top, np.inf)
+    s_top = np.where((s_top > 1e-6) & (px**2 + pz**2 <= r * r), s_top, np.inf)
     s = np.minimum(s_side, s_top)
     p = o + np.where(np.isfinite(s), s, 0)[..., None] * d
     n_side = np.stack([p[..., 0] - c[0], np.zeros_like(s), p[..., 2] - c[2]], -1) / r
     n = np.where((s_top <= s_side)[..., None], np.array([0.0, 1.0, 0.0]), n_side)
     return s, n
+
 
 def _hit_room(o, d, L, H):
     "Inside an open-top box [-L, L] x [0, H] x [-L, L]: floor and four walls (rays going up over the walls escape)."
@@ -154,15 +186,18 @@ def _hit_room(o, d, L, H):
         n = np.where(better[..., None], np.array(nrm, float), n)
     return best, n
 
+
 _LIGHT = np.array([0.4, 1.0, -0.3]) / np.linalg.norm([0.4, 1.0, -0.3])
+
 
 def render(scene: Scene, K: np.ndarray, R: np.ndarray, t: np.ndarray, size: int) -> dict:
     """Ray-cast `scene` from a camera (intrinsics `K`, camera-to-world `R`, `t`) at `size` x `size` pixels.
     Returns float32 `rgb` (H, W, 3) in [0, 1], `depth` (H, W; z in the camera frame, 0 where invalid),
     `pts` (H, W, 3; camera-frame pointmap), bool `mask`, int `ids` (-1 sky, 0 room, 1.. objects)."""
-    if not isinstance(scene, Scene): raise TypeError(f"scene must be a Scene, got {type(scene).__name__}")
+    if not isinstance(scene, Scene):
+        raise TypeError(f"scene must be a Scene, got {type(scene).__name__}")
     rays_c = pixel_rays(K, size)
-    d = rays_c @ R.T                                       # world directions (not unit: z_cam = 1 per unit s)
+    d = rays_c @ R.T  # world directions (not unit: z_cam = 1 per unit s)
     o = np.broadcast_to(np.asarray(t, float), d.shape)
     s, n = _hit_room(o, d, scene.room, scene.wall)
     ids = np.where(np.isfinite(s), 0, -1)
@@ -174,10 +209,14 @@ def render(scene: Scene, K: np.ndarray, R: np.ndarray, t: np.ndarray, size: int)
     alb = np.where(wall[..., None], np.array([0.85, 0.78, 0.6]), alb)
     for i, ob in enumerate(scene.objects, 1):
         c = np.asarray(ob.centre, float)
-        if ob.shape == "sphere": so, no = _hit_sphere(o, d, c, ob.size)
-        elif ob.shape == "cube": so, no = _hit_box(o, d, c - ob.size, c + ob.size)
-        elif ob.shape == "cylinder": so, no = _hit_cylinder(o, d, c, ob.size, 2 * ob.size)
-        else: raise ValueError(f"unknown shape {ob.shape!r}")
+        if ob.shape == "sphere":
+            so, no = _hit_sphere(o, d, c, ob.size)
+        elif ob.shape == "cube":
+            so, no = _hit_box(o, d, c - ob.size, c + ob.size)
+        elif ob.shape == "cylinder":
+            so, no = _hit_cylinder(o, d, c, ob.size, 2 * ob.size)
+        else:
+            raise ValueError(f"unknown shape {ob.shape!r}")
         closer = so < s
         s = np.where(closer, so, s)
         n = np.where(closer[..., None], no, n)
@@ -186,15 +225,23 @@ def render(scene: Scene, K: np.ndarray, R: np.ndarray, t: np.ndarray, size: int)
     mask = np.isfinite(s)
     shade = 0.35 + 0.65 * np.clip((n * _LIGHT).sum(-1), 0, 1)
     rgb = np.where(mask[..., None], alb * shade[..., None], np.array([0.55, 0.7, 0.95]))
-    depth = np.where(mask, s, 0.0)                           # |d_c|_z = 1, so the ray parameter is the depth
-    return dict(rgb=rgb.astype(np.float32), depth=depth.astype(np.float32), pts=(rays_c * depth[..., None]).astype(np.float32),
-                mask=mask, ids=ids.astype(np.int64))
+    depth = np.where(mask, s, 0.0)  # |d_c|_z = 1, so the ray parameter is the depth
+    return dict(
+        rgb=rgb.astype(np.float32),
+        depth=depth.astype(np.float32),
+        pts=(rays_c * depth[..., None]).astype(np.float32),
+        mask=mask,
+        ids=ids.astype(np.int64),
+    )
+
 
 def transform_points(pts: np.ndarray, R: np.ndarray, t: np.ndarray) -> np.ndarray:
     "Apply the rigid transform $X \\mapsto RX + t$ to points `pts` (..., 3)."
     pts = np.asarray(pts)
-    if pts.shape[-1] != 3: raise ValueError(f"pts must have a last axis of 3, got shape {pts.shape}")
+    if pts.shape[-1] != 3:
+        raise ValueError(f"pts must have a last axis of 3, got shape {pts.shape}")
     return pts @ np.asarray(R).T + np.asarray(t)
+
 
 def invert_pose(R: np.ndarray, t: np.ndarray) -> tuple:
     "The inverse rigid transform $(R^\\top, -R^\\top t)$."
@@ -203,10 +250,12 @@ def invert_pose(R: np.ndarray, t: np.ndarray) -> tuple:
 # %% ../nbs/13_uniugg.ipynb #0723d047
 def plucker_raymap(K: np.ndarray, R: np.ndarray, t: np.ndarray, size: int, patch: int) -> np.ndarray:
     """The Plücker raymap (6, size/patch, size/patch) of a camera with intrinsics `K` and pose (`R`, `t`) in the
-    reference frame: unit directions $\\mathbf d$ of the rays through the patch centres, and moments $\\mathbf m = t \\times \\mathbf d$."""
-    if size % patch: raise ValueError(f"size ({size}) must be divisible by patch ({patch})")
+    reference frame: unit directions $\\mathbf d$ of the rays through the patch centres, and moments $\\mathbf m = t
+    \\times \\mathbf d$."""
+    if size % patch:
+        raise ValueError(f"size ({size}) must be divisible by patch ({patch})")
     h = size // patch
-    c = (np.arange(h) + 0.5) * patch                         # patch-centre pixel coordinates
+    c = (np.arange(h) + 0.5) * patch  # patch-centre pixel coordinates
     u, v = np.meshgrid(c, c)
     dc = np.stack([(u - K[0, 2]) / K[0, 0], (v - K[1, 2]) / K[1, 1], np.ones_like(u)], -1)
     d = dc @ np.asarray(R).T
@@ -214,12 +263,23 @@ def plucker_raymap(K: np.ndarray, R: np.ndarray, t: np.ndarray, size: int, patch
     m = np.cross(np.broadcast_to(np.asarray(t, float), d.shape), d)
     return np.concatenate([d, m], -1).transpose(2, 0, 1).astype(np.float32)
 
-def correspondences(pts1: np.ndarray, mask1: np.ndarray, depth2: np.ndarray, mask2: np.ndarray, K: np.ndarray,
-                    R12: np.ndarray, t12: np.ndarray, n_max: int, rng: np.random.Generator, tol: float = 0.03) -> np.ndarray:
+
+def correspondences(
+    pts1: np.ndarray,
+    mask1: np.ndarray,
+    depth2: np.ndarray,
+    mask2: np.ndarray,
+    K: np.ndarray,
+    R12: np.ndarray,
+    t12: np.ndarray,
+    n_max: int,
+    rng: np.random.Generator,
+    tol: float = 0.03,
+) -> np.ndarray:
     """Up to `n_max` ground-truth pixel correspondences (flat index in view 1, flat index in view 2), shape (n_max, 2),
     padded with -1: view-1 points moved into camera 2, projected, and kept if view 2 sees them (depth within `tol`)."""
     H, W = mask1.shape
-    X2 = transform_points(pts1, *invert_pose(R12, t12))       # cam-1 points in cam-2's frame
+    X2 = transform_points(pts1, *invert_pose(R12, t12))  # cam-1 points in cam-2's frame
     z = X2[..., 2]
     with np.errstate(divide="ignore", invalid="ignore"):
         u = np.floor(K[0, 0] * X2[..., 0] / z + K[0, 2])
@@ -232,15 +292,25 @@ def correspondences(pts1: np.ndarray, mask1: np.ndarray, depth2: np.ndarray, mas
     out = -np.ones((n_max, 2), np.int64)
     if len(i1):
         sel = rng.choice(len(i1), size=min(n_max, len(i1)), replace=False)
-        out[:len(sel)] = np.stack([i1[sel], i2[sel]], 1)
+        out[: len(sel)] = np.stack([i1[sel], i2[sel]], 1)
     return out
 
-def make_pair(scene: Scene, rng: np.random.Generator, size: int = 32, patch: int = 4, n_corr: int = 64,
-              max_yaw: float = 35.0, min_yaw: float = 10.0) -> dict:
-    """Render a reference/target view pair of `scene` related by a random relative pose. Returns numpy arrays:
-    `rgb` (2, H, W, 3), `depth` (2, H, W), `pts` (2, H, W, 3; both in view 1's frame), `pts_own` (view 2's pointmap in its
-    own frame), `mask` (2, H, W), `ids` (2, H, W), `R12`, `t12` (cam-2 -> cam-1), `raymap` (6, H/p, W/p), `corr` (n_corr, 2), `K`."""
-    if size % patch: raise ValueError(f"size ({size}) must be divisible by patch ({patch})")
+
+def make_pair(
+    scene: Scene,
+    rng: np.random.Generator,
+    size: int = 32,
+    patch: int = 4,
+    n_corr: int = 64,
+    max_yaw: float = 35.0,
+    min_yaw: float = 10.0,
+) -> dict:
+    """Render a reference/target view pair of `scene` related by a random relative pose. Returns numpy arrays: `rgb` (2,
+    H, W, 3), `depth` (2, H, W), `pts` (2, H, W, 3; both in view 1's frame), `pts_own` (view 2's pointmap in its own
+    frame), `mask` (2, H, W), `ids` (2, H, W), `R12`, `t12` (cam-2 -> cam-1), `raymap` (6, H/p, W/p), `corr` (n_corr,
+    2), `K`."""
+    if size % patch:
+        raise ValueError(f"size ({size}) must be divisible by patch ({patch})")
     K = intrinsics(size)
     az = rng.uniform(0, 2 * np.pi)
     hgt = rng.uniform(1.2, 1.7)
@@ -249,23 +319,34 @@ def make_pair(scene: Scene, rng: np.random.Generator, size: int = 32, patch: int
     yaw = math.radians(rng.uniform(min_yaw, max_yaw)) * rng.choice([-1, 1])
     pitch, roll = math.radians(rng.uniform(-8, 8)), math.radians(rng.uniform(-5, 5))
     R12 = _rot(yaw, pitch, roll)
-    c = np.array([0.0, 0.0, np.linalg.norm(target - t1)])    # look-at point in cam-1 coordinates
-    t12 = c - R12 @ c + rng.uniform(-0.2, 0.2, 3)             # rotate about it, then jitter
+    c = np.array([0.0, 0.0, np.linalg.norm(target - t1)])  # look-at point in cam-1 coordinates
+    t12 = c - R12 @ c + rng.uniform(-0.2, 0.2, 3)  # rotate about it, then jitter
     R2, t2 = R1 @ R12, R1 @ t12 + t1
     v1, v2 = render(scene, K, R1, t1, size), render(scene, K, R2, t2, size)
     pts2_in1 = np.where(v2["mask"][..., None], transform_points(v2["pts"], R12, t12), 0).astype(np.float32)
-    return dict(rgb=np.stack([v1["rgb"], v2["rgb"]]), depth=np.stack([v1["depth"], v2["depth"]]),
-                pts=np.stack([v1["pts"], pts2_in1]), pts_own=v2["pts"], mask=np.stack([v1["mask"], v2["mask"]]),
-                ids=np.stack([v1["ids"], v2["ids"]]), R12=R12.astype(np.float32), t12=t12.astype(np.float32),
-                raymap=plucker_raymap(K, R12, t12, size, patch),
-                corr=correspondences(v1["pts"], v1["mask"], v2["depth"], v2["mask"], K, R12, t12, n_corr, rng),
-                K=K.astype(np.float32), pose1=(R1, t1), scene=scene)
+    return dict(
+        rgb=np.stack([v1["rgb"], v2["rgb"]]),
+        depth=np.stack([v1["depth"], v2["depth"]]),
+        pts=np.stack([v1["pts"], pts2_in1]),
+        pts_own=v2["pts"],
+        mask=np.stack([v1["mask"], v2["mask"]]),
+        ids=np.stack([v1["ids"], v2["ids"]]),
+        R12=R12.astype(np.float32),
+        t12=t12.astype(np.float32),
+        raymap=plucker_raymap(K, R12, t12, size, patch),
+        corr=correspondences(v1["pts"], v1["mask"], v2["depth"], v2["mask"], K, R12, t12, n_corr, rng),
+        K=K.astype(np.float32),
+        pose1=(R1, t1),
+        scene=scene,
+    )
 
 # %% ../nbs/13_uniugg.ipynb #e0007ffd
 COUNT_WORDS = ("zero", "one", "two", "three", "four", "five", "six")
 
+
 def vqa_questions(pair: Mapping, rng: np.random.Generator, min_pixels: int = 3) -> list[dict]:
-    "Spatial questions (closer / left-of / count) about the reference view of `pair`, each dict(type, question, answer)."
+    """Spatial questions (closer / left-of / count) about the reference view of `pair`, each dict(type, question,
+    answer)."""
     scene, ids, K = pair["scene"], pair["ids"][0], pair["K"]
     R1, t1 = pair["pose1"]
     vis = [i for i in range(1, len(scene.objects) + 1) if (ids == i).sum() >= min_pixels]
@@ -273,36 +354,66 @@ def vqa_questions(pair: Mapping, rng: np.random.Generator, min_pixels: int = 3) 
     if len(vis) >= 2:
         a, b = rng.choice(vis, size=2, replace=False)
         oa, ob = scene.objects[a - 1], scene.objects[b - 1]
-        ca, cb = (transform_points(np.asarray(o.centre) + [0, o.size if o.shape == "cylinder" else 0, 0], *invert_pose(R1, t1)) for o in (oa, ob))
+        ca, cb = (
+            transform_points(
+                np.asarray(o.centre) + [0, o.size if o.shape == "cylinder" else 0, 0], *invert_pose(R1, t1)
+            )
+            for o in (oa, ob)
+        )
         na, nb = f"{oa.colour} {oa.shape}", f"{ob.colour} {ob.shape}"
-        qs.append(dict(type="closer", question=f"is the {na} closer than the {nb} ?", answer="yes" if ca[2] < cb[2] else "no"))
+        qs.append(
+            dict(type="closer", question=f"is the {na} closer than the {nb} ?", answer="yes" if ca[2] < cb[2] else "no")
+        )
         ua, ub = ca[0] / ca[2], cb[0] / cb[2]
         qs.append(dict(type="left", question=f"is the {na} left of the {nb} ?", answer="yes" if ua < ub else "no"))
     return qs
 
+
 def make_dataset(n: int, seed: int = 0, size: int = 32, patch: int = 4, n_corr: int = 64) -> dict:
-    "Render `n` random scene pairs; returns stacked torch tensors (`rgb` (n, 2, 3, H, W), `pts`, `mask`, `ids`, `depth`, `raymap`, `corr`, `R12`, `t12`), `K` and a list `vqa` of questions per pair."
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1: raise ValueError(f"n must be a positive int, got {n!r}")
+    """Render `n` random scene pairs; returns stacked torch tensors (`rgb` (n, 2, 3, H, W), `pts`, `mask`, `ids`,
+    `depth`, `raymap`, `corr`, `R12`, `t12`), `K` and a list `vqa` of questions per pair."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"n must be a positive int, got {n!r}")
     rng = np.random.default_rng(seed)
     pairs = [make_pair(sample_scene(rng), rng, size, patch, n_corr) for _ in range(n)]
     st = lambda k: torch.from_numpy(np.stack([p[k] for p in pairs]))
-    return dict(rgb=st("rgb").permute(0, 1, 4, 2, 3).contiguous(), pts=st("pts"), mask=st("mask"), ids=st("ids"), depth=st("depth"),
-                pts_own=st("pts_own"), raymap=st("raymap"), corr=st("corr"), R12=st("R12"), t12=st("t12"),
-                K=torch.from_numpy(pairs[0]["K"]), vqa=[vqa_questions(p, rng) for p in pairs],
-                n_objects=[len(p["scene"].objects) for p in pairs], colours=[[o.colour for o in p["scene"].objects] for p in pairs],
-                shapes=[[o.shape for o in p["scene"].objects] for p in pairs], size=size, patch=patch)
+    return dict(
+        rgb=st("rgb").permute(0, 1, 4, 2, 3).contiguous(),
+        pts=st("pts"),
+        mask=st("mask"),
+        ids=st("ids"),
+        depth=st("depth"),
+        pts_own=st("pts_own"),
+        raymap=st("raymap"),
+        corr=st("corr"),
+        R12=st("R12"),
+        t12=st("t12"),
+        K=torch.from_numpy(pairs[0]["K"]),
+        vqa=[vqa_questions(p, rng) for p in pairs],
+        n_objects=[len(p["scene"].objects) for p in pairs],
+        colours=[[o.colour for o in p["scene"].objects] for p in pairs],
+        shapes=[[o.shape for o in p["scene"].objects] for p in pairs],
+        size=size,
+        patch=patch,
+    )
+
 
 def load_dust3r_pair(view1: Mapping, view2: Mapping, patch: int = 4) -> dict:
-    """Hook for real data: a pair in the DUSt3R preprocessed format — per view a mapping (or `.npz` path) with
-    `rgb` (H, W, 3) in [0, 1] or uint8, `depthmap` (H, W), `camera_intrinsics` (3, 3), `camera_pose` (4, 4 camera-to-world) —
+    """Hook for real data: a pair in the DUSt3R preprocessed format — per view a mapping (or `.npz` path) with `rgb` (H,
+    W, 3) in [0, 1] or uint8, `depthmap` (H, W), `camera_intrinsics` (3, 3), `camera_pose` (4, 4 camera-to-world) —
     turned into this notebook's pair dict (pointmaps in view 1's frame, raymap of view 2)."""
     vs = [dict(np.load(v)) if isinstance(v, (str, Path)) else dict(v) for v in (view1, view2)]
     for j, v in enumerate(vs):
         miss = [k for k in ("rgb", "depthmap", "camera_intrinsics", "camera_pose") if k not in v]
-        if miss: raise ValueError(f"view{j + 1} lacks {miss}")
-    if vs[0]["depthmap"].shape != vs[1]["depthmap"].shape: raise ValueError(f"view1 and view2 must have the same size, got {vs[0]['depthmap'].shape} and {vs[1]['depthmap'].shape}")
+        if miss:
+            raise ValueError(f"view{j + 1} lacks {miss}")
+    if vs[0]["depthmap"].shape != vs[1]["depthmap"].shape:
+        raise ValueError(
+            f"view1 and view2 must have the same size, got {vs[0]['depthmap'].shape} and {vs[1]['depthmap'].shape}"
+        )
     H, W = vs[0]["depthmap"].shape
-    if H != W or H % patch: raise ValueError(f"views must be square with a size divisible by patch={patch}, got {H}x{W}")
+    if H != W or H % patch:
+        raise ValueError(f"views must be square with a size divisible by patch={patch}, got {H}x{W}")
     pts_own = []
     for v in vs:
         K = np.asarray(v["camera_intrinsics"], float)
@@ -311,54 +422,81 @@ def load_dust3r_pair(view1: Mapping, view2: Mapping, patch: int = 4) -> dict:
     P1, P2 = (np.asarray(v["camera_pose"], float) for v in vs)
     R12, t12 = P1[:3, :3].T @ P2[:3, :3], P1[:3, :3].T @ (P2[:3, 3] - P1[:3, 3])
     mask = np.stack([v["depthmap"] > 0 for v in vs])
-    rgb = np.stack([np.asarray(v["rgb"], np.float32) / (255.0 if np.asarray(v["rgb"]).dtype == np.uint8 else 1.0) for v in vs])
-    return dict(rgb=rgb, depth=np.stack([v["depthmap"] for v in vs]).astype(np.float32), mask=mask,
-                pts=np.stack([pts_own[0], np.where(mask[1][..., None], transform_points(pts_own[1], R12, t12), 0)]).astype(np.float32),
-                pts_own=pts_own[1].astype(np.float32), R12=R12.astype(np.float32), t12=t12.astype(np.float32),
-                raymap=plucker_raymap(np.asarray(vs[1]["camera_intrinsics"], float), R12, t12, H, patch), K=np.asarray(vs[0]["camera_intrinsics"], np.float32))
+    rgb = np.stack(
+        [np.asarray(v["rgb"], np.float32) / (255.0 if np.asarray(v["rgb"]).dtype == np.uint8 else 1.0) for v in vs]
+    )
+    return dict(
+        rgb=rgb,
+        depth=np.stack([v["depthmap"] for v in vs]).astype(np.float32),
+        mask=mask,
+        pts=np.stack([pts_own[0], np.where(mask[1][..., None], transform_points(pts_own[1], R12, t12), 0)]).astype(
+            np.float32
+        ),
+        pts_own=pts_own[1].astype(np.float32),
+        R12=R12.astype(np.float32),
+        t12=t12.astype(np.float32),
+        raymap=plucker_raymap(np.asarray(vs[1]["camera_intrinsics"], float), R12, t12, H, patch),
+        K=np.asarray(vs[0]["camera_intrinsics"], np.float32),
+    )
 
 # %% ../nbs/13_uniugg.ipynb #d85527c5
 class SemanticTeacher(nn.Module):
-    "A small CNN semantic teacher: images (B, 3, H, W) -> (patch features (B, T, dim), summary (B, dim)) at stride `patch`."
+    """A small CNN semantic teacher: images (B, 3, H, W) -> (patch features (B, T, dim), summary (B, dim)) at stride
+    `patch`."""
+
     def __init__(self, patch: int = 4, dim: int = 32, n_cat: int = 4, n_col: int = len(COLOURS) + 1):
         super().__init__()
-        if patch not in (2, 4, 8): raise ValueError(f"patch must be 2, 4 or 8, got {patch!r}")
+        if patch not in (2, 4, 8):
+            raise ValueError(f"patch must be 2, 4 or 8, got {patch!r}")
         layers, c = [nn.Conv2d(3, dim, 3, padding=1), nn.GELU()], dim
-        for _ in range(int(math.log2(patch))): layers += [nn.Conv2d(c, dim, 3, stride=2, padding=1), nn.GELU()]
+        for _ in range(int(math.log2(patch))):
+            layers += [nn.Conv2d(c, dim, 3, stride=2, padding=1), nn.GELU()]
         layers += [nn.Conv2d(dim, dim, 3, padding=1)]
         self.net, self.patch, self.dim = nn.Sequential(*layers), patch, dim
         self.cat_head, self.col_head = nn.Conv2d(dim, n_cat, 1), nn.Conv2d(dim, n_col, 1)
         self.presence_head = nn.Linear(dim, n_col - 1)
 
     def feature_map(self, img: torch.Tensor) -> torch.Tensor:
-        if img.dim() != 4 or img.shape[1] != 3: raise ValueError(f"img must be (B, 3, H, W), got {tuple(img.shape)}")
-        if img.shape[-1] % self.patch or img.shape[-2] % self.patch: raise ValueError(f"image size {tuple(img.shape[-2:])} must be divisible by patch {self.patch}")
+        if img.dim() != 4 or img.shape[1] != 3:
+            raise ValueError(f"img must be (B, 3, H, W), got {tuple(img.shape)}")
+        if img.shape[-1] % self.patch or img.shape[-2] % self.patch:
+            raise ValueError(f"image size {tuple(img.shape[-2:])} must be divisible by patch {self.patch}")
         return self.net(img)
 
     def forward(self, img: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         f = self.feature_map(img)
         return f.flatten(2).transpose(1, 2), f.mean((2, 3))
 
+
 class CallableTeacher(nn.Module):
     """Wrap any frozen 2-D model as a teacher: `fn(img) -> (patch_features (B, T, D), summary (B, D))`. For RADIO
-    (`torch.hub.load("NVlabs/RADIO", "radio_model", version=...)`, whose forward returns `(summary, spatial_features)`),
-    use `CallableTeacher(lambda x: radio(x)[::-1], dim)`; its patch grid must match the student's (resize the images)."""
+    (`torch.hub.load("NVlabs/RADIO", "radio_model", version=...)`, whose forward returns `(summary,
+    spatial_features)`), use `CallableTeacher(lambda x: radio(x)[::-1], dim)`; its patch grid must match the
+    student's (resize the images)."""
+
     def __init__(self, fn: Callable, dim: int):
         super().__init__()
-        if not callable(fn): raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+        if not callable(fn):
+            raise TypeError(f"fn must be callable, got {type(fn).__name__}")
         self.fn, self.dim = fn, int(dim)
 
     @torch.no_grad()
     def forward(self, img: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         f, s = self.fn(img)
         if f.dim() != 3 or s.dim() != 2 or f.shape[-1] != self.dim or s.shape[-1] != self.dim:
-            raise ValueError(f"teacher must return (B, T, {self.dim}) and (B, {self.dim}); got {tuple(f.shape)} and {tuple(s.shape)}")
+            raise ValueError(
+                f"teacher must return (B, T, {self.dim}) and (B, {self.dim}); got {tuple(f.shape)} and {tuple(s.shape)}"
+            )
         return f, s
 
-def patch_labels(ids: torch.Tensor, shapes: Sequence[Sequence[str]], colours: Sequence[Sequence[str]], patch: int) -> tuple:
-    "Per-patch category (0 room/sky, 1 + shape index) and colour (0 none, 1 + colour index) of the centre pixel, and per-image colour presence."
+
+def patch_labels(
+    ids: torch.Tensor, shapes: Sequence[Sequence[str]], colours: Sequence[Sequence[str]], patch: int
+) -> tuple:
+    """Per-patch category (0 room/sky, 1 + shape index) and colour (0 none, 1 + colour index) of the centre pixel, and
+    per-image colour presence."""
     B, H, W = ids.shape
-    c = ids[:, patch // 2::patch, patch // 2::patch]
+    c = ids[:, patch // 2 :: patch, patch // 2 :: patch]
     cat, col = torch.zeros_like(c), torch.zeros_like(c)
     pres = torch.zeros(B, len(COLOURS))
     cnames = list(COLOURS)
@@ -367,11 +505,16 @@ def patch_labels(ids: torch.Tensor, shapes: Sequence[Sequence[str]], colours: Se
             m = c[b] == i
             cat[b][m] = 1 + SHAPES.index(sh)
             col[b][m] = 1 + cnames.index(co)
-            if (ids[b] == i).any(): pres[b, cnames.index(co)] = 1
+            if (ids[b] == i).any():
+                pres[b, cnames.index(co)] = 1
     return cat, col, pres
 
-def train_teacher(data: Mapping, steps: int = 200, batch: int = 32, lr: float = 3e-3, dim: int = 32, seed: int = 0) -> tuple:
-    "Train a `SemanticTeacher` on single renders of `data` (both views of every pair as separate images), freeze it; return (teacher, losses)."
+
+def train_teacher(
+    data: Mapping, steps: int = 200, batch: int = 32, lr: float = 3e-3, dim: int = 32, seed: int = 0
+) -> tuple:
+    """Train a `SemanticTeacher` on single renders of `data` (both views of every pair as separate images), freeze it;
+    return (teacher, losses)."""
     torch.manual_seed(seed)
     img = data["rgb"].flatten(0, 1)
     ids = data["ids"].flatten(0, 1)
@@ -385,8 +528,11 @@ def train_teacher(data: Mapping, steps: int = 200, batch: int = 32, lr: float = 
     for _ in progress(range(steps), desc="teacher", leave=False):
         i = torch.randint(len(img), (batch,), generator=g)
         f = T.feature_map(img[i])
-        loss = F.cross_entropy(T.cat_head(f), cat[i]) + F.cross_entropy(T.col_head(f), col[i]) \
+        loss = (
+            F.cross_entropy(T.cat_head(f), cat[i])
+            + F.cross_entropy(T.col_head(f), col[i])
             + F.binary_cross_entropy_with_logits(T.presence_head(f.mean((2, 3))), pres[i])
+        )
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -396,73 +542,120 @@ def train_teacher(data: Mapping, steps: int = 200, batch: int = 32, lr: float = 
 
 # %% ../nbs/13_uniugg.ipynb #08a18f63
 def _check_img(img: torch.Tensor, patch: int, name: str = "img") -> None:
-    if not isinstance(img, torch.Tensor): raise TypeError(f"{name} must be a tensor, got {type(img).__name__}")
-    if img.dim() != 4 or img.shape[1] != 3: raise ValueError(f"{name} must be (B, 3, H, W), got {tuple(img.shape)}")
-    if img.shape[-1] % patch or img.shape[-2] % patch: raise ValueError(f"{name}: image size {tuple(img.shape[-2:])} must be divisible by patch {patch}")
+    if not isinstance(img, torch.Tensor):
+        raise TypeError(f"{name} must be a tensor, got {type(img).__name__}")
+    if img.dim() != 4 or img.shape[1] != 3:
+        raise ValueError(f"{name} must be (B, 3, H, W), got {tuple(img.shape)}")
+    if img.shape[-1] % patch or img.shape[-2] % patch:
+        raise ValueError(f"{name}: image size {tuple(img.shape[-2:])} must be divisible by patch {patch}")
+
 
 class ViTEncoder(nn.Module):
     "A small ViT: (B, 3, H, W) -> patch tokens (B, T, dim), T = (H/patch)(W/patch)."
+
     def __init__(self, img: int = 32, patch: int = 4, dim: int = 64, depth: int = 3, heads: int = 4):
         super().__init__()
-        if img % patch: raise ValueError(f"img ({img}) must be divisible by patch ({patch})")
+        if img % patch:
+            raise ValueError(f"img ({img}) must be divisible by patch ({patch})")
         self.img, self.patch, self.dim, self.h = img, patch, dim, img // patch
         self.embed = nn.Linear(3 * patch * patch, dim)
         self.pos = nn.Parameter(torch.randn(1, self.h * self.h, dim) * 0.02)
-        self.blocks = nn.ModuleList([nn.TransformerEncoderLayer(dim, heads, 4 * dim, 0.0, "gelu", batch_first=True, norm_first=True) for _ in range(depth)])
+        self.blocks = nn.ModuleList(
+            [
+                nn.TransformerEncoderLayer(dim, heads, 4 * dim, 0.0, "gelu", batch_first=True, norm_first=True)
+                for _ in range(depth)
+            ]
+        )
         self.norm = nn.LayerNorm(dim)
 
     def forward(self, img: torch.Tensor) -> torch.Tensor:
         _check_img(img, self.patch)
-        if img.shape[-1] != self.img or img.shape[-2] != self.img: raise ValueError(f"img must be {self.img}x{self.img}, got {tuple(img.shape[-2:])}")
-        x = F.unfold(img, self.patch, stride=self.patch).transpose(1, 2)        # (B, T, 3 p^2)
+        if img.shape[-1] != self.img or img.shape[-2] != self.img:
+            raise ValueError(f"img must be {self.img}x{self.img}, got {tuple(img.shape[-2:])}")
+        x = F.unfold(img, self.patch, stride=self.patch).transpose(1, 2)  # (B, T, 3 p^2)
         x = self.embed(x) + self.pos
-        for b in self.blocks: x = b(x)
+        for b in self.blocks:
+            x = b(x)
         return self.norm(x)
 
+
 class SpatialDecoder(nn.Module):
-    "Two-branch cross-attention decoder: tokens of views 1 and 2 -> per-pixel pointmaps (both in view 1's frame), confidences and descriptors."
-    def __init__(self, enc_dim: int = 64, dim: int = 64, depth: int = 2, heads: int = 4, patch: int = 4, grid: int = 8, desc_dim: int = 16):
+    """Two-branch cross-attention decoder: tokens of views 1 and 2 -> per-pixel pointmaps (both in view 1's frame),
+    confidences and descriptors."""
+
+    def __init__(
+        self,
+        enc_dim: int = 64,
+        dim: int = 64,
+        depth: int = 2,
+        heads: int = 4,
+        patch: int = 4,
+        grid: int = 8,
+        desc_dim: int = 16,
+    ):
         super().__init__()
         self.patch, self.grid, self.desc_dim = patch, grid, desc_dim
         self.proj = nn.Linear(enc_dim, dim)
         self.pos = nn.Parameter(torch.randn(1, grid * grid, dim) * 0.02)
-        mk = lambda: nn.ModuleList([nn.TransformerDecoderLayer(dim, heads, 4 * dim, 0.0, "gelu", batch_first=True, norm_first=True) for _ in range(depth)])
+        mk = lambda: nn.ModuleList(
+            [
+                nn.TransformerDecoderLayer(dim, heads, 4 * dim, 0.0, "gelu", batch_first=True, norm_first=True)
+                for _ in range(depth)
+            ]
+        )
         self.branch1, self.branch2 = mk(), mk()
-        self.head1, self.head2 = (nn.Sequential(nn.LayerNorm(dim), nn.Linear(dim, patch * patch * (4 + desc_dim))) for _ in range(2))
+        self.head1, self.head2 = (
+            nn.Sequential(nn.LayerNorm(dim), nn.Linear(dim, patch * patch * (4 + desc_dim))) for _ in range(2)
+        )
 
     def _head(self, head, x):
         B, T, _ = x.shape
         y = head(x).transpose(1, 2).reshape(B, -1, self.grid, self.grid)
-        y = F.pixel_shuffle(y, self.patch)                                      # (B, 4 + desc, H, W)
+        y = F.pixel_shuffle(y, self.patch)  # (B, 4 + desc, H, W)
         pts, conf, desc = y[:, :3], 1 + y[:, 3].exp().clamp(max=1e4), F.normalize(y[:, 4:], dim=1)
         return pts.permute(0, 2, 3, 1), conf, desc.permute(0, 2, 3, 1)
 
     def forward(self, f1: torch.Tensor, f2: torch.Tensor) -> dict:
-        if f1.shape != f2.shape: raise ValueError(f"f1 and f2 must have the same shape, got {tuple(f1.shape)} and {tuple(f2.shape)}")
-        if f1.shape[1] != self.grid * self.grid: raise ValueError(f"expected {self.grid * self.grid} tokens per view, got {f1.shape[1]}")
+        if f1.shape != f2.shape:
+            raise ValueError(f"f1 and f2 must have the same shape, got {tuple(f1.shape)} and {tuple(f2.shape)}")
+        if f1.shape[1] != self.grid * self.grid:
+            raise ValueError(f"expected {self.grid * self.grid} tokens per view, got {f1.shape[1]}")
         x1, x2 = self.proj(f1) + self.pos, self.proj(f2) + self.pos
         for b1, b2 in zip(self.branch1, self.branch2):
-            x1, x2 = b1(x1, x2), b2(x2, x1)                                      # each branch attends to the other's previous output
+            x1, x2 = b1(x1, x2), b2(x2, x1)  # each branch attends to the other's previous output
         (p1, c1, d1), (p2, c2, d2) = self._head(self.head1, x1), self._head(self.head2, x2)
         return dict(pts=torch.stack([p1, p2], 1), conf=torch.stack([c1, c2], 1), desc=torch.stack([d1, d2], 1))
 
+
 def avg_dist_normalise(pts: torch.Tensor, mask: torch.Tensor, eps: float = 1e-8) -> tuple[torch.Tensor, torch.Tensor]:
-    "Divide the pointmaps `pts` (B, V, H, W, 3) by the average distance to the origin of their valid points (over all views); return (normalised, factor (B,))."
-    if pts.shape[:-1] != mask.shape: raise ValueError(f"pts {tuple(pts.shape)} and mask {tuple(mask.shape)} do not match")
+    """Divide the pointmaps `pts` (B, V, H, W, 3) by the average distance to the origin of their valid points (over all
+    views); return (normalised, factor (B,))."""
+    if pts.shape[:-1] != mask.shape:
+        raise ValueError(f"pts {tuple(pts.shape)} and mask {tuple(mask.shape)} do not match")
     m = mask.float()
     norm = (pts.norm(dim=-1) * m).flatten(1).sum(1) / m.flatten(1).sum(1).clamp(min=1)
     return pts / (norm.view(-1, *[1] * (pts.dim() - 1)) + eps), norm
 
-def conf_loss(pred: torch.Tensor, conf: torch.Tensor, gt: torch.Tensor, mask: torch.Tensor, alpha: float = 0.2) -> torch.Tensor:
-    "DUSt3R's ConfLoss on Regr3D: mean over valid pixels of $C\\|\\bar X - \\bar X^{gt}\\| - \\alpha\\log C$, pointmaps normalised by average distance."
-    if pred.shape != gt.shape: raise ValueError(f"pred {tuple(pred.shape)} and gt {tuple(gt.shape)} must have the same shape")
-    if conf.shape != mask.shape or pred.shape[:-1] != mask.shape: raise ValueError(f"conf {tuple(conf.shape)} and mask {tuple(mask.shape)} must match pred's {tuple(pred.shape[:-1])}")
-    if not alpha > 0: raise ValueError(f"alpha must be > 0, got {alpha}")
+
+def conf_loss(
+    pred: torch.Tensor, conf: torch.Tensor, gt: torch.Tensor, mask: torch.Tensor, alpha: float = 0.2
+) -> torch.Tensor:
+    """DUSt3R's ConfLoss on Regr3D: mean over valid pixels of $C\\|\\bar X - \\bar X^{gt}\\| - \\alpha\\log C$,
+    pointmaps normalised by average distance."""
+    if pred.shape != gt.shape:
+        raise ValueError(f"pred {tuple(pred.shape)} and gt {tuple(gt.shape)} must have the same shape")
+    if conf.shape != mask.shape or pred.shape[:-1] != mask.shape:
+        raise ValueError(
+            f"conf {tuple(conf.shape)} and mask {tuple(mask.shape)} must match pred's {tuple(pred.shape[:-1])}"
+        )
+    if not alpha > 0:
+        raise ValueError(f"alpha must be > 0, got {alpha}")
     pn, _ = avg_dist_normalise(pred, mask)
     gn, _ = avg_dist_normalise(gt, mask)
     l = (pn - gn).norm(dim=-1)
     m = mask.bool()
     return (conf[m] * l[m] - alpha * conf[m].log()).mean()
+
 
 def regr_loss(pred: torch.Tensor, gt: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     "The unweighted Regr3D loss: mean distance between the average-distance-normalised pointmaps over valid pixels."
@@ -470,18 +663,22 @@ def regr_loss(pred: torch.Tensor, gt: torch.Tensor, mask: torch.Tensor) -> torch
     gn, _ = avg_dist_normalise(gt, mask)
     return (pn - gn).norm(dim=-1)[mask.bool()].mean()
 
+
 def infonce_match(desc1: torch.Tensor, desc2: torch.Tensor, corr: torch.Tensor, tau: float = 0.05) -> torch.Tensor:
-    """Symmetric InfoNCE over ground-truth correspondences: `desc1`, `desc2` (B, H, W, d) unit descriptors, `corr` (B, M, 2)
-    flat pixel indices (-1 = padding). Negatives are the other correspondences of the same pair."""
-    if desc1.shape != desc2.shape: raise ValueError(f"desc1 {tuple(desc1.shape)} and desc2 {tuple(desc2.shape)} must match")
-    if corr.dim() != 3 or corr.shape[-1] != 2 or corr.shape[0] != desc1.shape[0]: raise ValueError(f"corr must be (B, M, 2), got {tuple(corr.shape)}")
-    if not tau > 0: raise ValueError(f"tau must be > 0, got {tau}")
+    """Symmetric InfoNCE over ground-truth correspondences: `desc1`, `desc2` (B, H, W, d) unit descriptors, `corr` (B,
+    M, 2) flat pixel indices (-1 = padding). Negatives are the other correspondences of the same pair."""
+    if desc1.shape != desc2.shape:
+        raise ValueError(f"desc1 {tuple(desc1.shape)} and desc2 {tuple(desc2.shape)} must match")
+    if corr.dim() != 3 or corr.shape[-1] != 2 or corr.shape[0] != desc1.shape[0]:
+        raise ValueError(f"corr must be (B, M, 2), got {tuple(corr.shape)}")
+    if not tau > 0:
+        raise ValueError(f"tau must be > 0, got {tau}")
     B, H, W, d = desc1.shape
     valid = corr[..., 0] >= 0
     i1, i2 = corr[..., 0].clamp(min=0), corr[..., 1].clamp(min=0)
     a = torch.gather(desc1.reshape(B, H * W, d), 1, i1[..., None].expand(-1, -1, d))
     b = torch.gather(desc2.reshape(B, H * W, d), 1, i2[..., None].expand(-1, -1, d))
-    logits = a @ b.transpose(1, 2) / tau                                        # (B, M, M)
+    logits = a @ b.transpose(1, 2) / tau  # (B, M, M)
     neg = ~(valid[:, :, None] & valid[:, None, :])
     logits = logits.masked_fill(neg, -1e4)
     tgt = torch.arange(corr.shape[1]).expand(B, -1)
@@ -489,15 +686,28 @@ def infonce_match(desc1: torch.Tensor, desc2: torch.Tensor, corr: torch.Tensor, 
     l21 = F.cross_entropy(logits, tgt, reduction="none")
     return ((l12 + l21) / 2)[valid].mean() if valid.any() else logits.sum() * 0
 
+
 def semantic_loss(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    "UniUGG's semantic distillation loss $0.9(1-\\cos(a,b)) + 0.1\\,\\mathrm{SmoothL1}(a,b)$, averaged over all vectors (last axis = features)."
-    if a.shape != b.shape: raise ValueError(f"a {tuple(a.shape)} and b {tuple(b.shape)} must have the same shape")
+    """UniUGG's semantic distillation loss $0.9(1-\\cos(a,b)) + 0.1\\,\\mathrm{SmoothL1}(a,b)$, averaged over all
+    vectors (last axis = features)."""
+    if a.shape != b.shape:
+        raise ValueError(f"a {tuple(a.shape)} and b {tuple(b.shape)} must have the same shape")
     return 0.9 * (1 - F.cosine_similarity(a, b, dim=-1)).mean() + 0.1 * F.smooth_l1_loss(a, b)
 
 # %% ../nbs/13_uniugg.ipynb #227352f5
 class GeoSemModel(nn.Module):
     "Stage-1 model: ViT student + spatial decoder + projection heads onto the teacher's patch features and summary."
-    def __init__(self, img: int = 32, patch: int = 4, dim: int = 64, enc_depth: int = 3, dec_depth: int = 2, teacher_dim: int = 32, desc_dim: int = 16):
+
+    def __init__(
+        self,
+        img: int = 32,
+        patch: int = 4,
+        dim: int = 64,
+        enc_depth: int = 3,
+        dec_depth: int = 2,
+        teacher_dim: int = 32,
+        desc_dim: int = 16,
+    ):
         super().__init__()
         self.encoder = ViTEncoder(img, patch, dim, enc_depth)
         self.decoder = SpatialDecoder(dim, dim, dec_depth, 4, patch, img // patch, desc_dim)
@@ -507,9 +717,11 @@ class GeoSemModel(nn.Module):
     def semantic(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.feat_proj(tokens), self.sum_proj(tokens.mean(1))
 
+
 @dataclass
 class Stage1Config:
     "Stage-1 hyper-parameters (paper's loss weights; `single_every`: one single-image batch every so many steps)."
+
     steps: int = 500
     batch: int = 16
     lr: float = 1e-3
@@ -523,34 +735,47 @@ class Stage1Config:
     single_every: int = 4
     seed: int = 0
 
+
 def stage1_losses(model: GeoSemModel, teacher: nn.Module, batch: Mapping, c: Stage1Config) -> dict:
     "The stage-1 loss terms of one pair batch (`rgb` (B, 2, 3, H, W), `pts`, `mask`, `corr`)."
     B = batch["rgb"].shape[0]
     f = model.encoder(batch["rgb"].flatten(0, 1)).view(B, 2, -1, model.encoder.dim)
     out = {}
     if c.sem:
-        with torch.no_grad(): tf, ts = teacher(batch["rgb"].flatten(0, 1))
+        with torch.no_grad():
+            tf, ts = teacher(batch["rgb"].flatten(0, 1))
         sf, ss = model.semantic(f.flatten(0, 1))
         out["feat"], out["summary"] = semantic_loss(sf, tf), semantic_loss(ss, ts)
     fg = f if c.geo else f.detach()
     o = model.decoder(fg[:, 0], fg[:, 1])
     out["conf"] = conf_loss(o["pts"], o["conf"], batch["pts"], batch["mask"], c.alpha)
     out["match"] = infonce_match(o["desc"][:, 0], o["desc"][:, 1], batch["corr"], c.tau)
-    out["regr"] = regr_loss(o["pts"].detach(), batch["pts"], batch["mask"])          # monitor only
+    out["regr"] = regr_loss(o["pts"].detach(), batch["pts"], batch["mask"])  # monitor only
     return out
+
 
 def warmup_cosine(opt: torch.optim.Optimizer, steps: int, warmup: float = 0.05) -> torch.optim.lr_scheduler.LambdaLR:
     "Linear warm-up over `warmup` of the `steps`, then cosine decay to 10 % (a per-step `LambdaLR`)."
     w = max(1, int(warmup * steps))
-    return torch.optim.lr_scheduler.LambdaLR(opt, lambda s: (s + 1) / w if s < w else 0.1 + 0.45 * (1 + math.cos(math.pi * min(1.0, (s - w) / max(1, steps - w)))))
+    return torch.optim.lr_scheduler.LambdaLR(
+        opt,
+        lambda s: (
+            (s + 1) / w if s < w else 0.1 + 0.45 * (1 + math.cos(math.pi * min(1.0, (s - w) / max(1, steps - w))))
+        ),
+    )
+
 
 def _sub(data: Mapping, idx: torch.Tensor, keys=("rgb", "pts", "mask", "corr", "raymap", "depth")) -> dict:
     return {k: data[k][idx] for k in keys}
 
-def train_stage1(data: Mapping, teacher: nn.Module, model: GeoSemModel | None = None, c: Stage1Config | None = None, **kw) -> tuple:
+
+def train_stage1(
+    data: Mapping, teacher: nn.Module, model: GeoSemModel | None = None, c: Stage1Config | None = None, **kw
+) -> tuple:
     "Train stage 1 on the pairs of `data` (plus single-image semantic batches); return (model, history of loss dicts)."
     c = c or Stage1Config(**kw)
-    if not (c.geo or c.sem): raise ValueError("at least one of geo and sem must be on")
+    if not (c.geo or c.sem):
+        raise ValueError("at least one of geo and sem must be on")
     torch.manual_seed(c.seed)
     model = model or GeoSemModel(data["size"], data["patch"])
     params = [p for n, p in model.named_parameters() if c.sem or not n.startswith(("feat_proj", "sum_proj"))]
@@ -562,13 +787,19 @@ def train_stage1(data: Mapping, teacher: nn.Module, model: GeoSemModel | None = 
     for step in progress(range(c.steps), desc="stage 1", leave=False):
         idx = torch.randint(n, (c.batch,), generator=g)
         if c.sem and c.single_every and step % c.single_every == c.single_every - 1:
-            img = data["rgb"][idx, torch.randint(2, (c.batch,), generator=g)]     # single images: semantic terms only
-            with torch.no_grad(): tf, ts = teacher(img)
+            img = data["rgb"][idx, torch.randint(2, (c.batch,), generator=g)]  # single images: semantic terms only
+            with torch.no_grad():
+                tf, ts = teacher(img)
             sf, ss = model.semantic(model.encoder(img))
             parts = dict(feat=semantic_loss(sf, tf), summary=semantic_loss(ss, ts))
         else:
             parts = stage1_losses(model, teacher, _sub(data, idx), c)
-        loss = c.w_feat * parts.get("feat", 0) + c.w_sum * parts.get("summary", 0) + parts.get("conf", 0) + c.w_match * parts.get("match", 0)
+        loss = (
+            c.w_feat * parts.get("feat", 0)
+            + c.w_sum * parts.get("summary", 0)
+            + parts.get("conf", 0)
+            + c.w_match * parts.get("match", 0)
+        )
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -577,23 +808,108 @@ def train_stage1(data: Mapping, teacher: nn.Module, model: GeoSemModel | None = 
         hist.append({k: float(v.detach()) for k, v in parts.items()} | dict(step=step, pair="conf" in parts))
     return model.eval(), hist
 
+
 def loss_drop(hist: Sequence[Mapping], key: str, frac: float = 0.2) -> tuple[float, float]:
     "Mean of `key` over the first and the last `frac` of the history entries that have it."
     v = [h[key] for h in hist if key in h]
     k = max(1, int(len(v) * frac))
     return float(np.mean(v[:k])), float(np.mean(v[-k:]))
 
+# %% ../nbs/13_uniugg.ipynb #75e69fa5
+PRETRAIN_VERSION = 1
+"Bumped whenever the recipe of `pretrain_geometry` changes, so that checkpoints of an older recipe are not reused."
+
+
+def _fingerprint(data: Mapping, model: nn.Module) -> str:
+    "SHA-1 of the training pairs (`rgb`, `pts`, `mask`, `corr`) and of the architecture (parameter names and shapes)."
+    import hashlib
+
+    h = hashlib.sha1()
+    for k in ("rgb", "pts", "mask", "corr"):
+        h.update(data[k].contiguous().numpy().tobytes())
+    for n, p in model.state_dict().items():
+        h.update(f"{n}:{tuple(p.shape)};".encode())
+    return h.hexdigest()
+
+
+def pretrain_geometry(
+    data: Mapping,
+    make: Callable[[], GeoSemModel],
+    steps: int = 1200,
+    batch: int = 24,
+    lr: float = 2e-3,
+    seed: int = 0,
+    cache: bool = True,
+) -> tuple:
+    """Geometry-only stage-1 pretraining (ConfLoss + 0.075 InfoNCE matching, no semantic terms), the stand-in for
+    the MASt3R checkpoint. `make()` builds a fresh `GeoSemModel`. With `cache`, the weights and the history are
+    stored under `$ICLR26_CACHE/uniugg/` (key: data, architecture, recipe) and reused. Returns (model, history,
+    meta) with meta `cached` (True on a hit), `seconds` (the training time when it was trained) and `path`."""
+    import json
+    from iclr26.tinylm import cache_dir, cache_key
+
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be >= 1, got {steps!r}")
+    if not callable(make):
+        raise TypeError(f"make must be callable, got {type(make).__name__}")
+    torch.manual_seed(seed)
+    model = make()
+    if not isinstance(model, GeoSemModel):
+        raise TypeError(f"make() must return a GeoSemModel, got {type(model).__name__}")
+    spec = dict(
+        kind="uniugg-geometry-pretrain",
+        version=PRETRAIN_VERSION,
+        fingerprint=_fingerprint(data, model),
+        steps=steps,
+        batch=batch,
+        lr=lr,
+        seed=seed,
+    )
+    path = cache_dir("uniugg", f"geometry-{cache_key(spec)}")
+    if cache and (path / "model.pt").exists() and (path / "meta.json").exists():
+        model.load_state_dict(torch.load(path / "model.pt", weights_only=True))
+        meta = json.loads((path / "meta.json").read_text())
+        return model.eval(), meta.pop("history"), {**meta, "cached": True, "path": str(path)}
+    t0 = time.time()
+    model, hist = train_stage1(data, None, model, Stage1Config(steps=steps, batch=batch, lr=lr, seed=seed, sem=False))
+    meta = dict(spec=spec, seconds=round(time.time() - t0, 1))
+    if cache:
+        tmp = path.with_name(path.name + f".tmp{np.random.randint(1 << 30)}")
+        tmp.mkdir(parents=True, exist_ok=True)
+        torch.save(model.state_dict(), tmp / "model.pt")
+        (tmp / "meta.json").write_text(json.dumps({**meta, "history": hist}))
+        if not (path / "model.pt").exists():
+            import shutil
+
+            shutil.rmtree(path, ignore_errors=True)
+            tmp.rename(path)
+        else:
+            import shutil
+
+            shutil.rmtree(tmp, ignore_errors=True)
+    return model, hist, {**meta, "cached": False, "path": str(path)}
+
 # %% ../nbs/13_uniugg.ipynb #c3a24cc7
 class SpatialVAE(nn.Module):
     "Convolutional VAE on encoder token maps: (B, T, D) features <-> (B, latent, h, w) latents."
+
     def __init__(self, dim: int = 64, latent: int = 4, hidden: int = 64, grid: int = 8):
         super().__init__()
         self.grid, self.dim, self.latent = grid, dim, latent
-        self.enc = nn.Sequential(nn.Conv2d(dim, hidden, 3, padding=1), nn.GELU(), nn.Conv2d(hidden, 2 * latent, 3, padding=1))
-        self.dec = nn.Sequential(nn.Conv2d(latent, hidden, 3, padding=1), nn.GELU(), nn.Conv2d(hidden, hidden, 3, padding=1), nn.GELU(), nn.Conv2d(hidden, dim, 1))
+        self.enc = nn.Sequential(
+            nn.Conv2d(dim, hidden, 3, padding=1), nn.GELU(), nn.Conv2d(hidden, 2 * latent, 3, padding=1)
+        )
+        self.dec = nn.Sequential(
+            nn.Conv2d(latent, hidden, 3, padding=1),
+            nn.GELU(),
+            nn.Conv2d(hidden, hidden, 3, padding=1),
+            nn.GELU(),
+            nn.Conv2d(hidden, dim, 1),
+        )
 
     def _map(self, f: torch.Tensor) -> torch.Tensor:
-        if f.dim() != 3 or f.shape[1] != self.grid ** 2 or f.shape[2] != self.dim: raise ValueError(f"features must be (B, {self.grid ** 2}, {self.dim}), got {tuple(f.shape)}")
+        if f.dim() != 3 or f.shape[1] != self.grid**2 or f.shape[2] != self.dim:
+            raise ValueError(f"features must be (B, {self.grid**2}, {self.dim}), got {tuple(f.shape)}")
         return f.transpose(1, 2).reshape(-1, self.dim, self.grid, self.grid)
 
     def encode(self, f: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -603,7 +919,8 @@ class SpatialVAE(nn.Module):
 
     def decode(self, z: torch.Tensor) -> torch.Tensor:
         "Features (B, T, D) from latents (B, latent, h, w)."
-        if z.dim() != 4 or z.shape[1] != self.latent: raise ValueError(f"z must be (B, {self.latent}, h, w), got {tuple(z.shape)}")
+        if z.dim() != 4 or z.shape[1] != self.latent:
+            raise ValueError(f"z must be (B, {self.latent}, h, w), got {tuple(z.shape)}")
         return self.dec(z).flatten(2).transpose(1, 2)
 
     def forward(self, f: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -611,25 +928,46 @@ class SpatialVAE(nn.Module):
         z = mu + torch.randn_like(mu) * (0.5 * logvar).exp()
         return self.decode(z), mu, logvar
 
+
 def kl_normal(mu: torch.Tensor, logvar: torch.Tensor) -> torch.Tensor:
-    "$\\mathrm{KL}(\\mathcal N(\\mu, e^{\\text{logvar}})\\,\\|\\,\\mathcal N(0, I))$, summed over latent entries and averaged over the batch."
-    return 0.5 * (mu ** 2 + logvar.exp() - 1 - logvar).flatten(1).sum(1).mean()
+    """$\\mathrm{KL}(\\mathcal N(\\mu, e^{\\text{logvar}})\\,\\|\\,\\mathcal N(0, I))$, summed over latent entries and
+    averaged over the batch."""
+    return 0.5 * (mu**2 + logvar.exp() - 1 - logvar).flatten(1).sum(1).mean()
+
 
 @torch.no_grad()
 def encode_all(encoder: nn.Module, rgb: torch.Tensor, batch: int = 64) -> torch.Tensor:
     "Frozen-encoder features of all pairs: `rgb` (N, 2, 3, H, W) -> (N, 2, T, D)."
-    out = [encoder(rgb[i:i + batch].flatten(0, 1)).view(len(rgb[i:i + batch]), 2, -1, encoder.dim) for i in range(0, len(rgb), batch)]
+    out = [
+        encoder(rgb[i : i + batch].flatten(0, 1)).view(len(rgb[i : i + batch]), 2, -1, encoder.dim)
+        for i in range(0, len(rgb), batch)
+    ]
     return torch.cat(out)
 
-def train_stage2(feats: torch.Tensor, data: Mapping, decoder: SpatialDecoder, steps: int = 300, batch: int = 16, lr: float = 1e-3,
-                 gamma: float = 1e-4, finetune_decoder: bool = True, w_pts: float = 1.0, seed: int = 0) -> tuple:
-    "Train a `SpatialVAE` on frozen features `feats` (N, 2, T, D) (and fine-tune a copy of `decoder` unless told not to); return (vae, decoder, history)."
+
+def train_stage2(
+    feats: torch.Tensor,
+    data: Mapping,
+    decoder: SpatialDecoder,
+    steps: int = 300,
+    batch: int = 16,
+    lr: float = 1e-3,
+    gamma: float = 1e-4,
+    finetune_decoder: bool = True,
+    w_pts: float = 1.0,
+    seed: int = 0,
+) -> tuple:
+    """Train a `SpatialVAE` on frozen features `feats` (N, 2, T, D) (and fine-tune a copy of `decoder` unless told not
+    to); return (vae, decoder, history)."""
     import copy
-    if feats.dim() != 4 or feats.shape[1] != 2: raise ValueError(f"feats must be (N, 2, T, D), got {tuple(feats.shape)}")
-    if len(feats) != len(data["pts"]): raise ValueError(f"feats has {len(feats)} pairs but data has {len(data['pts'])}")
+
+    if feats.dim() != 4 or feats.shape[1] != 2:
+        raise ValueError(f"feats must be (N, 2, T, D), got {tuple(feats.shape)}")
+    if len(feats) != len(data["pts"]):
+        raise ValueError(f"feats has {len(feats)} pairs but data has {len(data['pts'])}")
     torch.manual_seed(seed)
     N, _, T, D = feats.shape
-    vae, dec = SpatialVAE(D, 4, 64, int(round(T ** 0.5))), copy.deepcopy(decoder)
+    vae, dec = SpatialVAE(D, 4, 64, int(round(T**0.5))), copy.deepcopy(decoder)
     dec.requires_grad_(finetune_decoder)
     params = list(vae.parameters()) + (list(dec.parameters()) if finetune_decoder else [])
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
@@ -650,39 +988,82 @@ def train_stage2(feats: torch.Tensor, data: Mapping, decoder: SpatialDecoder, st
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
         sched.step()
-        hist.append(dict(step=step, mse=mse.item(), kl=kl.item(), conf=lp.item(), regr=regr_loss(o["pts"].detach(), data["pts"][i], data["mask"][i]).item()))
+        hist.append(
+            dict(
+                step=step,
+                mse=mse.item(),
+                kl=kl.item(),
+                conf=lp.item(),
+                regr=regr_loss(o["pts"].detach(), data["pts"][i], data["mask"][i]).item(),
+            )
+        )
     return vae.eval(), dec.eval(), hist
 
 # %% ../nbs/13_uniugg.ipynb #b7697214
 GEN_PROMPT = "imagine the target view :"
 
+
 def vqa_tokenizer(questions: Sequence[Mapping]):
     "A word-level tokenizer (`iclr26.tinylm`) over the generation prompt, the questions and the answers."
     from iclr26.tinylm import make_tokenizer
-    texts = [GEN_PROMPT] + [q["question"] + " " + q["answer"] for q in questions] + [" " + " ".join(COUNT_WORDS) + " yes no " + " ".join(COLOURS) + " " + " ".join(SHAPES)]
+
+    texts = (
+        [GEN_PROMPT]
+        + [q["question"] + " " + q["answer"] for q in questions]
+        + [" " + " ".join(COUNT_WORDS) + " yes no " + " ".join(COLOURS) + " " + " ".join(SHAPES)]
+    )
     return make_tokenizer("word", texts, add_bos=False)
+
 
 class UnifiedModel(nn.Module):
     """Stage-3 model: a causal LM reading projected reference features, a text prompt and view-query tokens; its
-    query-position hidden states condition a `diffusers` UNet denoiser (or, with `head="regression"`, a linear latent regressor)."""
-    def __init__(self, llm: nn.Module, tokenizer, feat_dim: int, grid: int, latent: int = 4, head: str = "diffusion",
-                 unet_channels: tuple = (32, 32), train_timesteps: int = 1000):
+    query-position hidden states condition a `diffusers` UNet denoiser (or, with `head="regression"`, a linear latent
+    regressor)."""
+
+    def __init__(
+        self,
+        llm: nn.Module,
+        tokenizer,
+        feat_dim: int,
+        grid: int,
+        latent: int = 4,
+        head: str = "diffusion",
+        unet_channels: tuple = (32, 32),
+        train_timesteps: int = 1000,
+    ):
         super().__init__()
         from diffusers import UNet2DConditionModel, DDPMScheduler
-        if head not in ("diffusion", "regression"): raise ValueError(f"head must be 'diffusion' or 'regression', got {head!r}")
+
+        for m in ("get_decoder", "get_input_embeddings", "get_output_embeddings"):
+            if not callable(getattr(llm, m, None)):
+                raise TypeError(f"llm must be a Hugging Face causal LM with {m}(), got {type(llm).__name__}")
+        if head not in ("diffusion", "regression"):
+            raise ValueError(f"head must be 'diffusion' or 'regression', got {head!r}")
         self.llm, self.tok, self.grid, self.latent, self.head = llm, tokenizer, grid, latent, head
         d = llm.config.hidden_size
         self.ref_proj = nn.Linear(feat_dim, d)
         self.query_mlp = nn.Sequential(nn.Linear(6, d), nn.GELU(), nn.Linear(d, d))
         self.query_pos = nn.Parameter(torch.randn(1, grid * grid, d) * 0.02)
-        self.ref_pos = nn.Parameter(torch.randn(1, grid * grid, d) * 0.02)      # 2-D patch positions of the reference tokens (inferred)
+        self.ref_pos = nn.Parameter(
+            torch.randn(1, grid * grid, d) * 0.02
+        )  # 2-D patch positions of the reference tokens (inferred)
         self.prompt_ids = torch.tensor(tokenizer(GEN_PROMPT, add_special_tokens=False)["input_ids"])
         if head == "diffusion":
-            self.unet = UNet2DConditionModel(sample_size=grid, in_channels=latent, out_channels=latent, layers_per_block=1,
-                                             block_out_channels=tuple(unet_channels), down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"),
-                                             up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"), cross_attention_dim=d,
-                                             attention_head_dim=8, norm_num_groups=min(16, unet_channels[0]))
-            self.scheduler = DDPMScheduler(num_train_timesteps=train_timesteps, beta_schedule="squaredcos_cap_v2", prediction_type="epsilon")
+            self.unet = UNet2DConditionModel(
+                sample_size=grid,
+                in_channels=latent,
+                out_channels=latent,
+                layers_per_block=1,
+                block_out_channels=tuple(unet_channels),
+                down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"),
+                up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"),
+                cross_attention_dim=d,
+                attention_head_dim=8,
+                norm_num_groups=min(16, unet_channels[0]),
+            )
+            self.scheduler = DDPMScheduler(
+                num_train_timesteps=train_timesteps, beta_schedule="squaredcos_cap_v2", prediction_type="epsilon"
+            )
         else:
             self.reg_head = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, latent))
         self.register_buffer("latent_scale", torch.tensor(1.0))
@@ -693,23 +1074,27 @@ class UnifiedModel(nn.Module):
     def condition(self, ref_feats: torch.Tensor, raymap: torch.Tensor) -> torch.Tensor:
         "Hidden states (B, T, d) of the LLM at the view-query positions."
         B, T, _ = ref_feats.shape
-        if raymap.shape != (B, 6, self.grid, self.grid): raise ValueError(f"raymap must be (B, 6, {self.grid}, {self.grid}), got {tuple(raymap.shape)}")
+        if raymap.shape != (B, 6, self.grid, self.grid):
+            raise ValueError(f"raymap must be (B, 6, {self.grid}, {self.grid}), got {tuple(raymap.shape)}")
         q = self.query_mlp(raymap.flatten(2).transpose(1, 2)) + self.query_pos
         x = torch.cat([self.ref_proj(ref_feats) + self.ref_pos, self._embed(self.prompt_ids.expand(B, -1)), q], 1)
-        h = self.llm.model(inputs_embeds=x).last_hidden_state
+        h = self.llm.get_decoder()(inputs_embeds=x).last_hidden_state
         return h[:, -T:]
 
     def vqa_logits(self, ref_feats: torch.Tensor, q_ids: torch.Tensor, q_len: torch.Tensor) -> torch.Tensor:
         "Next-token logits (B, V) at the last question token; `q_ids` (B, L) right-padded, `q_len` (B,) true lengths."
         B, T, _ = ref_feats.shape
         x = torch.cat([self.ref_proj(ref_feats) + self.ref_pos, self._embed(q_ids)], 1)
-        am = torch.cat([torch.ones(B, T, dtype=torch.long), (torch.arange(q_ids.shape[1])[None] < q_len[:, None]).long()], 1)
-        h = self.llm.model(inputs_embeds=x, attention_mask=am).last_hidden_state
-        return self.llm.lm_head(h[torch.arange(B), T + q_len - 1])
+        am = torch.cat(
+            [torch.ones(B, T, dtype=torch.long), (torch.arange(q_ids.shape[1])[None] < q_len[:, None]).long()], 1
+        )
+        h = self.llm.get_decoder()(inputs_embeds=x, attention_mask=am).last_hidden_state
+        return self.llm.get_output_embeddings()(h[torch.arange(B), T + q_len - 1])
 
     def gen_loss(self, cond: torch.Tensor, z0: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
         "DDPM epsilon-prediction loss (or latent regression MSE) for target latents `z0` (already scaled)."
-        if self.head == "regression": return F.mse_loss(self._regress(cond), z0)
+        if self.head == "regression":
+            return F.mse_loss(self._regress(cond), z0)
         noise = torch.randn(z0.shape, generator=generator)
         t = torch.randint(0, self.scheduler.config.num_train_timesteps, (len(z0),), generator=generator)
         zt = self.scheduler.add_noise(z0, noise, t)
@@ -723,8 +1108,10 @@ class UnifiedModel(nn.Module):
     def generate(self, ref_feats: torch.Tensor, raymap: torch.Tensor, steps: int = 20, seed: int = 0) -> torch.Tensor:
         "Target-view latents (B, latent, h, w), unscaled: DDIM sampling (eta = 0) or the regression head."
         cond = self.condition(ref_feats, raymap)
-        if self.head == "regression": return self._regress(cond) / self.latent_scale
+        if self.head == "regression":
+            return self._regress(cond) / self.latent_scale
         from diffusers import DDIMScheduler
+
         sch = DDIMScheduler.from_config(self.scheduler.config)
         sch.set_timesteps(steps)
         z = torch.randn(len(cond), self.latent, self.grid, self.grid, generator=torch.Generator().manual_seed(seed))
@@ -732,87 +1119,146 @@ class UnifiedModel(nn.Module):
             z = sch.step(self.unet(z, t, encoder_hidden_states=cond).sample, t, z).prev_sample
         return z / self.latent_scale
 
+
 def encode_questions(tok, qs: Sequence[Mapping]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     "Right-padded question ids (B, L), lengths (B,) and answer ids (B,)."
     ids = [tok(q["question"], add_special_tokens=False)["input_ids"] for q in qs]
     L = max(map(len, ids))
     out = torch.full((len(ids), L), tok.pad_token_id, dtype=torch.long)
-    for i, x in enumerate(ids): out[i, :len(x)] = torch.tensor(x)
-    ans = [tok(" " + q["answer"], add_special_tokens=False)["input_ids"] for q in qs]   # the answer word as it follows the question
+    for i, x in enumerate(ids):
+        out[i, : len(x)] = torch.tensor(x)
+    ans = [
+        tok(" " + q["answer"], add_special_tokens=False)["input_ids"] for q in qs
+    ]  # the answer word as it follows the question
     bad = [q["answer"] for q, a in zip(qs, ans) if len(a) != 1 or a[0] == tok.unk_token_id]
-    if bad: raise ValueError(f"answers {sorted(set(bad))} are not single known tokens of the tokenizer")
+    if bad:
+        raise ValueError(f"answers {sorted(set(bad))} are not single known tokens of the tokenizer")
     ans = torch.tensor([a[0] for a in ans])
     return out, torch.tensor([len(x) for x in ids]), ans
 
-def train_stage3(model: UnifiedModel, ref_feats: torch.Tensor, raymaps: torch.Tensor, z_tgt: torch.Tensor, vqa: Sequence[Sequence[Mapping]],
-                 steps: int = 500, batch: int = 16, lr: float = 1e-3, w_vqa: float = 1.0, seed: int = 0) -> list[dict]:
-    "Joint stage-3 training: generation loss on (reference features, raymap) -> target latent, plus VQA cross-entropy."
-    if not (len(ref_feats) == len(raymaps) == len(z_tgt) == len(vqa)): raise ValueError("ref_feats, raymaps, z_tgt and vqa must have the same length")
+
+def train_stage3(
+    model: UnifiedModel,
+    ref_feats: torch.Tensor,
+    raymaps: torch.Tensor,
+    z_tgt: torch.Tensor,
+    vqa: Sequence[Sequence[Mapping]],
+    steps: int = 500,
+    batch: int = 16,
+    lr: float = 1e-3,
+    w_vqa: float = 1.0,
+    vqa_per_gen: int = 0,
+    seed: int = 0,
+) -> list[dict]:
+    """Stage-3 training: `steps` joint steps (generation loss on (reference features, raymap) -> target latent, plus
+    `w_vqa` x VQA cross-entropy), each followed by `vqa_per_gen` VQA-only steps (the LLM and the reference projection
+    learn to answer between generation steps). Returns one history entry per optimiser step: `kind` ('joint' or
+    'vqa'), `vqa`, `vqa_acc` (training-batch accuracy) and, for joint steps, `gen`."""
+    if not (len(ref_feats) == len(raymaps) == len(z_tgt) == len(vqa)):
+        raise ValueError("ref_feats, raymaps, z_tgt and vqa must have the same length")
+    if isinstance(vqa_per_gen, bool) or not isinstance(vqa_per_gen, int) or vqa_per_gen < 0:
+        raise ValueError(f"vqa_per_gen must be an int >= 0, got {vqa_per_gen!r}")
     torch.manual_seed(seed)
     z_tgt = z_tgt * model.latent_scale
     flat = [(i, q) for i, qs in enumerate(vqa) for q in qs]
-    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=0.01)
-    sched = warmup_cosine(opt, steps)
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
+    sched = warmup_cosine(opt, steps * (1 + vqa_per_gen))
     g = torch.Generator().manual_seed(seed)
     hist = []
     model.train()
-    for step in progress(range(steps), desc="stage 3", leave=False):
-        i = torch.randint(len(ref_feats), (batch,), generator=g)
-        lg = model.gen_loss(model.condition(ref_feats[i], raymaps[i]), z_tgt[i], g)
+    for step in progress(range(steps * (1 + vqa_per_gen)), desc="stage 3", leave=False):
+        joint = step % (1 + vqa_per_gen) == 0
         j = torch.randint(len(flat), (batch,), generator=g).tolist()
         q_ids, q_len, ans = encode_questions(model.tok, [flat[k][1] for k in j])
         logits = model.vqa_logits(ref_feats[[flat[k][0] for k in j]], q_ids, q_len)
         lv = F.cross_entropy(logits, ans)
-        loss = lg + w_vqa * lv
+        loss = w_vqa * lv
+        if joint:
+            i = torch.randint(len(ref_feats), (batch,), generator=g)
+            lg = model.gen_loss(model.condition(ref_feats[i], raymaps[i]), z_tgt[i], g)
+            loss = loss + lg
         opt.zero_grad()
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
         sched.step()
-        hist.append(dict(step=step, gen=lg.item(), vqa=lv.item(), vqa_acc=(logits.argmax(-1) == ans).float().mean().item()))
+        h = dict(
+            step=step,
+            kind="joint" if joint else "vqa",
+            vqa=lv.item(),
+            vqa_acc=(logits.argmax(-1) == ans).float().mean().item(),
+        )
+        hist.append(h | (dict(gen=lg.item()) if joint else {}))
     return hist
 
+
 @torch.no_grad()
-def vqa_accuracy(model: UnifiedModel, ref_feats: torch.Tensor, vqa: Sequence[Sequence[Mapping]], train_vqa: Sequence[Sequence[Mapping]] | None = None,
-                 batch: int = 64) -> dict:
-    """Exact-match accuracy (argmax over the whole vocabulary) overall and per question type. With `train_vqa`, also `chance`:
-    the accuracy of the blind prior that always gives each type's most frequent training answer (>= uniform guessing)."""
+def vqa_accuracy(
+    model: UnifiedModel,
+    ref_feats: torch.Tensor,
+    vqa: Sequence[Sequence[Mapping]],
+    train_vqa: Sequence[Sequence[Mapping]] | None = None,
+    batch: int = 64,
+) -> dict:
+    """Exact-match accuracy (argmax over the whole vocabulary) overall and per question type. With `train_vqa`, also
+    `chance`: the accuracy of the blind prior that always gives each type's most frequent training answer (>= uniform
+    guessing)."""
     model.eval()
     flat = [(i, q) for i, qs in enumerate(vqa) for q in qs]
-    if not flat: raise ValueError("vqa holds no questions")
+    if not flat:
+        raise ValueError("vqa holds no questions")
     correct = []
     for s in range(0, len(flat), batch):
-        ch = flat[s:s + batch]
+        ch = flat[s : s + batch]
         q_ids, q_len, ans = encode_questions(model.tok, [q for _, q in ch])
         correct += (model.vqa_logits(ref_feats[[i for i, _ in ch]], q_ids, q_len).argmax(-1) == ans).tolist()
     types = [q["type"] for _, q in flat]
     out = dict(overall=float(np.mean(correct)))
-    for t in sorted(set(types)): out[t] = float(np.mean([c for c, tt in zip(correct, types) if tt == t]))
+    for t in sorted(set(types)):
+        out[t] = float(np.mean([c for c, tt in zip(correct, types) if tt == t]))
     if train_vqa is not None:
         from collections import Counter
-        maj = {t: Counter(q["answer"] for qs in train_vqa for q in qs if q["type"] == t).most_common(1)[0][0] for t in set(types)}
+
+        maj = {
+            t: Counter(q["answer"] for qs in train_vqa for q in qs if q["type"] == t).most_common(1)[0][0]
+            for t in set(types)
+        }
         out["chance"] = float(np.mean([q["answer"] == maj[q["type"]] for _, q in flat]))
-        out["uniform_chance"] = float(np.mean([1 / len({qq["answer"] for qs in train_vqa for qq in qs if qq["type"] == q["type"]}) for _, q in flat]))
+        out["uniform_chance"] = float(
+            np.mean(
+                [1 / len({qq["answer"] for qs in train_vqa for qq in qs if qq["type"] == q["type"]}) for _, q in flat]
+            )
+        )
     return out
 
 # %% ../nbs/13_uniugg.ipynb #0dcf3c14
 def chamfer(p: torch.Tensor, g: torch.Tensor) -> float:
     "Symmetric Chamfer distance (mean nearest-neighbour L2, both ways) between point sets `p` (N, 3) and `g` (M, 3)."
-    if p.dim() != 2 or g.dim() != 2 or p.shape[-1] != 3 or g.shape[-1] != 3: raise ValueError(f"p and g must be (N, 3) and (M, 3), got {tuple(p.shape)}, {tuple(g.shape)}")
-    if not len(p) or not len(g): raise ValueError("p and g must be non-empty")
+    if p.dim() != 2 or g.dim() != 2 or p.shape[-1] != 3 or g.shape[-1] != 3:
+        raise ValueError(f"p and g must be (N, 3) and (M, 3), got {tuple(p.shape)}, {tuple(g.shape)}")
+    if not len(p) or not len(g):
+        raise ValueError("p and g must be non-empty")
     d = torch.cdist(p.double(), g.double())
     return float(d.min(1).values.mean() + d.min(0).values.mean())
+
 
 def sliced_wasserstein(p: torch.Tensor, g: torch.Tensor, n_projections: int = 64, seed: int = 0) -> float:
     "Sliced Wasserstein-2 distance between point clouds `p` and `g` (POT's `ot.sliced_wasserstein_distance`)."
     import ot
-    return float(ot.sliced_wasserstein_distance(p.double().numpy(), g.double().numpy(), n_projections=n_projections, seed=seed))
+
+    return float(
+        ot.sliced_wasserstein_distance(p.double().numpy(), g.double().numpy(), n_projections=n_projections, seed=seed)
+    )
+
 
 def target_metrics(pred: torch.Tensor, data: Mapping, idx: torch.Tensor, sw: bool = True) -> dict:
-    """Per-pair metrics of predicted pointmaps `pred` (B, 2, H, W, 3) (view-1 frame) against `data[...][idx]`: target-view
-    Chamfer, depth AbsRel and delta<1.25, sliced Wasserstein; means over the pairs, plus the per-pair Chamfer list."""
+    """Per-pair metrics of predicted pointmaps `pred` (B, 2, H, W, 3) (view-1 frame) against `data[...][idx]`:
+    target-view Chamfer, depth AbsRel and delta<1.25, sliced Wasserstein; means over the pairs, plus the per-pair
+    Chamfer list."""
     gt, mask = data["pts"][idx], data["mask"][idx]
-    if pred.shape != gt.shape: raise ValueError(f"pred must have shape {tuple(gt.shape)}, got {tuple(pred.shape)}")
+    if pred.shape != gt.shape:
+        raise ValueError(f"pred must have shape {tuple(gt.shape)}, got {tuple(pred.shape)}")
     pn, _ = avg_dist_normalise(pred, mask)
     gn, gnorm = avg_dist_normalise(gt, mask)
     ch, ar, d1, sws = [], [], [], []
@@ -820,39 +1266,119 @@ def target_metrics(pred: torch.Tensor, data: Mapping, idx: torch.Tensor, sw: boo
         m = mask[b, 1]
         P, G = pn[b, 1][m], gn[b, 1][m]
         ch.append(chamfer(P, G))
-        if sw: sws.append(sliced_wasserstein(P, G))
+        if sw:
+            sws.append(sliced_wasserstein(P, G))
         R, t = data["R12"][idx[b]], data["t12"][idx[b]]
-        z_hat = ((pn[b, 1] * gnorm[b] - t) @ R)[..., 2][m].clamp(min=1e-3)      # R^T (X - t), z only
+        z_hat = ((pn[b, 1] * gnorm[b] - t) @ R)[..., 2][m].clamp(min=1e-3)  # R^T (X - t), z only
         z = data["depth"][idx[b], 1][m]
         ar.append(float(((z_hat - z).abs() / z).mean()))
         d1.append(float((torch.maximum(z_hat / z, z / z_hat) < 1.25).float().mean()))
-    return dict(chamfer=float(np.mean(ch)), absrel=float(np.mean(ar)), delta1=float(np.mean(d1)),
-                sliced_w=float(np.mean(sws)) if sw else None, chamfer_per_pair=ch)
+    return dict(
+        chamfer=float(np.mean(ch)),
+        absrel=float(np.mean(ar)),
+        delta1=float(np.mean(d1)),
+        sliced_w=float(np.mean(sws)) if sw else None,
+        chamfer_per_pair=ch,
+    )
+
+
+def target_depth(pred: torch.Tensor | None, data: Mapping, idx: torch.Tensor) -> torch.Tensor:
+    """Target-view depth maps (B, H, W) seen from camera 2, 0 outside the target's valid pixels. `pred` (B, 2, H, W, 3)
+    holds pointmaps in view 1's frame: each is rescaled to the ground truth's metric scale (both normalised by their
+    average distance), moved into camera 2 with the known pose and its z kept. `pred=None` gives the true depth."""
+    mask = data["mask"][idx][:, 1]
+    if pred is None:
+        return data["depth"][idx][:, 1] * mask
+    gt = data["pts"][idx]
+    if pred.shape != gt.shape:
+        raise ValueError(f"pred must have shape {tuple(gt.shape)}, got {tuple(pred.shape)}")
+    pn, _ = avg_dist_normalise(pred, data["mask"][idx])
+    _, gnorm = avg_dist_normalise(gt, data["mask"][idx])
+    X = pn[:, 1] * gnorm.view(-1, 1, 1, 1) - data["t12"][idx].view(-1, 1, 1, 3)
+    z = torch.einsum("bhwi,bij->bhwj", X, data["R12"][idx])[..., 2]  # R^T (X - t), z only
+    return z.clamp(min=0) * mask
+
+
+def mmd_rbf(x: torch.Tensor, y: torch.Tensor, bandwidth: float | None = None) -> float:
+    """Unbiased squared maximum mean discrepancy between the sample sets `x` (n, d) and `y` (m, d) under the Gaussian
+    kernel $k(a, b) = \\exp(-\\|a-b\\|^2 / 2h^2)$; the bandwidth $h$ defaults to the median pairwise distance within `y`
+    (the real set, so every generated set is scored with the same kernel). A set-level distance: it compares the
+    pooled distributions and ignores which sample belongs to which scene (the role FID plays in the paper)."""
+    if x.dim() != 2 or y.dim() != 2 or x.shape[1] != y.shape[1]:
+        raise ValueError(f"x and y must be (n, d) and (m, d), got {tuple(x.shape)}, {tuple(y.shape)}")
+    if len(x) < 2 or len(y) < 2:
+        raise ValueError("x and y need at least 2 samples each")
+    x, y = x.double(), y.double()
+    if bandwidth is None:
+        dy = torch.cdist(y, y)
+        bandwidth = float(dy[torch.triu(torch.ones_like(dy, dtype=torch.bool), 1)].median())
+    if not bandwidth > 0:
+        raise ValueError(f"bandwidth must be > 0, got {bandwidth}")
+    k = lambda a, b: torch.exp(-(torch.cdist(a, b) ** 2) / (2 * bandwidth**2))
+    n, m = len(x), len(y)
+    kxx, kyy = k(x, x), k(y, y)
+    return float(
+        (kxx.sum() - kxx.diag().sum()) / (n * (n - 1))
+        + (kyy.sum() - kyy.diag().sum()) / (m * (m - 1))
+        - 2 * k(x, y).mean()
+    )
+
+
+def depth_set_mmd(pred: torch.Tensor, data: Mapping, idx: torch.Tensor, pool: int = 2) -> float:
+    "Set-level MMD between the generated target depth maps of `pred` and the true ones, both average-pooled by `pool`."
+    f = lambda d: F.avg_pool2d(d[:, None].float(), pool).flatten(1)
+    return mmd_rbf(f(target_depth(pred, data, idx)), f(target_depth(None, data, idx)))
+
 
 def image_metric_hooks(real: torch.Tensor, fake: torch.Tensor) -> dict:
-    "FID / KID / LPIPS of image batches (B, 3, H, W) in [0, 1] when `torchmetrics` (with its Inception weights) or `lpips` are installed; {} otherwise (hook for real use; skipped here)."
-    out = {}
-    try:
+    """FID / KID / LPIPS of image batches (B, 3, H, W) in [0, 1] when `torchmetrics[image]` (with its Inception weights)
+    and `lpips` are usable (the hook for real use). The result always has `missing`: for every metric it could not
+    compute, the reason (the package that is not installed, or the error its set-up raised); a warning names them."""
+    import warnings
+
+    out, missing = {}, {}
+
+    def attempt(names, fn, package):
+        try:
+            out.update(fn())
+        except ImportError as e:
+            for n in names:
+                missing[n] = f"{package} is not installed ({e})"
+        except Exception as e:
+            for n in names:
+                missing[n] = f"{type(e).__name__}: {e}"
+
+    def fid():
         from torchmetrics.image.fid import FrechetInceptionDistance
-        fid = FrechetInceptionDistance(normalize=True)
-        fid.update(real, real=True)
-        fid.update(fake, real=False)
-        out["fid"] = float(fid.compute())
-    except Exception: pass
-    try:
+
+        m = FrechetInceptionDistance(normalize=True)
+        m.update(real, real=True)
+        m.update(fake, real=False)
+        return dict(fid=float(m.compute()))
+
+    def kid():
         from torchmetrics.image.kid import KernelInceptionDistance
-        kid = KernelInceptionDistance(normalize=True, subset_size=min(50, len(real)))
-        kid.update(real, real=True)
-        kid.update(fake, real=False)
-        out["kid"] = float(kid.compute()[0])
-    except Exception: pass
-    try:
+
+        m = KernelInceptionDistance(normalize=True, subset_size=min(50, len(real)))
+        m.update(real, real=True)
+        m.update(fake, real=False)
+        return dict(kid=float(m.compute()[0]))
+
+    def lp():
         import lpips
-        out["lpips"] = float(lpips.LPIPS(net="alex")(real * 2 - 1, fake * 2 - 1).mean())
-    except Exception: pass
-    return out
+
+        return dict(lpips=float(lpips.LPIPS(net="alex")(real * 2 - 1, fake * 2 - 1).mean()))
+
+    attempt(["fid"], fid, "torchmetrics[image]")
+    attempt(["kid"], kid, "torchmetrics[image]")
+    attempt(["lpips"], lp, "lpips")
+    if missing:
+        warnings.warn("image_metric_hooks skipped " + "; ".join(f"{k}: {v}" for k, v in missing.items()))
+    return out | dict(missing=missing)
+
 
 @torch.no_grad()
 def decode_pair(vae: SpatialVAE, decoder: SpatialDecoder, z_ref: torch.Tensor, z_tgt: torch.Tensor) -> torch.Tensor:
-    "Latents of the reference and target views -> VAE decoder -> spatial decoder -> pointmaps (B, 2, H, W, 3) in view 1's frame."
+    """Latents of the reference and target views -> VAE decoder -> spatial decoder -> pointmaps (B, 2, H, W, 3) in view
+    1's frame."""
     return decoder(vae.decode(z_ref), vae.decode(z_tgt))["pts"]

@@ -1,19 +1,59 @@
 """Geometry, loss, model-shape and bad-input tests of iclr26.uniugg (fast: tiny shapes, no training)."""
+
 import math
 
 import numpy as np
 import pytest
 import torch
 
-from iclr26.uniugg import (COLOURS, CallableTeacher, Primitive, Scene, SemanticTeacher, SpatialDecoder, SpatialVAE, ViTEncoder, GeoSemModel,
-                           Stage1Config, avg_dist_normalise, chamfer, conf_loss, correspondences, encode_questions, infonce_match,
-                           intrinsics, invert_pose, kl_normal, load_dust3r_pair, look_at, make_dataset, make_pair, pixel_rays,
-                           plucker_raymap, regr_loss, render, sample_scene, semantic_loss, sliced_wasserstein, stage1_losses,
-                           target_metrics, transform_points, vqa_questions, vqa_tokenizer, _rot)
+from iclr26.uniugg import (
+    CallableTeacher,
+    Primitive,
+    Scene,
+    SemanticTeacher,
+    SpatialDecoder,
+    SpatialVAE,
+    ViTEncoder,
+    GeoSemModel,
+    Stage1Config,
+    avg_dist_normalise,
+    chamfer,
+    conf_loss,
+    correspondences,
+    encode_questions,
+    infonce_match,
+    intrinsics,
+    invert_pose,
+    kl_normal,
+    load_dust3r_pair,
+    look_at,
+    make_dataset,
+    make_pair,
+    pixel_rays,
+    plucker_raymap,
+    regr_loss,
+    render,
+    sample_scene,
+    semantic_loss,
+    sliced_wasserstein,
+    stage1_losses,
+    target_metrics,
+    transform_points,
+    vqa_questions,
+    vqa_tokenizer,
+    _rot,
+    UnifiedModel,
+    train_stage3,
+    mmd_rbf,
+    target_depth,
+    depth_set_mmd,
+    image_metric_hooks,
+    pretrain_geometry,
+)
 
 
 def test_sphere_depth_at_centre_pixel():
-    K = intrinsics(17)                                   # odd size: centre pixel ray = optical axis
+    K = intrinsics(17)  # odd size: centre pixel ray = optical axis
     R, t = look_at((0, 1, -3), (0, 1, 0))
     for r in (0.5, 1.0):
         v = render(Scene([Primitive("sphere", (0, 1, 0), r, "red")], room=10.0, wall=5.0), K, R, t, 17)
@@ -33,7 +73,9 @@ def test_pointmap_is_depth_times_ray_and_transforms_invert():
     np.testing.assert_allclose(v["pts"][m], (pixel_rays(K, 16) * v["depth"][..., None])[m], rtol=1e-5)
     assert (v["depth"][m] > 0).all() and (v["depth"][~m] == 0).all()
     R, t = _rot(0.4, -0.2, 0.1), np.array([0.3, -0.1, 0.2])
-    np.testing.assert_allclose(transform_points(transform_points(v["pts"], R, t), *invert_pose(R, t)), v["pts"], atol=1e-5)
+    np.testing.assert_allclose(
+        transform_points(transform_points(v["pts"], R, t), *invert_pose(R, t)), v["pts"], atol=1e-5
+    )
     np.testing.assert_allclose(R @ R.T, np.eye(3), atol=1e-12)
 
 
@@ -41,15 +83,21 @@ def test_pair_frames_and_correspondences():
     rng = np.random.default_rng(0)
     pr = make_pair(sample_scene(rng), rng, size=24, patch=4, n_corr=32)
     m2 = pr["mask"][1]
-    np.testing.assert_allclose(transform_points(pr["pts"][1], *invert_pose(pr["R12"], pr["t12"]))[m2], pr["pts_own"][m2], atol=1e-4)
+    np.testing.assert_allclose(
+        transform_points(pr["pts"][1], *invert_pose(pr["R12"], pr["t12"]))[m2], pr["pts_own"][m2], atol=1e-4
+    )
     ok = pr["corr"][:, 0] >= 0
     assert ok.sum() > 10
-    d = np.linalg.norm(pr["pts"][0].reshape(-1, 3)[pr["corr"][ok, 0]] - pr["pts"][1].reshape(-1, 3)[pr["corr"][ok, 1]], axis=-1)
-    footprint = pr["depth"][1].reshape(-1)[pr["corr"][ok, 1]] / pr["K"][0, 0]           # metres per pixel at that depth
-    assert np.median(d / footprint) < 1.0                # the same 3-D point up to pixel quantisation
+    d = np.linalg.norm(
+        pr["pts"][0].reshape(-1, 3)[pr["corr"][ok, 0]] - pr["pts"][1].reshape(-1, 3)[pr["corr"][ok, 1]], axis=-1
+    )
+    footprint = pr["depth"][1].reshape(-1)[pr["corr"][ok, 1]] / pr["K"][0, 0]  # metres per pixel at that depth
+    assert np.median(d / footprint) < 1.0  # the same 3-D point up to pixel quantisation
     # identity pose: every valid pixel corresponds to itself
     v = render(sample_scene(np.random.default_rng(3)), intrinsics(16), *look_at((0, 1.5, -3), (0, 0.3, 0)), 16)
-    c = correspondences(v["pts"], v["mask"], v["depth"], v["mask"], intrinsics(16), np.eye(3), np.zeros(3), 50, np.random.default_rng(0))
+    c = correspondences(
+        v["pts"], v["mask"], v["depth"], v["mask"], intrinsics(16), np.eye(3), np.zeros(3), 50, np.random.default_rng(0)
+    )
     c = c[c[:, 0] >= 0]
     assert len(c) == 50 and (c[:, 0] == c[:, 1]).all()
 
@@ -61,7 +109,7 @@ def test_plucker_raymap_properties():
     assert rm.shape == (6, 8, 8)
     d, m = rm[:3], rm[3:]
     np.testing.assert_allclose(np.linalg.norm(d, axis=0), 1, atol=1e-6)
-    np.testing.assert_allclose((d * m).sum(0), 0, atol=1e-6)                  # moment ⟂ direction
+    np.testing.assert_allclose((d * m).sum(0), 0, atol=1e-6)  # moment ⟂ direction
     np.testing.assert_allclose(m, np.cross(t, d.transpose(1, 2, 0)).transpose(2, 0, 1), atol=1e-6)
     # the mean direction is close to the camera's optical axis R e_z
     mean_d = d.reshape(3, -1).mean(1)
@@ -69,26 +117,27 @@ def test_plucker_raymap_properties():
     assert mean_d @ R[:, 2] > 0.99
     # identity camera at the origin: zero moments
     assert np.abs(plucker_raymap(K, np.eye(3), np.zeros(3), 32, 4)[3:]).max() == 0
-    with pytest.raises(ValueError, match="divisible"): plucker_raymap(K, R, t, 30, 4)
+    with pytest.raises(ValueError, match="divisible"):
+        plucker_raymap(K, R, t, 30, 4)
 
 
 def test_losses_on_hand_made_tensors():
     pts = torch.randn(2, 2, 4, 4, 3)
     mask = torch.ones(2, 2, 4, 4, dtype=torch.bool)
-    assert regr_loss(pts * 5, pts, mask) == pytest.approx(0, abs=1e-5)       # average-distance normalisation: scale-free
+    assert regr_loss(pts * 5, pts, mask) == pytest.approx(0, abs=1e-5)  # average-distance normalisation: scale-free
     one = torch.ones(2, 2, 4, 4)
     assert conf_loss(pts, one, pts, mask) == pytest.approx(0, abs=1e-6)
-    assert conf_loss(pts, one * math.e ** 2, pts, mask, alpha=0.2) == pytest.approx(-0.4, abs=1e-5)
+    assert conf_loss(pts, one * math.e**2, pts, mask, alpha=0.2) == pytest.approx(-0.4, abs=1e-5)
     # one point wrong by a known amount, confidence 1: loss = its normalised error / number of valid pixels
     gt = torch.zeros(1, 2, 1, 2, 3)
-    gt[..., 2] = 1.0                         # all points at distance 1 -> norm factor 1
+    gt[..., 2] = 1.0  # all points at distance 1 -> norm factor 1
     pr = gt.clone()
     pr[0, 1, 0, 1, 2] = 1.0
     mk = torch.ones(1, 2, 1, 2, dtype=torch.bool)
     _, nrm = avg_dist_normalise(pr, mk)
     assert nrm.item() == pytest.approx(1.0)
     assert regr_loss(pr, gt, mk) == pytest.approx(0.0)
-    pr[0, 1, 0, 1] = torch.tensor([0.0, 0.0, 3.0])                            # avg dist (1+1+1+3)/4 = 1.5
+    pr[0, 1, 0, 1] = torch.tensor([0.0, 0.0, 3.0])  # avg dist (1+1+1+3)/4 = 1.5
     assert regr_loss(pr, gt, mk).item() == pytest.approx((3 * abs(1 / 1.5 - 1) + abs(3 / 1.5 - 1)) / 4, rel=1e-5)
     # masked pixels are ignored
     mk2 = mk.clone()
@@ -96,7 +145,9 @@ def test_losses_on_hand_made_tensors():
     assert regr_loss(pr, gt, mk2) == pytest.approx(0.0, abs=1e-6)
     # semantic loss: 0.9 (1 - cos) + 0.1 smooth-L1
     a, b = torch.tensor([[1.0, 0.0]]), torch.tensor([[0.0, 1.0]])
-    assert semantic_loss(a, b) == pytest.approx(0.9 * 1 + 0.1 * 0.5, abs=1e-6)   # cos 0; |diff| = 1 per entry -> smooth-L1 0.5
+    assert semantic_loss(a, b) == pytest.approx(
+        0.9 * 1 + 0.1 * 0.5, abs=1e-6
+    )  # cos 0; |diff| = 1 per entry -> smooth-L1 0.5
     # InfoNCE: perfect one-hot descriptors -> loss ~ 0 at a low temperature; padding ignored
     desc = torch.eye(4).view(1, 2, 2, 4)
     corr = torch.tensor([[[0, 0], [1, 1], [2, 2], [3, 3], [-1, -1]]])
@@ -143,9 +194,14 @@ def test_vqa_questions_and_tokenizer():
     tok = vqa_tokenizer(qs)
     ids, lens, ans = encode_questions(tok, qs)
     assert ids.shape[0] == len(qs) == len(lens) == len(ans)
-    assert (ans != tok.unk_token_id).all() and len(set(ans.tolist())) >= 2      # real answer tokens, not <unk>
+    assert (ans != tok.unk_token_id).all() and len(set(ans.tolist())) >= 2  # real answer tokens, not <unk>
     # closer answers agree with the depth of the objects' centres
-    pr = make_pair(Scene([Primitive("sphere", (0.0, 0.3, -1.0), 0.3, "red"), Primitive("cube", (0.0, 0.3, 1.0), 0.3, "blue")]), rng, 16, 4)
+    pr = make_pair(
+        Scene([Primitive("sphere", (0.0, 0.3, -1.0), 0.3, "red"), Primitive("cube", (0.0, 0.3, 1.0), 0.3, "blue")]),
+        rng,
+        16,
+        4,
+    )
     R1, t1 = pr["pose1"]
     q = {x["type"]: x for x in vqa_questions(pr, rng)}
     if "closer" in q:
@@ -165,7 +221,13 @@ def test_dust3r_loader_round_trip(tmp_path):
         P = np.eye(4)
         P[:3, :3], P[:3, 3] = R, t
         f = tmp_path / f"v{v}.npz"
-        np.savez(f, rgb=(pr["rgb"][v] * 255).astype(np.uint8), depthmap=pr["depth"][v], camera_intrinsics=pr["K"], camera_pose=P)
+        np.savez(
+            f,
+            rgb=(pr["rgb"][v] * 255).astype(np.uint8),
+            depthmap=pr["depth"][v],
+            camera_intrinsics=pr["K"],
+            camera_pose=P,
+        )
         views.append(f)
     out = load_dust3r_pair(*views, patch=4)
     np.testing.assert_allclose(out["pts"][pr["mask"]], pr["pts"][pr["mask"]], atol=1e-4)
@@ -174,33 +236,174 @@ def test_dust3r_loader_round_trip(tmp_path):
 
 
 def test_bad_inputs():
-    with pytest.raises(ValueError, match="divisible"): ViTEncoder(30, 4)
-    with pytest.raises(ValueError, match="divisible"): ViTEncoder(32, 4)(torch.zeros(1, 3, 30, 30))
-    with pytest.raises(ValueError, match="divisible"): SemanticTeacher(4)(torch.zeros(1, 3, 30, 30))
-    with pytest.raises(ValueError, match="divisible"): make_pair(sample_scene(np.random.default_rng(0)), np.random.default_rng(0), size=30, patch=4)
-    with pytest.raises(ValueError, match=r"\(B, 3, H, W\)"): ViTEncoder(16, 4)(torch.zeros(1, 1, 16, 16))
-    with pytest.raises(ValueError, match="same shape"): SpatialDecoder(grid=2)(torch.zeros(1, 4, 64), torch.zeros(1, 5, 64))
-    with pytest.raises(ValueError, match="tokens"): SpatialDecoder(grid=2)(torch.zeros(1, 5, 64), torch.zeros(1, 5, 64))
+    with pytest.raises(ValueError, match="divisible"):
+        ViTEncoder(30, 4)
+    with pytest.raises(ValueError, match="divisible"):
+        ViTEncoder(32, 4)(torch.zeros(1, 3, 30, 30))
+    with pytest.raises(ValueError, match="divisible"):
+        SemanticTeacher(4)(torch.zeros(1, 3, 30, 30))
+    with pytest.raises(ValueError, match="divisible"):
+        make_pair(sample_scene(np.random.default_rng(0)), np.random.default_rng(0), size=30, patch=4)
+    with pytest.raises(ValueError, match=r"\(B, 3, H, W\)"):
+        ViTEncoder(16, 4)(torch.zeros(1, 1, 16, 16))
+    with pytest.raises(ValueError, match="same shape"):
+        SpatialDecoder(grid=2)(torch.zeros(1, 4, 64), torch.zeros(1, 5, 64))
+    with pytest.raises(ValueError, match="tokens"):
+        SpatialDecoder(grid=2)(torch.zeros(1, 5, 64), torch.zeros(1, 5, 64))
     pts, mask = torch.zeros(1, 2, 4, 4, 3), torch.ones(1, 2, 4, 4, dtype=torch.bool)
-    with pytest.raises(ValueError, match="same shape"): conf_loss(pts, torch.ones(1, 2, 4, 4), torch.zeros(1, 2, 4, 5, 3), mask)
-    with pytest.raises(ValueError, match="alpha"): conf_loss(pts, torch.ones(1, 2, 4, 4), pts, mask, alpha=0.0)
-    with pytest.raises(ValueError, match="same shape"): semantic_loss(torch.zeros(2, 3), torch.zeros(2, 4))
-    with pytest.raises(ValueError, match="must match"): infonce_match(torch.zeros(1, 2, 2, 4), torch.zeros(1, 2, 3, 4), torch.zeros(1, 3, 2, dtype=torch.long))
-    with pytest.raises(ValueError, match="corr"): infonce_match(torch.zeros(1, 2, 2, 4), torch.zeros(1, 2, 2, 4), torch.zeros(1, 3, dtype=torch.long))
-    with pytest.raises(ValueError, match="n_objects"): sample_scene(np.random.default_rng(0), n_objects=(3, 9))
-    with pytest.raises(TypeError, match="rng"): sample_scene(0)
-    with pytest.raises(ValueError, match=r"\(N, 3\)"): chamfer(torch.zeros(4, 2), torch.zeros(4, 3))
-    with pytest.raises(ValueError, match="features"): SpatialVAE(32, 4, 16, 4).encode(torch.zeros(1, 9, 32))
-    with pytest.raises(ValueError, match="n must be"): make_dataset(0)
-    v = {"rgb": np.zeros((16, 16, 3)), "depthmap": np.ones((16, 16)), "camera_intrinsics": intrinsics(16), "camera_pose": np.eye(4)}
-    with pytest.raises(ValueError, match="same size"): load_dust3r_pair(v, v | {"depthmap": np.ones((8, 8))})
-    with pytest.raises(ValueError, match="lacks"): load_dust3r_pair(v, {k: x for k, x in v.items() if k != "camera_pose"})
-    with pytest.raises(ValueError, match="divisible"): load_dust3r_pair(v, v, patch=5)
+    with pytest.raises(ValueError, match="same shape"):
+        conf_loss(pts, torch.ones(1, 2, 4, 4), torch.zeros(1, 2, 4, 5, 3), mask)
+    with pytest.raises(ValueError, match="alpha"):
+        conf_loss(pts, torch.ones(1, 2, 4, 4), pts, mask, alpha=0.0)
+    with pytest.raises(ValueError, match="same shape"):
+        semantic_loss(torch.zeros(2, 3), torch.zeros(2, 4))
+    with pytest.raises(ValueError, match="must match"):
+        infonce_match(torch.zeros(1, 2, 2, 4), torch.zeros(1, 2, 3, 4), torch.zeros(1, 3, 2, dtype=torch.long))
+    with pytest.raises(ValueError, match="corr"):
+        infonce_match(torch.zeros(1, 2, 2, 4), torch.zeros(1, 2, 2, 4), torch.zeros(1, 3, dtype=torch.long))
+    with pytest.raises(ValueError, match="n_objects"):
+        sample_scene(np.random.default_rng(0), n_objects=(3, 9))
+    with pytest.raises(TypeError, match="rng"):
+        sample_scene(0)
+    with pytest.raises(ValueError, match=r"\(N, 3\)"):
+        chamfer(torch.zeros(4, 2), torch.zeros(4, 3))
+    with pytest.raises(ValueError, match="features"):
+        SpatialVAE(32, 4, 16, 4).encode(torch.zeros(1, 9, 32))
+    with pytest.raises(ValueError, match="n must be"):
+        make_dataset(0)
+    v = {
+        "rgb": np.zeros((16, 16, 3)),
+        "depthmap": np.ones((16, 16)),
+        "camera_intrinsics": intrinsics(16),
+        "camera_pose": np.eye(4),
+    }
+    with pytest.raises(ValueError, match="same size"):
+        load_dust3r_pair(v, v | {"depthmap": np.ones((8, 8))})
+    with pytest.raises(ValueError, match="lacks"):
+        load_dust3r_pair(v, {k: x for k, x in v.items() if k != "camera_pose"})
+    with pytest.raises(ValueError, match="divisible"):
+        load_dust3r_pair(v, v, patch=5)
 
 
 def test_callable_teacher_hook():
     t = CallableTeacher(lambda x: (torch.zeros(len(x), 4, 8), torch.zeros(len(x), 8)), 8)
     f, s = t(torch.zeros(2, 3, 8, 8))
     assert f.shape == (2, 4, 8) and s.shape == (2, 8)
-    with pytest.raises(ValueError, match="teacher must return"): CallableTeacher(lambda x: (torch.zeros(1, 4, 8), torch.zeros(1, 8)), 6)(torch.zeros(1, 3, 8, 8))
-    with pytest.raises(TypeError, match="fn"): CallableTeacher(3, 8)
+    with pytest.raises(ValueError, match="teacher must return"):
+        CallableTeacher(lambda x: (torch.zeros(1, 4, 8), torch.zeros(1, 8)), 6)(torch.zeros(1, 3, 8, 8))
+    with pytest.raises(TypeError, match="fn"):
+        CallableTeacher(3, 8)
+
+
+def _tiny_llm(kind, vocab):
+    from transformers import GPT2Config, GPT2LMHeadModel, Qwen2Config, Qwen2ForCausalLM
+
+    torch.manual_seed(0)
+    if kind == "gpt2":
+        return GPT2LMHeadModel(
+            GPT2Config(
+                n_embd=32, n_layer=1, n_head=2, vocab_size=vocab, n_positions=256, bos_token_id=0, eos_token_id=0
+            )
+        )
+    return Qwen2ForCausalLM(
+        Qwen2Config(
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            num_key_value_heads=1,
+            vocab_size=vocab,
+            max_position_embeddings=256,
+        )
+    )
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "qwen2"])
+def test_unified_model_with_any_hf_causal_lm(kind):
+    """UnifiedModel reaches the LM only through get_decoder / get_input_embeddings / get_output_embeddings."""
+    data = make_dataset(3, seed=0, size=16, patch=4)
+    qs = [q for v in data["vqa"] for q in v]
+    tok = vqa_tokenizer(qs)
+    llm = _tiny_llm(kind, len(tok))
+    um = UnifiedModel(llm, tok, feat_dim=8, grid=4, unet_channels=(8, 8))
+    feats = torch.randn(3, 16, 8)
+    cond = um.condition(feats, data["raymap"])
+    assert cond.shape == (3, 16, 32)
+    ids, lens, ans = encode_questions(tok, [v[0] for v in data["vqa"]])
+    logits = um.vqa_logits(feats, ids, lens)
+    assert logits.shape == (3, len(tok))
+    loss = um.gen_loss(cond, torch.randn(3, 4, 4, 4)) + torch.nn.functional.cross_entropy(logits, ans)
+    loss.backward()
+    assert um.llm.get_input_embeddings().weight.grad is not None and um.ref_proj.weight.grad is not None
+    z = um.generate(feats, data["raymap"], steps=2)
+    assert z.shape == (3, 4, 4, 4) and torch.isfinite(z).all()
+    hist = train_stage3(
+        um, feats, data["raymap"], torch.randn(3, 4, 4, 4), data["vqa"], steps=2, batch=2, vqa_per_gen=2
+    )
+    assert [h["kind"] for h in hist] == ["joint", "vqa", "vqa", "joint", "vqa", "vqa"]
+    assert all("gen" in h for h in hist if h["kind"] == "joint") and not any(
+        "gen" in h for h in hist if h["kind"] == "vqa"
+    )
+    with pytest.raises(TypeError, match="get_decoder"):
+        UnifiedModel(torch.nn.Linear(2, 2), tok, 8, 4)
+    with pytest.raises(ValueError, match="vqa_per_gen"):
+        train_stage3(um, feats, data["raymap"], torch.randn(3, 4, 4, 4), data["vqa"], steps=1, vqa_per_gen=-1)
+
+
+def test_set_level_mmd():
+    g = torch.Generator().manual_seed(0)
+    real = torch.randn(200, 6, generator=g)
+    same = torch.randn(200, 6, generator=g)
+    assert abs(mmd_rbf(same, real)) < 0.02  # unbiased: ~0 for the same distribution
+    assert mmd_rbf(same + 1.0, real) > 0.1
+    # the conditional mean of every sample (a "regression" set) is far from the data set, a fresh draw is not
+    assert mmd_rbf(real.mean(0, keepdim=True).expand(200, -1) + 1e-3 * same, real) > 10 * abs(mmd_rbf(same, real))
+    # a fixed bandwidth is used when given, and the statistic is symmetric up to the kernel choice
+    assert mmd_rbf(same, real, bandwidth=2.0) == pytest.approx(mmd_rbf(real, same, bandwidth=2.0), abs=1e-12)
+    with pytest.raises(ValueError, match="bandwidth"):
+        mmd_rbf(same, real, bandwidth=0.0)
+    with pytest.raises(ValueError, match=r"\(n, d\)"):
+        mmd_rbf(same, real[:, :3])
+    # target depth in camera 2: the true pointmaps give the true depth; the set distance of the truth is ~0
+    data = make_dataset(6, seed=0, size=16, patch=4)
+    idx = torch.arange(6)
+    torch.testing.assert_close(
+        target_depth(data["pts"], data, idx), target_depth(None, data, idx), atol=1e-4, rtol=1e-4
+    )
+    assert depth_set_mmd(data["pts"] * 2.0, data, idx) == pytest.approx(
+        mmd_rbf(
+            torch.nn.functional.avg_pool2d(target_depth(None, data, idx)[:, None], 2).flatten(1),
+            torch.nn.functional.avg_pool2d(target_depth(None, data, idx)[:, None], 2).flatten(1),
+        ),
+        abs=1e-4,
+    )  # scale-free
+
+
+def test_image_metric_hooks_name_what_is_missing(monkeypatch):
+    import sys
+
+    for m in ("torchmetrics", "torchmetrics.image", "torchmetrics.image.fid", "torchmetrics.image.kid", "lpips"):
+        monkeypatch.setitem(sys.modules, m, None)  # import of these raises ImportError
+    with pytest.warns(UserWarning, match="lpips"):
+        out = image_metric_hooks(torch.rand(2, 3, 16, 16), torch.rand(2, 3, 16, 16))
+    assert set(out["missing"]) == {"fid", "kid", "lpips"}
+    assert "torchmetrics" in out["missing"]["fid"] and "lpips" in out["missing"]["lpips"]
+    assert not {"fid", "kid", "lpips"} & set(out)
+
+
+def test_geometry_pretraining_is_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv("ICLR26_CACHE", str(tmp_path))
+    data = make_dataset(6, seed=0, size=16, patch=4, n_corr=16)
+    make = lambda: GeoSemModel(16, 4, 16, 1, 1, 8)
+    m1, h1, meta1 = pretrain_geometry(data, make, steps=3, batch=2)
+    assert not meta1["cached"] and len(h1) == 3 and all("feat" not in h for h in h1)
+    m2, h2, meta2 = pretrain_geometry(data, make, steps=3, batch=2)
+    assert meta2["cached"] and meta2["path"] == meta1["path"] and h2 == h1
+    for (n, a), b in zip(m1.state_dict().items(), m2.state_dict().values()):
+        torch.testing.assert_close(a, b, msg=n)
+    _, _, meta3 = pretrain_geometry(data, make, steps=4, batch=2)  # another recipe: another entry
+    assert not meta3["cached"] and meta3["path"] != meta1["path"]
+    with pytest.raises(ValueError, match="steps"):
+        pretrain_geometry(data, make, steps=0)
+    with pytest.raises(TypeError, match="GeoSemModel"):
+        pretrain_geometry(data, lambda: torch.nn.Linear(2, 2), steps=1)
