@@ -23,8 +23,8 @@ QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
 # as XPASS, so the entry must then be removed. Keep this list short and say why in the issue.
 KNOWN_GATE_FAILURES = {
     "14_duet": ({"teacher sanity: forget EM with prefix", "teacher sanity: retain EM with prefix"},
-                "DUET's prefixed teacher has not learnt the forget rule (smoke: its base refuses under any prefix, "
-                "forget EM 0.00, retain 0.00; full, 31ff577: 0.967, 0.879; gates <= 0.20, >= 0.90); the notebook "
+                "DUET's prefixed teacher has not learnt the forget rule (smoke: it refuses most prefixed questions, "
+                "forget EM 0.125, retain 0.268; full, b66ffc6: 0.933, 0.500; gates <= 0.20, >= 0.90); the notebook "
                 "stops at its sanity gate (issue #30)"),
 }
 
