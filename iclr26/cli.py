@@ -283,7 +283,9 @@ def scoreboard_page(results: Sequence[dict], root: str | Path | None = None,
     labels, every = paper_labels(root, "site", short=True), paper_labels(root, "site", results)
     intro = ("---\ntitle: Scoreboard\n---\n\nThe papers' **headline claims** first — the paper's central claim as its "
              "abstract states it, measured — one row per paper, from the run at its largest scale (`full` is the "
-             "committed reproduction). `no headline marked`: the results file marks no claim as headline (results "
+             "committed reproduction). `not reached`: the run stopped at a failed precondition (a gated check) "
+             "before measuring its headline claims. `no headline marked`: the results file marks no claim as headline "
+             "(results "
              "written before claims had a kind); the verdict is not guessed from the other claims. *claims hold*: how "
              "many of all the run's claims hold. A commit marked `+dirty` ⚠ came from uncommitted changes and cannot "
              "be repeated from its commit.\n\n")

@@ -372,7 +372,7 @@ def scoreboard_markdown(results: Iterable[Mapping]) -> str:
     return markdown_table(scoreboard_rows(results), list(SCOREBOARD_COLUMNS), list(SCOREBOARD_COLUMNS.values()))
 
 # %% ../nbs/00_core.ipynb #b7d1e2a0
-VERDICTS = ("holds", "fails", "no headline marked", "not run yet")
+VERDICTS = ("holds", "fails", "not reached", "no headline marked", "not run yet")
 _KIND_ORDER = {"headline": 0, "claim": 1, "check": 2}
 
 def short_commit(commit: str | None) -> str:
@@ -386,9 +386,12 @@ def best_result(paper: str, results: Iterable[Mapping]) -> Mapping | None:
     return max(rs, key=lambda r: SCALES.index(r["scale"])) if rs else None
 
 def headline_verdict(result: Mapping | None) -> str:
-    "One of `VERDICTS` for a results file: 'holds' only when it marks headline claims and all of them hold."
+    """One of `VERDICTS` for a results file: 'holds' only when it marks headline claims and all of them hold;
+    'not reached' when it has none because a gated check (a precondition) failed first."""
     if result is None: return "not run yet"
     hs = [c for c in result.get("claims", []) if c.get("kind", "claim") == "headline"]
+    stopped = [c for c in result.get("claims", []) if c.get("kind") == "check" and c.get("gate") and not c["passed"]]
+    if not hs and stopped: return "not reached"     # the run stopped at a failed precondition before its headline
     if not hs: return "no headline marked"
     return "holds" if all(c["passed"] for c in hs) else "fails"
 
@@ -499,7 +502,13 @@ def savefig(fig, name: str, paper: str, scale: str) -> Path:
     return f
 
 # %% ../nbs/00_core.ipynb #b7d1e2a2
-_VERDICT_COLOURS = {"holds": "#2ca02c", "fails": "#d62728", "no headline marked": "#9e9e9e", "not run yet": "#d9d9d9"}
+_VERDICT_COLOURS = {
+    "holds": "#2ca02c",
+    "fails": "#d62728",
+    "not reached": "#ff7f0e",
+    "no headline marked": "#9e9e9e",
+    "not run yet": "#d9d9d9",
+}
 
 def scoreboard_figure(summary: Sequence[Mapping], path: str | Path | None = None):
     "Every paper at a glance: headline ours/threshold coloured by verdict (left), claims holding per paper (right)."

@@ -220,6 +220,8 @@ def _res(paper, claims, scale="full", commit="0123456789", reproducible=True):
     ([("a", "headline", 2, ">", 1, True), ("b", "headline", 0, ">", 1, False)], "fails"),
     ([("a", "claim", 2, ">", 1, True), ("b", "check", 2, ">", 1, True)], "no headline marked"),
     ([("a", None, 2, ">", 1, True)], "no headline marked"),   # results written before claims had a kind
+    ([("pre", "check", 0.1, ">=", 0.9, False)], "not reached"),   # stopped at a failed precondition
+    ([("a", None, 0, ">", 1, False)], "no headline marked"),  # an old failed claim is not a precondition
 ])
 def test_headline_verdict(claims, verdict):
     assert core.headline_verdict(_res("p", claims)) == verdict
