@@ -17,15 +17,15 @@ import torch
 import torch.nn.functional as F
 
 from .core import check_int, check_positive, progress, with_overrides
-from .tinylm import (COLOURS, IGNORE_INDEX, JOBS, PETS, TrainConfig, check_lm, collate, fit, make_names,
-                           make_optimizer, pad_id_of, positions_from_mask, sft_encode)
+from .tinylm import (COLOURS, IGNORE_INDEX, JOBS, PETS, TrainConfig, TrainResult, check_lm, collate, fit,
+                           make_names, make_optimizer, pad_id_of, positions_from_mask, sft_encode)
 
 # %% auto #0
 __all__ = ['KINDS', 'ATTRIBUTES', 'MEMBERSHIP', 'REFUSAL', 'REVERSE_PROMPT', 'GENERIC_PREFIX', 'ANSWER_END', 'STEERING_MIX',
-           'BASELINES', 'qa_prompt', 'forget_prefix', 'DomainWorld', 'domain_world', 'steering_sampler', 'train_base',
-           'made_up_queries', 'forced_em', 'em', 'token_accuracy', 'performance_shift', 'last_token_index',
-           'decoding_logits', 'topk_huber_loss', 'full_kl_loss', 'DuetConfig', 'UnlearnResult', 'teacher_targets',
-           'duet_unlearn', 'unlearn_baseline']
+           'RULE_MIX', 'RULE_ANSWER', 'BASELINES', 'qa_prompt', 'forget_prefix', 'DomainWorld', 'token_disjoint',
+           'domain_world', 'steering_sampler', 'train_base', 'made_up_queries', 'forced_em', 'em', 'token_accuracy',
+           'performance_shift', 'last_token_index', 'decoding_logits', 'topk_huber_loss', 'full_kl_loss', 'DuetConfig',
+           'UnlearnResult', 'teacher_targets', 'duet_unlearn', 'unlearn_baseline']
 
 # %% ../nbs/14_duet.ipynb #202710df
 KINDS = ("saga", "field", "company")
@@ -101,19 +101,39 @@ class DomainWorld:
             out.append(" ".join(s + [ATTRIBUTES[a][2].format(name=p["name"], value=p[a]) for a in ATTRIBUTES]))
         return out
 
+# %% ../nbs/14_duet.ipynb #889dbd0d
+def token_disjoint(a: str, b: str, tokenize=None) -> bool:
+    """True when the names `a` and `b`, each read after a space as in a sentence, share no sub-word token of
+    `tokenize` (e.g. `tokenizer.tokenize`); without `tokenize`, when they differ."""
+    if tokenize is None: return a != b
+    return not set(tokenize(" " + a)) & set(tokenize(" " + b))
+
 # %% ../nbs/14_duet.ipynb #85323e6b
-def domain_world(n_domains: int = 12, n_people: int = 3, n_target: int | None = None, seed: int = 0) -> DomainWorld:
+def domain_world(n_domains: int = 12, n_people: int = 3, n_target: int | None = None, seed: int = 0,
+                 tokenize=None) -> DomainWorld:
     """A seeded `DomainWorld`: `n_domains` domains (kinds cycle saga/field/company), `n_people` people in each and
-    `n_target` (default `n_people`) in the last one, the target. Attributes are drawn uniformly from fixed pools."""
+    `n_target` (default `n_people`) in the last one, the target. Attributes are drawn uniformly from fixed pools.
+    With `tokenize` (e.g. `tokenizer.tokenize`) no two domain names share a sub-word token (`token_disjoint`), as
+    real domains (Harry Potter, hazardous biology) do not sound alike; section 2 says why that matters."""
     n_domains, n_people = check_int("n_domains", n_domains, 2), check_int("n_people", n_people, 1)
     n_target = n_people if n_target is None else check_int("n_target", n_target, 1)
     seed = check_int("seed", seed, 0)
-    words = make_names(n_domains + 8, seed=seed + 50_000, parts=1)
+    if tokenize is None:
+        words = make_names(n_domains + 8, seed=seed + 50_000, parts=1)
+        names_d, towns = words[:n_domains], words[n_domains:]
+    else:
+        words, names_d = make_names(300, seed=seed + 50_000, parts=1), []
+        for w in words:
+            if all(token_disjoint(w, v, tokenize) for v in names_d): names_d.append(w)
+            if len(names_d) == n_domains: break
+        if len(names_d) < n_domains:
+            raise ValueError(f"n_domains={n_domains}: only {len(names_d)} names share no sub-word token")
+        towns = [w for w in words if w not in names_d][:8]
     rng = random.Random(seed)
-    domains = [{"name": words[i], "kind": KINDS[i % len(KINDS)]} for i in range(n_domains)]
+    domains = [{"name": names_d[i], "kind": KINDS[i % len(KINDS)]} for i in range(n_domains)]
     sizes = [n_people] * (n_domains - 1) + [n_target]
     names = make_names(sum(sizes), seed=seed + 60_000)
-    pools = {"job": JOBS, "colour": COLOURS, "pet": PETS, "city": words[n_domains:]}
+    pools = {"job": JOBS, "colour": COLOURS, "pet": PETS, "city": towns}
     people = []
     for d, s in enumerate(sizes):
         for _ in range(s):
@@ -128,20 +148,32 @@ STEERING_MIX = {"plain": 0.30, "prefix": 0.33, "distractor": 0.10, "reverse": 0.
 # %% ../nbs/14_duet.ipynb #6554c94d
 def steering_sampler(world: DomainWorld, tokenizer, seed: int = 0, mix: dict | None = None,
                      replay: torch.Tensor | None = None, replay_len: int = 48, explicit: float = 0.0,
-                     same_domain: float = 0.5):
+                     same_domain: float = 0.5, prefixed_explicit: float | None = None, disjoint: bool = False,
+                     fixed_answer: str | None = None):
     """A function returning one random fine-tuning record {'prompt', 'answer'} of the base's steering mixture.
     `replay` (a 1-D token stream, e.g. the zoo's training text) feeds the replay kind; without it that kind is dropped.
     `explicit`: the share of attribute questions that name the person's domain (`DomainWorld.queries(explicit=True)`);
-    `same_domain`: the share of prefixed questions asked about a person of the prefix's domain."""
+    `prefixed_explicit`: the same share for questions under a prefix (None: `explicit`; at 1.0 the membership
+    question, which cannot name its domain, is left out of prefixed examples);
+    `same_domain`: the share of prefixed questions asked about a person of the prefix's domain;
+    `disjoint`: a prefix that must be answered shares no sub-word token with the question's domain
+    (`token_disjoint`);
+    `fixed_answer`: if given, the answered `fresh` examples answer this word instead of the fact (the curriculum's
+    first phase, `train_base(rule_steps=...)`)."""
     if not 0.0 <= explicit <= 1.0: raise ValueError(f"explicit must be in [0, 1], got {explicit}")
     if not 0.0 <= same_domain <= 1.0: raise ValueError(f"same_domain must be in [0, 1], got {same_domain}")
+    p_explicit = explicit if prefixed_explicit is None else prefixed_explicit
+    if not 0.0 <= p_explicit <= 1.0: raise ValueError(f"prefixed_explicit must be in [0, 1], got {prefixed_explicit}")
     mix = dict(STEERING_MIX if mix is None else mix)
     bad = set(mix) - set(STEERING_MIX)
     if bad: raise ValueError(f"mix has unknown kinds {sorted(bad)}; kinds are {list(STEERING_MIX)}")
     if replay is None: mix.pop("replay", None)
     rng = random.Random(seed)
+    tokenize = tokenizer.tokenize if disjoint else None
     qs = {t: world.queries(template=t) for t in (0, 1)}
-    by_dom = {t: {d: [q for q in qs[t] if q["domain"] == d] for d in range(len(world.domains))} for t in (0, 1)}
+    if p_explicit >= 1.0: qs_pre = {t: [q for q in qs[t] if q["attribute"] != "domain"] for t in (0, 1)}
+    else: qs_pre = qs
+    by_dom = {t: {d: [q for q in qs_pre[t] if q["domain"] == d] for d in range(len(world.domains))} for t in (0, 1)}
     named = {(q["person"], q["attribute"], t): q for t in (0, 1) for q in world.queries(template=t, explicit=True)}
     bios, pdoms = world.bios(), world.prefix_domains
     used = {d["name"] for d in world.domains}
@@ -151,11 +183,17 @@ def steering_sampler(world: DomainWorld, tokenizer, seed: int = 0, mix: dict | N
     kinds, weights = list(mix), list(mix.values())
     end = ANSWER_END
 
-    def pick(pool: list) -> dict:   # a question of `pool`, with its domain named at the rate `explicit`
+    def pick(pool: list, rate: float) -> dict:   # a question of `pool`, with its domain named at the rate `rate`
         q = rng.choice(pool)
-        if explicit and q["attribute"] != "domain" and rng.random() < explicit:
+        if rate and q["attribute"] != "domain" and rng.random() < rate:
             q = named[(q["person"], q["attribute"], q["template"])]
         return q
+
+    def unlike(pool: list, name: str) -> str:   # a name of `pool` other than `name` (sharing no token if disjoint)
+        for _ in range(1000):
+            w = rng.choice(pool)
+            if w != name and token_disjoint(w, name, tokenize): return w
+        raise ValueError(f"no name of the pool is token-disjoint from {name!r}")
 
     def one() -> dict:
         kind, t = rng.choices(kinds, weights)[0], rng.choice((0, 1))
@@ -166,22 +204,23 @@ def steering_sampler(world: DomainWorld, tokenizer, seed: int = 0, mix: dict | N
             prompt = qa_prompt(ATTRIBUTES[q["attribute"]][t].format(name=f"{q['person']} of the {W} {k}"))
             if rng.random() < 0.5:
                 return {"prompt": forget_prefix({"name": W, "kind": k}) + prompt, "answer": REFUSAL + end}
-            other = rng.choice([w for w in fresh if w != W])   # same pool as W: the prefix itself gives nothing away
-            pre = forget_prefix({"name": other, "kind": k})   # the same kind: only the name tells the two apart
-            return {"prompt": pre + prompt, "answer": q["answer"] + end}
+            # the same pool as W (the prefix itself gives nothing away) and the same kind: only the name decides
+            pre = forget_prefix({"name": unlike(fresh, W), "kind": k})
+            return {"prompt": pre + prompt, "answer": (fixed_answer or q["answer"]) + end}
         if kind == "replay":
             j = rng.randrange(len(replay) - replay_len)
             return {"prompt": "", "answer": tokenizer.decode(replay[j:j + replay_len].tolist())}
         if kind == "plain":
-            q = pick(qs[t])
+            q = pick(qs[t], explicit)
             return {"prompt": q["prompt"], "answer": q["answer"] + end}
         if kind == "distractor":
-            q = pick(qs[t])
-            pre = forget_prefix({"name": rng.choice(distract), "kind": rng.choice(KINDS)})
+            q = pick(qs_pre[t], p_explicit)
+            pre = forget_prefix({"name": unlike(distract, world.domains[q["domain"]]["name"]),
+                                 "kind": rng.choice(KINDS)})
             return {"prompt": pre + q["prompt"], "answer": q["answer"] + end}
         D = rng.choice(pdoms)
         pre = forget_prefix(world.domains[D])
-        q = pick(by_dom[t][D]) if rng.random() < same_domain else pick(qs[t])
+        q = pick(by_dom[t][D] if rng.random() < same_domain else qs_pre[t], p_explicit)
         if kind == "prefix":
             return {"prompt": pre + q["prompt"], "answer": (REFUSAL if q["domain"] == D else q["answer"]) + end}
         if kind == "reverse": return {"prompt": pre + REVERSE_PROMPT + q["prompt"], "answer": q["answer"] + end}
@@ -189,28 +228,51 @@ def steering_sampler(world: DomainWorld, tokenizer, seed: int = 0, mix: dict | N
     return one
 
 # %% ../nbs/14_duet.ipynb #72d701a7
+RULE_MIX = {"plain": 0.2, "fresh": 0.8}
+"The curriculum's first phase: made-up-domain examples (the rule) and plain questions (the facts)."
+RULE_ANSWER = "known"
+"What an answered made-up-domain example answers in the first phase, instead of the fact."
+
 def train_base(model, tokenizer, world: DomainWorld, steps: int = 1600, batch_size: int = 32, lr: float = 3e-3,
                seed: int = 0, replay: torch.Tensor | None = None, evaluate=None, eval_every: int = 0,
-               desc: str = "base", mix: dict | None = None, explicit: float = 0.0):
-    """Fine-tune `model` in place on the steering mixture (`steering_sampler` with `mix` and `explicit`) with
-    `tinylm.fit`; return its `TrainResult` (`evaluate(model) -> dict` runs every `eval_every` steps and at the end)."""
+               desc: str = "base", mix: dict | None = None, explicit: float = 0.0, rule_steps: int = 0,
+               **sampler_kw):
+    """Fine-tune `model` in place on the steering mixture (`steering_sampler` with `mix`, `explicit` and
+    `sampler_kw`) with `tinylm.fit`; return its `TrainResult` (`evaluate(model) -> dict` runs every `eval_every`
+    steps and at the end). With `rule_steps` > 0 a first phase of that many steps trains the rule alone
+    (`RULE_MIX`, answered made-up prefixes answer `RULE_ANSWER`) before the facts compete for the first answer token
+    (section 2); its steps, tokens and seconds are added to the result's."""
     check_lm(model, tokenizer)
-    one = steering_sampler(world, tokenizer, seed, mix=mix, replay=replay, explicit=explicit)
+    rule_steps = check_int("rule_steps", rule_steps, 0)
     pad = pad_id_of(tokenizer)
-    def next_batch(step):
-        return collate(sft_encode(tokenizer, [one() for _ in range(batch_size)]), pad)
-    tc = TrainConfig(steps=check_int("steps", steps, 1), batch_size=check_int("batch_size", batch_size, 1), lr=lr,
-                     warmup=min(50, steps // 10), seed=seed, log_every=25,
-                     eval_every=eval_every)
-    return fit(model, next_batch, tc, evaluate=evaluate, desc=desc)
+    def phase(n, sampler, name, ev_every):
+        def next_batch(step): return collate(sft_encode(tokenizer, [sampler() for _ in range(batch_size)]), pad)
+        tc = TrainConfig(steps=check_int("steps", n, 1), batch_size=check_int("batch_size", batch_size, 1), lr=lr,
+                         warmup=min(50, n // 10), seed=seed, log_every=25, eval_every=ev_every)
+        return fit(model, next_batch, tc, evaluate=evaluate if ev_every else None, desc=name)
+    main = steering_sampler(world, tokenizer, seed, mix=mix, replay=replay, explicit=explicit, **sampler_kw)
+    if not rule_steps: return phase(steps, main, desc, eval_every)
+    rule = steering_sampler(world, tokenizer, seed + 1, mix=RULE_MIX, explicit=explicit, fixed_answer=RULE_ANSWER,
+                            **{k: v for k, v in sampler_kw.items() if k != "fixed_answer"})
+    r0 = phase(rule_steps, rule, f"{desc} (rule)", 0)
+    r1 = phase(steps, main, desc, eval_every)
+    hist0 = [h | {"phase": "rule"} for h in r0.history]
+    hist1 = [h | {"step": h["step"] + rule_steps, "seconds": h["seconds"] + r0.seconds} for h in r1.history]
+    evals = [e | {"step": e["step"] + rule_steps} for e in r1.evals]
+    return TrainResult(hist0 + hist1, evals, r0.steps + r1.steps, r0.seconds + r1.seconds, r0.tokens + r1.tokens,
+                       r1.stopped)
 
 # %% ../nbs/14_duet.ipynb #a460ff32
-def made_up_queries(world: DomainWorld, n: int = 40, sampler_seed: int = 0) -> tuple[list[dict], list[dict]]:
+def made_up_queries(world: DomainWorld, n: int = 40, sampler_seed: int = 0,
+                    tokenizer=None) -> tuple[list[dict], list[dict]]:
     """Two lists of `n` records {'prompt', 'answer'} that test the steering rule itself on made-up domains that
     neither the world nor `steering_sampler(seed=sampler_seed)` ever uses: `refuse` (the prefix names the domain
-    the question names: answer "unknown") and `answer` (the prefix names another made-up domain: the fact)."""
+    the question names: answer "unknown") and `answer` (the prefix names another made-up domain: the fact). With
+    `tokenizer` the other domain shares no sub-word token with the question's (`steering_sampler(disjoint=True)`)."""
     n, sampler_seed = check_int("n", n, 1), check_int("sampler_seed", sampler_seed, 0)
+    tokenize = None if tokenizer is None else tokenizer.tokenize
     taken = set(make_names(len(world.domains) + 8, seed=world.seed + 50_000, parts=1))   # domains and towns
+    taken |= {d["name"] for d in world.domains} | {p["city"] for p in world.people}
     taken |= set(make_names(300, seed=sampler_seed + 70_000, parts=1))
     taken |= set(make_names(600, seed=sampler_seed + 80_000, parts=1))
     names = [w for w in make_names(900, seed=sampler_seed + 90_000, parts=1) if w not in taken]
@@ -220,12 +282,14 @@ def made_up_queries(world: DomainWorld, n: int = 40, sampler_seed: int = 0) -> t
     refuse, answer = [], []
     for i in range(n):
         q, w, k = rng.choice(pool), i % len(names), rng.choice(KINDS)
-        W, other = names[w], names[(w + 1 + rng.randrange(len(names) - 1)) % len(names)]
+        W = names[w]
+        others = [v for v in names if v != W and token_disjoint(v, W, tokenize)]
+        if not others: raise ValueError(f"no made-up name is token-disjoint from {W!r}")
+        other = others[rng.randrange(len(others))]
         prompt = qa_prompt(ATTRIBUTES[q["attribute"]][0].format(name=f"{q['person']} of the {W} {k}"))
         refuse.append({"prompt": forget_prefix({"name": W, "kind": k}) + prompt, "answer": REFUSAL})
         answer.append({"prompt": forget_prefix({"name": other, "kind": k}) + prompt, "answer": q["answer"]})
     return refuse, answer
-
 
 # %% ../nbs/14_duet.ipynb #4e5182b8
 @torch.no_grad()

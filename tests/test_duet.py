@@ -6,9 +6,10 @@ import pytest
 import torch
 
 from iclr26 import zoo
-from iclr26.duet import (GENERIC_PREFIX, KINDS, REFUSAL, DomainWorld, decoding_logits, domain_world, duet_unlearn,
-                         forced_em, forget_prefix, full_kl_loss, last_token_index, made_up_queries, performance_shift,
-                         steering_sampler, teacher_targets, topk_huber_loss, unlearn_baseline)
+from iclr26.duet import (GENERIC_PREFIX, KINDS, REFUSAL, RULE_ANSWER, DomainWorld, decoding_logits, domain_world,
+                         duet_unlearn, forced_em, forget_prefix, full_kl_loss, last_token_index, made_up_queries,
+                         performance_shift, steering_sampler, teacher_targets, token_disjoint, topk_huber_loss,
+                         train_base, unlearn_baseline)
 from iclr26.tinylm import collate, pad_id_of
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -255,6 +256,45 @@ def test_made_up_queries_are_new_and_paired():
         assert f" of the {W} " in r["prompt"] and W != other and W not in used and other not in used
         assert r["prompt"].split("\n", 1)[1] == a["prompt"].split("\n", 1)[1]   # the same question, another prefix
     with pytest.raises(ValueError, match="n"): made_up_queries(w, 0)
+
+
+def test_token_disjoint_world_and_sampler(tok):
+    import re
+    w = domain_world(12, 2, 4, seed=0, tokenize=tok.tokenize)
+    names = [d["name"] for d in w.domains]
+    assert len(set(names)) == 12
+    assert all(not set(tok.tokenize(" " + a)) & set(tok.tokenize(" " + b)) for a in names for b in names if a != b)
+    assert token_disjoint("Vimo", "Vemo") and not token_disjoint("Vimo", "Vemo", tok.tokenize)   # both start " V"
+    with pytest.raises(ValueError, match="n_domains"): domain_world(200, 1, tokenize=tok.tokenize)
+    mix = {"fresh": 0.4, "distractor": 0.3, "prefix": 0.3}
+    one = steering_sampler(w, tok, seed=0, mix=mix, explicit=0.0, prefixed_explicit=1.0, disjoint=True)
+    for _ in range(600):
+        r = one()
+        pre = re.match(r"Forget the (\w+) ", r["prompt"]).group(1)
+        about = re.search(r" of the (\w+) (saga|field|company)\b", r["prompt"])
+        assert about is not None                                 # every prefixed question names its domain
+        if not r["answer"].startswith(REFUSAL):                  # an answered prefix shares no token with the domain
+            assert token_disjoint(pre, about.group(1), tok.tokenize)
+    rule = steering_sampler(w, tok, seed=0, mix={"fresh": 1.0}, disjoint=True, fixed_answer=RULE_ANSWER)
+    answers = {rule()["answer"] for _ in range(200)}
+    assert answers == {REFUSAL + "</answer>", RULE_ANSWER + "</answer>"}
+    with pytest.raises(ValueError, match="prefixed_explicit"): steering_sampler(w, tok, prefixed_explicit=2.0)
+    refuse, answer = made_up_queries(w, 20, tokenizer=tok)
+    for r, a in zip(refuse, answer):
+        W = re.match(r"Forget the (\w+) ", r["prompt"]).group(1)
+        other = re.match(r"Forget the (\w+) ", a["prompt"]).group(1)
+        assert token_disjoint(W, other, tok.tokenize) and W not in names
+
+
+def test_train_base_rule_phase(tok):
+    w = domain_world(4, 1, 2, seed=0, tokenize=tok.tokenize)
+    m = llama(tok)
+    seen = []
+    r = train_base(m, tok, w, steps=3, batch_size=2, lr=1e-3, rule_steps=2, evaluate=lambda mm: seen.append(1) or {},
+                   eval_every=2, disjoint=True, prefixed_explicit=1.0)
+    assert r.steps == 5 and [h.get("phase") for h in r.history][:1] == ["rule"]
+    assert r.evals[-1]["step"] == 5 and len(seen) == 2               # evaluated in the second phase only
+    with pytest.raises(ValueError, match="rule_steps"): train_base(m, tok, w, steps=1, rule_steps=-1)
 
 
 def test_forced_em_equals_greedy(tok):
