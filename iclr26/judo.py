@@ -1951,7 +1951,11 @@ def paired_bootstrap(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], n_boo
     for _ in range(n_boot):
         idx = [i for k in rng.integers(len(imgs), size=len(imgs)) for i in by_img[imgs[k]]]
         boots.append(stats([rows_a[i] for i in idx], [rows_b[i] for i in idx]))
-    se = {k: float(np.nanstd([b.get(k, np.nan) for b in boots], ddof=1)) for k in point}   # a type can miss a resample
+    def sd(k):   # a type can miss a resample; fewer than two resamples with it have no spread (nan, no warning)
+        v = np.array([b.get(k, np.nan) for b in boots], dtype=float)
+        v = v[np.isfinite(v)]
+        return float(np.std(v, ddof=1)) if len(v) > 1 else float("nan")
+    se = {k: sd(k) for k in point}
     return {"diff": point, "se": se}
 
 
