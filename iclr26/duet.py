@@ -236,16 +236,18 @@ RULE_ANSWER = "known"
 def train_base(model, tokenizer, world: DomainWorld, steps: int = 1600, batch_size: int = 32, lr: float = 3e-3,
                seed: int = 0, replay: torch.Tensor | None = None, evaluate=None, eval_every: int = 0,
                desc: str = "base", mix: dict | None = None, explicit: float = 0.0, rule_steps: int = 0,
-               **sampler_kw):
+               rule_lr: float | None = None, **sampler_kw):
     """Fine-tune `model` in place on the steering mixture (`steering_sampler` with `mix`, `explicit` and
     `sampler_kw`) with `tinylm.fit`; return its `TrainResult` (`evaluate(model) -> dict` runs every `eval_every`
     steps and at the end). With `rule_steps` > 0 a first phase of that many steps trains the rule alone
     (`RULE_MIX`, answered made-up prefixes answer `RULE_ANSWER`) before the facts compete for the first answer token
-    (section 2); its steps, tokens and seconds are added to the result's."""
+    (section 2), at the learning rate `rule_lr` (None: `lr`); its steps, tokens and seconds are added to the
+    result's."""
     check_lm(model, tokenizer)
     rule_steps = check_int("rule_steps", rule_steps, 0)
     pad = pad_id_of(tokenizer)
-    def phase(n, sampler, name, ev_every):
+    rule_lr = lr if rule_lr is None else check_positive("rule_lr", rule_lr)
+    def phase(n, sampler, name, ev_every, lr=lr):
         def next_batch(step): return collate(sft_encode(tokenizer, [sampler() for _ in range(batch_size)]), pad)
         tc = TrainConfig(steps=check_int("steps", n, 1), batch_size=check_int("batch_size", batch_size, 1), lr=lr,
                          warmup=min(50, n // 10), seed=seed, log_every=25, eval_every=ev_every)
@@ -254,7 +256,7 @@ def train_base(model, tokenizer, world: DomainWorld, steps: int = 1600, batch_si
     if not rule_steps: return phase(steps, main, desc, eval_every)
     rule = steering_sampler(world, tokenizer, seed + 1, mix=RULE_MIX, explicit=explicit, fixed_answer=RULE_ANSWER,
                             **{k: v for k, v in sampler_kw.items() if k != "fixed_answer"})
-    r0 = phase(rule_steps, rule, f"{desc} (rule)", 0)
+    r0 = phase(rule_steps, rule, f"{desc} (rule)", 0, lr=rule_lr)
     r1 = phase(steps, main, desc, eval_every)
     hist0 = [h | {"phase": "rule"} for h in r0.history]
     hist1 = [h | {"step": h["step"] + rule_steps, "seconds": h["seconds"] + r0.seconds} for h in r1.history]

@@ -295,6 +295,7 @@ def test_train_base_rule_phase(tok):
     assert r.steps == 5 and [h.get("phase") for h in r.history][:1] == ["rule"]
     assert r.evals[-1]["step"] == 5 and len(seen) == 2               # evaluated in the second phase only
     with pytest.raises(ValueError, match="rule_steps"): train_base(m, tok, w, steps=1, rule_steps=-1)
+    with pytest.raises(ValueError, match="rule_lr"): train_base(m, tok, w, steps=1, rule_steps=1, rule_lr=0.0)
 
 
 def test_forced_em_equals_greedy(tok):
