@@ -18,12 +18,15 @@ if TYPE_CHECKING:
     import torch  # annotations only: importing iclr26.core never imports torch
 
 # %% auto #0
-__all__ = ['SCALES', 'KINDS', 'SCOREBOARD_COLUMNS', 'VERDICTS', 'STYLE', 'set_seed', 'get_device', 'set_threads', 'check_int',
-           'check_number', 'check_positive', 'with_overrides', 'Config', 'check_scale', 'scale_config', 'Claim',
-           'claim', 'GateFailure', 'DirtyTreeError', 'project_root', 'results_dir', 'versions', 'git_commit',
-           'is_reproducible', 'require_clean', 'record', 'load_results', 'scoreboard_rows', 'markdown_table',
-           'scoreboard_markdown', 'short_commit', 'best_result', 'headline_verdict', 'claim_ratio', 'headline_summary',
-           'headline_markdown', 'grouped_markdown', 'quiet', 'progress', 'use_style', 'savefig', 'scoreboard_figure']
+__all__ = ['SCALES', 'KINDS', 'EVIDENCE', 'CLAIM_VERDICTS', 'SCOREBOARD_COLUMNS', 'VERDICTS', 'STYLE', 'set_seed', 'get_device',
+           'set_threads', 'check_int', 'check_number', 'check_positive', 'with_overrides', 'Config', 'check_scale',
+           'scale_config', 'check_evidence', 'missing_evidence', 'claim_verdict', 'Claim', 'claim', 'mean_ci',
+           'bootstrap_ci', 'binomial_ci', 'units_to_decide', 'verdict_reason', 'GateFailure', 'DirtyTreeError',
+           'project_root', 'results_dir', 'versions', 'git_commit', 'is_reproducible', 'require_clean', 'record',
+           'load_results', 'scoreboard_rows', 'markdown_table', 'scoreboard_markdown', 'short_commit', 'best_result',
+           'failed_preconditions', 'headline_verdict', 'claim_ratio', 'paper_reason', 'headline_summary',
+           'headline_markdown', 'grouped_markdown', 'annotate_result', 'quiet', 'progress', 'use_style', 'savefig',
+           'scoreboard_figure']
 
 # %% ../nbs/00_core.ipynb #6c84c543
 def set_seed(seed: int = 0, deterministic: bool = True) -> int:
@@ -142,12 +145,13 @@ def scale_config(table: Mapping[str, Mapping[str, Any]], scale: str) -> Config:
                          f"missing per scale: {lacking}")
     return Config(table[scale])
 
-# %% ../nbs/00_core.ipynb #8bb5c237
+# %% ../nbs/00_core.ipynb #27ef8657
 _OPS: dict[str, Callable[[Any, Any], bool]] = {
     ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq,
     "in": lambda v, t: t[0] <= v <= t[1],
 }
-KINDS = ("headline", "claim", "check")  # the paper's central claim(s); another claim of the paper; machinery
+# the paper's central claim(s); another claim of the paper; machinery; what a headline's test needs
+KINDS = ("headline", "claim", "check", "precondition")
 
 def _plain(x):
     "JSON-friendly copy of `x`: NumPy scalars and arrays become Python numbers and lists, NaN and inf become None."
@@ -159,18 +163,106 @@ def _plain(x):
     if hasattr(x, "item") and callable(x.item) and getattr(x, "ndim", 1) == 0: return _plain(x.item())
     return x
 
+def _holds(v, op: str, t) -> bool:
+    "Eq. (1): whether `v op t` holds; a missing or NaN value never holds."
+    if v is None or (isinstance(v, float) and math.isnan(v)): return False
+    # Eq. (1): v ∘ t (for 'in': t_low <= v <= t_high)
+    return bool(_OPS[op](v, t))
+
+def _test(c: Mapping) -> str:
+    "A claim's test as text: `>= 0.5`, or `in [0.4, 0.6]`."
+    thr = c["threshold"]
+    return f"{c['op']} [{_fmt(thr[0])}, {_fmt(thr[1])}]" if c["op"] == "in" else f"{c['op']} {_fmt(thr)}"
+
+def _fmt(x) -> str:
+    if isinstance(x, bool) or x is None: return str(x)
+    if isinstance(x, (int, np.integer)): return str(x)
+    if isinstance(x, (float, np.floating)): return f"{x:.4g}"
+    return str(x)
+
+# %% ../nbs/00_core.ipynb #d190d3c8
+EVIDENCE = ("paper", "ci", "null", "oracle", "protocol")  # what a headline carries (see above)
+
+def _num(x) -> bool:
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) and math.isfinite(x)
+
+def check_evidence(c) -> None:
+    "A `ValueError`/`TypeError` naming the field when a claim's evidence is malformed, or a headline lacks some."
+    g = c.get if isinstance(c, Mapping) else lambda k, d=None: getattr(c, k, d)
+    ci, v = g("ci"), g("value")
+    if ci is not None:
+        if not (isinstance(ci, (list, tuple)) and len(ci) == 2 and all(_num(x) for x in ci)):
+            raise ValueError(f"ci must be a (lo, hi) pair of finite numbers, got {ci!r}")
+        if ci[0] > ci[1]: raise ValueError(f"ci must have lo <= hi, got {ci!r}")
+        tol = 1e-9 * max(1.0, abs(ci[0]), abs(ci[1]))
+        if _num(v) and not ci[0] - tol <= v <= ci[1] + tol:
+            raise ValueError(f"ci {ci!r} does not contain value {v!r}: an interval for the value must hold it")
+    for k in ("ci_why", "null_why", "oracle_why", "protocol"):
+        if not isinstance(g(k, ""), str): raise TypeError(f"{k} must be a string, got {type(g(k)).__name__}")
+    n = g("n")
+    if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1):
+        raise ValueError(f"n must be a positive int (the units behind ci), got {n!r}")
+    proto = g("protocol", "")
+    if proto and not (proto.startswith("paper") or proto.startswith("ours:")):
+        raise ValueError(f"protocol must start with 'paper' (where the paper says so) or 'ours: <reason>'; got {proto!r}")
+    if g("kind") != "headline": return
+    if g("paper") is None: raise ValueError("paper: a headline needs the paper's own number or statement")
+    if not proto: raise ValueError("protocol: a headline needs 'paper: <where>' or 'ours: <reason>'")
+    for k in ("ci", "null", "oracle"):
+        if g(k) is None and not g(f"{k}_why", ""):
+            raise ValueError(f"{k}: a headline needs a {k} or a {k}_why saying why it has none")
+
+def missing_evidence(c: Mapping) -> list[str]:
+    "The evidence a headline (a results-file dict) lacks: fields with neither a value nor a `*_why`."
+    return [k for k in EVIDENCE if c.get(k) in (None, "") and not c.get(f"{k}_why")]
+
+# %% ../nbs/00_core.ipynb #80387475
+CLAIM_VERDICTS = ("holds", "fails", "inconclusive", "vacuous", "unreachable")
+
+def _ends(op: str, ci) -> tuple[float, float]:
+    "The (conservative, optimistic) ends of `ci` for a one-sided test `op`: (lo, hi) for >=, (hi, lo) for <=."
+    return (ci[0], ci[1]) if op in (">", ">=") else (ci[1], ci[0])
+
+def claim_verdict(c: Mapping) -> str:
+    "A headline's verdict from its fields (a results-file dict): one of `CLAIM_VERDICTS` (see above)."
+    op, t = c["op"], c["threshold"]
+    if c.get("oracle") is not None and not _holds(c["oracle"], op, t): return "unreachable"
+    if c.get("null") is not None and _holds(c["null"], op, t): return "vacuous"
+    ci = c.get("ci")
+    if ci is None or op == "==": return "holds" if _holds(c.get("value"), op, t) else "fails"
+    if op == "in":
+        if t[0] <= ci[0] and ci[1] <= t[1]: return "holds"
+        return "fails" if ci[1] < t[0] or ci[0] > t[1] else "inconclusive"
+    cons, opt = _ends(op, ci)
+    # Eq. (3): holds when the conservative end passes, fails when even the optimistic end fails
+    if _holds(cons, op, t): return "holds"
+    return "fails" if not _holds(opt, op, t) else "inconclusive"
+
+# %% ../nbs/00_core.ipynb #b519c81d
 @dataclass
 class Claim:
-    "A measured claim: `value op threshold`, the paper's own figure, whether it gates the run, and its `kind`."
-    name: str
-    value: Any
-    op: str
-    threshold: Any
-    paper: Any = None
-    gate: bool = True
-    kind: str = "claim"
-    note: str = ""
+    """A measured claim: `value op threshold`, the paper's own figure, whether it gates the run, and its `kind`;
+    a headline also carries its evidence (the headline protocol): `ci`, `null`, `oracle` and `protocol`."""
+    name: str  # what is measured, in words a reader understands
+    value: Any  # the value we measured
+    op: str  # the comparison: '>=', '>', '<=', '<', '==' or 'in' (a (low, high) window)
+    threshold: Any  # the number `value` is compared with, or the (low, high) window for 'in'
+    paper: Any = None  # the paper's own number (or statement) for this same quantity
+    gate: bool = True  # True: must hold or the run fails; False: reported only
+    kind: str = "claim"  # 'headline', 'claim', 'check' or 'precondition' (see KINDS)
+    note: str = ""  # one line of context shown beside the claim
+    ci: Any = None  # (lo, hi): a 95 % interval for `value` (over seeds, a bootstrap, an exact binomial interval)
+    ci_why: str = ""  # why there is no `ci`
+    null: Any = None  # the value a null method (random, constant, copy, untrained) gets through the same test
+    null_why: str = ""  # why there is no `null`
+    oracle: Any = None  # the value an oracle or planted effect gets through the same test
+    oracle_why: str = ""  # why there is no `oracle`
+    protocol: str = ""  # "paper: <where the paper or its code says so>" or "ours: <reason>"
+    n: int | None = None  # the number of independent units (seeds, prompts, pairs) behind `ci`
     passed: bool = field(init=False, default=False)
+    null_passed: bool | None = field(init=False, default=None)
+    oracle_passed: bool | None = field(init=False, default=None)
+    verdict: str | None = field(init=False, default=None)
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name: raise ValueError("name must be a non-empty string")
@@ -178,10 +270,12 @@ class Claim:
         if self.kind not in KINDS: raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {self.kind!r}")
         if self.op == "in" and (not isinstance(self.threshold, (list, tuple)) or len(self.threshold) != 2):
             raise ValueError("threshold must be a (low, high) pair when op is 'in'")
-        self.value, self.threshold, self.paper = _plain(self.value), _plain(self.threshold), _plain(self.paper)
-        v = self.value
-        if v is None or (isinstance(v, float) and math.isnan(v)): self.passed = False
-        else: self.passed = bool(_OPS[self.op](v, self.threshold))
+        for k in ("value", "threshold", "paper", "ci", "null", "oracle"): setattr(self, k, _plain(getattr(self, k)))
+        self.passed = _holds(self.value, self.op, self.threshold)
+        check_evidence(self)
+        self.null_passed = None if self.null is None else _holds(self.null, self.op, self.threshold)
+        self.oracle_passed = None if self.oracle is None else _holds(self.oracle, self.op, self.threshold)
+        if self.kind == "headline": self.verdict = claim_verdict(asdict(self))
 
     @property
     def status(self) -> str:
@@ -192,20 +286,94 @@ class Claim:
         thr = f"[{self.threshold[0]:.4g}, {self.threshold[1]:.4g}]" if self.op == "in" else _fmt(self.threshold)
         role = "gate" if self.gate else "reported"
         paper = f" (paper: {_fmt(self.paper)})" if self.paper is not None else ""
-        return f"[{self.status}] {self.name}: {_fmt(self.value)} {self.op} {thr}{paper} [{self.kind}, {role}]"
+        ci = f" [CI {_fmt(self.ci[0])}, {_fmt(self.ci[1])}]" if self.ci is not None else ""
+        out = f"[{self.status}] {self.name}: {_fmt(self.value)}{ci} {self.op} {thr}{paper} [{self.kind}, {role}]"
+        if self.null is not None: out += f" null {_fmt(self.null)} ({'passes' if self.null_passed else 'fails'})"
+        if self.oracle is not None: out += f" oracle {_fmt(self.oracle)} ({'passes' if self.oracle_passed else 'fails'})"
+        return out + (f" -> {self.verdict}" if self.verdict else "")
 
-def _fmt(x) -> str:
-    if isinstance(x, bool) or x is None: return str(x)
-    if isinstance(x, (int, np.integer)): return str(x)
-    if isinstance(x, (float, np.floating)): return f"{x:.4g}"
-    return str(x)
-
+# %% ../nbs/00_core.ipynb #bebf6742
 def claim(name: str, value: Any, op: str, threshold: Any, paper: Any = None, gate: bool = True,
-          kind: str = "claim", note: str = "") -> Claim:
-    "Make a `Claim` (see above), print it, and return it for `record`."
-    c = Claim(name, value, op, threshold, paper, gate, kind, note)
+          kind: str = "claim", note: str = "", **evidence) -> Claim:
+    """Make a `Claim` (see above), print it, and return it for `record`. `evidence`: the headline protocol's
+    `ci`, `ci_why`, `null`, `null_why`, `oracle`, `oracle_why`, `protocol` and `n` (required for a headline)."""
+    unknown = sorted(set(evidence) - {"ci", "ci_why", "null", "null_why", "oracle", "oracle_why", "protocol", "n"})
+    if unknown: raise TypeError(f"claim() got unknown evidence field(s) {unknown}")
+    c = Claim(name, value, op, threshold, paper, gate, kind, note, **evidence)
     print(c)
     return c
+
+_EMPTY_OK = ("ci", "ci_why", "null", "null_why", "oracle", "oracle_why", "protocol", "n", "null_passed",
+             "oracle_passed", "verdict")
+
+def _claim_dict(c: Claim) -> dict:
+    "A claim as a results file stores it: every field and its status; evidence fields only where they are set."
+    d = {**asdict(c), "status": c.status}
+    return {k: v for k, v in d.items() if c.kind == "headline" or k not in _EMPTY_OK or v not in (None, "")}
+
+# %% ../nbs/00_core.ipynb #4474bde7
+def mean_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
+    "(mean, lo, hi): the mean of `values` (e.g. one number per seed) with its Student-t interval at `level`."
+    from scipy import stats
+    x = np.asarray(values, dtype=float)
+    if x.ndim != 1 or len(x) < 2: raise ValueError(f"values must be a 1-D sequence of at least 2 numbers, got {x.shape}")
+    if not np.isfinite(x).all(): raise ValueError("values must be finite (no NaN or inf)")
+    check_number("level", level, 0.0, 1.0)
+    m, se = float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x)))
+    h = float(stats.t.ppf(0.5 + level / 2, len(x) - 1)) * se
+    return m, m - h, m + h
+
+def bootstrap_ci(values: Sequence[float], stat: Callable = np.mean, level: float = 0.95, n_boot: int = 2000,
+                 seed: int = 0) -> tuple[float, float, float]:
+    "(stat, lo, hi): `stat` of `values` with its percentile-bootstrap interval (resampling units with replacement)."
+    x = np.asarray(values, dtype=float)
+    if x.ndim < 1 or len(x) < 2: raise ValueError(f"values must hold at least 2 units, got shape {x.shape}")
+    if not np.isfinite(x).all(): raise ValueError("values must be finite (no NaN or inf)")
+    check_number("level", level, 0.0, 1.0)
+    check_int("n_boot", n_boot, low=100)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(x), size=(n_boot, len(x)))
+    boots = np.array([stat(x[i]) for i in idx], dtype=float)
+    a = (1 - level) / 2
+    v = float(stat(x))
+    lo, hi = np.quantile(boots, [a, 1 - a])
+    return v, float(min(lo, v)), float(max(hi, v))
+
+def binomial_ci(k: int, n: int, level: float = 0.95) -> tuple[float, float, float]:
+    "(k/n, lo, hi): a proportion with its exact (Clopper-Pearson) interval at `level`."
+    from scipy import stats
+    check_int("n", n, low=1)
+    check_int("k", k, low=0, high=n)
+    check_number("level", level, 0.0, 1.0)
+    a = 1 - level
+    lo = float(stats.beta.ppf(a / 2, k, n - k + 1)) if k > 0 else 0.0
+    hi = float(stats.beta.ppf(1 - a / 2, k + 1, n - k)) if k < n else 1.0
+    return k / n, lo, hi
+
+# %% ../nbs/00_core.ipynb #44d8c74e
+def units_to_decide(c: Mapping) -> int | None:
+    "Eq. (4): how many more units (seeds, prompts) an inconclusive headline needs for its CI to clear the threshold."
+    ci, n, v, t = c.get("ci"), c.get("n"), c.get("value"), c.get("threshold")
+    if ci is None or not n or not _num(v) or c.get("op") not in (">", ">=", "<", "<="): return None
+    h, gap = (ci[1] - ci[0]) / 2, abs(v - t)
+    if gap == 0: return None
+    # Eq. (4): n' = n (h / |v - t|)^2
+    return max(1, math.ceil(round(n * (h / gap) ** 2 - n, 9)))
+
+def verdict_reason(c: Mapping) -> str:
+    "One line saying why a headline (a results-file dict) has its verdict, from its own numbers."
+    v = claim_verdict(c)
+    test = _test(c)
+    if v == "unreachable": return f"the oracle ({_fmt(c['oracle'])}) fails the same test {test}: it cannot pass"
+    if v == "vacuous": return f"the null ({_fmt(c['null'])}) passes the same test {test}: it cannot fail"
+    ci = c.get("ci")
+    if ci is None:
+        return f"{_fmt(c.get('value'))} {'passes' if v == 'holds' else 'fails'} {test} (no CI: {c.get('ci_why') or 'missing'})"
+    span = f"CI [{_fmt(ci[0])}, {_fmt(ci[1])}]"
+    if v == "holds": return f"the whole {span} passes {test}"
+    if v == "fails": return f"the whole {span} fails {test}"
+    more = units_to_decide(c)
+    return f"the {span} straddles {test}" + (f": about {more} more units would decide it" if more else "")
 
 # %% ../nbs/00_core.ipynb #9d9c2e40
 _T0 = time.time()
@@ -298,7 +466,7 @@ def record(paper: str, scale: str, metrics: Mapping[str, Any], claims: Sequence[
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "commit": commit, "reproducible": is_reproducible(commit), "versions": versions(),
         "metrics": _plain(dict(metrics)),
-        "claims": [{**asdict(c), "status": c.status} for c in claims],
+        "claims": [_claim_dict(c) for c in claims],
         "figures": [_rel(f, results_dir()) for f in figures],
     }
     d = results_dir(scale)
@@ -371,9 +539,11 @@ def scoreboard_markdown(results: Iterable[Mapping]) -> str:
     "The scoreboard as a Markdown table, one row per claim."
     return markdown_table(scoreboard_rows(results), list(SCOREBOARD_COLUMNS), list(SCOREBOARD_COLUMNS.values()))
 
-# %% ../nbs/00_core.ipynb #b7d1e2a0
-VERDICTS = ("holds", "fails", "not reached", "no headline marked", "not run yet")
-_KIND_ORDER = {"headline": 0, "claim": 1, "check": 2}
+# %% ../nbs/00_core.ipynb #2ddb26d0
+VERDICTS = ("holds", "fails", "inconclusive", "not reached", "vacuous", "unreachable", "no headline marked",
+            "not run yet")
+_KIND_ORDER = {"headline": 0, "precondition": 1, "claim": 2, "check": 3}
+_WORST_FIRST = ("fails", "unreachable", "vacuous", "inconclusive")
 
 def short_commit(commit: str | None) -> str:
     "A results file's commit for tables: `abc1234`, `abc1234+dirty` (not reproducible), or `unknown`."
@@ -385,16 +555,23 @@ def best_result(paper: str, results: Iterable[Mapping]) -> Mapping | None:
     rs = [r for r in results if r.get("paper") == paper]
     return max(rs, key=lambda r: SCALES.index(r["scale"])) if rs else None
 
-def headline_verdict(result: Mapping | None) -> str:
-    """One of `VERDICTS` for a results file: 'holds' only when it marks headline claims and all of them hold;
-    'not reached' when it has none because a gated check (a precondition) failed first."""
-    if result is None: return "not run yet"
-    hs = [c for c in result.get("claims", []) if c.get("kind", "claim") == "headline"]
-    stopped = [c for c in result.get("claims", []) if c.get("kind") == "check" and c.get("gate") and not c["passed"]]
-    if not hs and stopped: return "not reached"     # the run stopped at a failed precondition before its headline
-    if not hs: return "no headline marked"
-    return "holds" if all(c["passed"] for c in hs) else "fails"
+def failed_preconditions(result: Mapping) -> list[Mapping]:
+    """The preconditions of a results file that failed; for files recorded before preconditions had a kind,
+    the failed gated checks of a run that measured no headline (it stopped at them)."""
+    cs = result.get("claims", [])
+    pre = [c for c in cs if c.get("kind") == "precondition" and not c["passed"]]
+    if pre or any(c.get("kind") == "headline" for c in cs): return pre
+    return [c for c in cs if c.get("kind") == "check" and c.get("gate") and not c["passed"]]
 
+def headline_verdict(result: Mapping | None) -> str:
+    "One of `VERDICTS` for a results file (see 'Headline evidence and verdicts' above)."
+    if result is None: return "not run yet"
+    if failed_preconditions(result): return "not reached"
+    vs = [claim_verdict(c) for c in result.get("claims", []) if c.get("kind", "claim") == "headline"]
+    if not vs: return "no headline marked"
+    return next((v for v in _WORST_FIRST if v in vs), "holds")
+
+# %% ../nbs/00_core.ipynb #c298f529
 def claim_ratio(c: Mapping) -> float | None:
     "ours / threshold for a one-sided claim whose value and threshold are non-zero numbers of one sign; else None."
     v, t = c.get("value"), c.get("threshold")
@@ -402,9 +579,27 @@ def claim_ratio(c: Mapping) -> float | None:
     if c.get("op") not in (">", ">=", "<", "<=") or not (num(v) and num(t)) or (v > 0) != (t > 0): return None
     return v / t
 
-def _test(c: Mapping) -> str:
-    thr = c["threshold"]
-    return f"{c['op']} [{_fmt(thr[0])}, {_fmt(thr[1])}]" if c["op"] == "in" else f"{c['op']} {_fmt(thr)}"
+def _headline_row(c: Mapping) -> dict:
+    "One headline claim of a results file as a scoreboard row: the claim, the paper's number, ours [CI], null, oracle."
+    ci = c.get("ci")
+    f = lambda k: _fmt(c.get(k)) if c.get(k) is not None else ""
+    mark = lambda k: "" if c.get(k) is None else (" ✓" if _holds(c[k], c["op"], c["threshold"]) else " ✗")
+    return {"claim": c["name"], "paper_value": f("paper"), "ours": _fmt(c["value"]), "test": _test(c),
+            "ci": f"[{_fmt(ci[0])}, {_fmt(ci[1])}]" if ci else "", "null": f("null") + mark("null"),
+            "oracle": f("oracle") + mark("oracle"), "protocol": c.get("protocol", ""), "status": c["status"],
+            "passed": c["passed"], "op": c["op"], "ratio": claim_ratio(c), "verdict": claim_verdict(c),
+            "reason": verdict_reason(c), "missing": missing_evidence(c)}
+
+def paper_reason(result: Mapping | None, verdict: str) -> str:
+    "One line on why a paper has its verdict: the failed precondition, or the reason of the deciding headline."
+    if result is None: return "no committed result"
+    pre = failed_preconditions(result)
+    if pre: return f"precondition failed: {pre[0]['name']} = {_fmt(pre[0]['value'])}, needs {_test(pre[0])}"
+    hs = [c for c in result.get("claims", []) if c.get("kind", "claim") == "headline"]
+    if not hs: return "the results file marks no headline"
+    c = next((c for c in hs if claim_verdict(c) == verdict), hs[0])
+    missing = sorted({k for h in hs for k in missing_evidence(h)})
+    return verdict_reason(c) + (f" (missing: {', '.join(missing)})" if missing else "")
 
 def headline_summary(results: Iterable[Mapping], papers: Sequence[tuple[str, str]] | None = None) -> list[dict]:
     "One row per paper (`papers`: (key, label) pairs in order; default every paper with a result): headline verdict."
@@ -414,36 +609,41 @@ def headline_summary(results: Iterable[Mapping], papers: Sequence[tuple[str, str
     for key, label in papers:
         r = best_result(key, results)
         cs = r.get("claims", []) if r else []
-        hs = [{"claim": c["name"], "paper_value": _fmt(c.get("paper")) if c.get("paper") is not None else "",
-               "ours": _fmt(c["value"]), "test": _test(c), "status": c["status"], "passed": c["passed"],
-               "op": c["op"], "ratio": claim_ratio(c)} for c in cs if c.get("kind", "claim") == "headline"]
-        rows.append({"paper": key, "label": label, "verdict": headline_verdict(r), "headlines": hs,
-                     "scale": r["scale"] if r else "", "commit": short_commit(r.get("commit")) if r else "",
+        hs = [_headline_row(c) for c in cs if c.get("kind", "claim") == "headline"]
+        verdict = headline_verdict(r)
+        rows.append({"paper": key, "label": label, "verdict": verdict, "reason": paper_reason(r, verdict),
+                     "headlines": hs, "scale": r["scale"] if r else "",
+                     "commit": short_commit(r.get("commit")) if r else "",
                      "reproducible": bool(r.get("reproducible", is_reproducible(r.get("commit")))) if r else None,
                      "n_claims": len(cs), "n_hold": sum(c["passed"] for c in cs)})
     return rows
 
-# %% ../nbs/00_core.ipynb #b7d1e2a1
-def headline_markdown(summary: Sequence[Mapping]) -> str:
-    "The per-paper headline table (from `headline_summary`) as Markdown; several headline claims share a cell."
+# %% ../nbs/00_core.ipynb #949896a1
+def headline_markdown(summary: Sequence[Mapping], findings: Mapping[str, str] | None = None) -> str:
+    """The per-paper headline table (from `headline_summary`) as Markdown; several headline claims share a cell.
+    `findings`: paper key -> a link to its "What we found", appended to the reason."""
     if not summary: return "_no results yet_\n"
     rows = []
     for s in summary:
         hs = s["headlines"]
         cell = lambda k: "<br>".join(h[k] or "—" for h in hs) if hs else "—"
+        ours = "<br>".join(h["ours"] + (f" {h['ci']}" if h["ci"] else "") for h in hs) if hs else "—"
         commit = s["commit"] + (" ⚠" if s["commit"] and not s["reproducible"] else "")
+        link = (findings or {}).get(s["paper"])
+        why = s["reason"] + (f" ([what we found]({link}))" if link else "")
         rows.append({"paper": s["label"], "headline": cell("claim"), "paper_value": cell("paper_value"),
-                     "ours": cell("ours"), "test": cell("test"), "verdict": s["verdict"],
-                     "all": f"{s['n_hold']}/{s['n_claims']}" if s["scale"] else "", "scale": s["scale"],
-                     "commit": commit})
+                     "ours": ours, "test": cell("test"), "null": cell("null"), "oracle": cell("oracle"),
+                     "verdict": s["verdict"], "why": why,
+                     "all": f"{s['n_hold']}/{s['n_claims']}" if s["scale"] else "", "commit": commit})
     return markdown_table(rows,
-                          ["paper", "headline", "paper_value", "ours", "test", "verdict", "all", "scale", "commit"],
-                          ["paper", "headline claim", "paper's figure", "ours", "test", "verdict", "claims hold",
-                           "scale", "commit"])
+                          ["paper", "headline", "paper_value", "ours", "test", "null", "oracle", "verdict", "why",
+                           "all", "commit"],
+                          ["paper", "headline claim", "paper's number", "ours [95 % CI]", "test", "null", "oracle",
+                           "verdict", "why", "claims hold", "commit"])
 
 def grouped_markdown(results: Iterable[Mapping], papers: Sequence[tuple[str, str]] | None = None,
                      level: int = 3) -> str:
-    "Every claim, one table per paper and scale (headline claims, then claims, then checks), under a heading each."
+    "Every claim, one table per paper and scale (headlines, preconditions, claims, then checks), under a heading each."
     results = list(results)
     if not results: return "_no results yet_\n"
     keys = [k for k, _ in papers] if papers is not None else []
@@ -453,7 +653,7 @@ def grouped_markdown(results: Iterable[Mapping], papers: Sequence[tuple[str, str
     for key in keys:
         rs = sorted((r for r in results if r["paper"] == key), key=lambda r: -SCALES.index(r["scale"]))
         for r in rs:
-            rows = sorted(scoreboard_rows([r]), key=lambda x: _KIND_ORDER.get(x["kind"], 1))
+            rows = sorted(scoreboard_rows([r]), key=lambda x: _KIND_ORDER.get(x["kind"], 2))
             flag = "" if r.get("reproducible") else " ⚠ not reproducible from its commit"
             out.append(f"{'#' * level} {labels.get(key, key)} ({r['scale']})\n\n"
                        f"scale `{r['scale']}` · commit `{short_commit(r.get('commit'))}`{flag} · {r.get('date', '')} · "
@@ -463,6 +663,42 @@ def grouped_markdown(results: Iterable[Mapping], papers: Sequence[tuple[str, str
             cols = [c for c in SCOREBOARD_COLUMNS if c not in ("paper", "scale")]
             out.append(markdown_table(rows, cols, [SCOREBOARD_COLUMNS[c] for c in cols]))
     return "\n".join(out)
+
+# %% ../nbs/00_core.ipynb #1a39bc27
+_ANNOTATABLE = ("kind", "paper", "note", "ci", "ci_why", "null", "null_why", "oracle", "oracle_why", "protocol", "n")
+
+def annotate_result(path: str | Path, name: str, source: str, create: Mapping[str, Any] | None = None,
+                    **fields) -> dict:
+    """Add headline-protocol evidence to one claim of a committed results file, from numbers that file already holds.
+
+    The run's measurements (`value`, `threshold`, `passed`, the file's `passed`) are never changed; the claim
+    records `evidence_added` (the fields, the commit that added them, and `source`: where in the file the
+    numbers come from), so a reader can tell a run's own evidence from evidence added later. `create`
+    (`value`, `op`, `threshold`) adds a claim measured in the run but not recorded as one (reported, never a
+    gate). Returns the updated claim."""
+    path = Path(path)
+    if not path.exists(): raise ValueError(f"path {path} does not exist")
+    if not isinstance(source, str) or not source: raise ValueError("source must say where the numbers come from")
+    bad = sorted(set(fields) - set(_ANNOTATABLE))
+    if bad: raise ValueError(f"fields {bad} cannot be annotated (only {', '.join(_ANNOTATABLE)})")
+    r = json.loads(path.read_text())
+    i = next((i for i, c in enumerate(r["claims"]) if c["name"] == name), None)
+    if i is None and create is None: raise ValueError(f"name {name!r} is not a claim of {path}")
+    if i is None:
+        need = {"value", "op", "threshold"}
+        if set(create) != need: raise ValueError(f"create must give exactly {sorted(need)}, got {sorted(create)}")
+        r["claims"].append({"name": name, **create, "gate": False, "kind": "claim", "note": ""})
+        i = len(r["claims"]) - 1
+    old = r["claims"][i]
+    keep = {k: old[k] for k in ("name", "value", "op", "threshold", "gate") if k in old}
+    base = {k: old[k] for k in _ANNOTATABLE if k in old}
+    c = Claim(**keep, **{**base, **fields})   # validates the evidence and recomputes null/oracle/verdict
+    new = {**old, **_claim_dict(c), "passed": old.get("passed", c.passed), "status": old.get("status", c.status)}
+    new["evidence_added"] = {"fields": sorted(fields) + (["created"] if create else []),
+                             "commit": short_commit(git_commit(path.parent)), "source": source}
+    r["claims"][i] = new
+    path.write_text(json.dumps(r, indent=1, default=str, allow_nan=False) + "\n")
+    return new
 
 # %% ../nbs/00_core.ipynb #feab766c
 def quiet() -> bool:
@@ -505,7 +741,10 @@ def savefig(fig, name: str, paper: str, scale: str) -> Path:
 _VERDICT_COLOURS = {
     "holds": "#2ca02c",
     "fails": "#d62728",
+    "inconclusive": "#bcbd22",
     "not reached": "#ff7f0e",
+    "vacuous": "#8c564b",
+    "unreachable": "#9467bd",
     "no headline marked": "#9e9e9e",
     "not run yet": "#d9d9d9",
 }
