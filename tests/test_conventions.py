@@ -30,3 +30,43 @@ def test_config_is_one_column_table(nb):
     assert isinstance(table, ast.Dict), f"{nb.name}: pass the column table itself to scale_config, not a comprehension"
     keys = [k.value if isinstance(k, ast.Constant) else None for k in table.keys]
     assert keys == ["smoke", "demo", "full"], f"{nb.name}: the table's columns are {keys}"
+
+
+# --- the headline protocol (issue #49) ------------------------------------------------------------------------------
+from iclr26 import cli, core  # noqa: E402
+
+PAPER_KEYS = [(p.key, p.stem) for p in cli.papers(ROOT)]
+FULL = ROOT / "results" / "full"
+
+
+@pytest.mark.parametrize("key,stem", PAPER_KEYS, ids=[k for k, _ in PAPER_KEYS])
+def test_full_result_headlines_carry_evidence(key, stem):
+    "Each paper's committed full result has a headline, and each headline its evidence or the reason it lacks it."
+    f = FULL / f"{key}.json"
+    assert f.exists(), f"{stem}: no committed full result {f.name}"
+    r = json.loads(f.read_text())
+    hs = [c for c in r["claims"] if c.get("kind") == "headline"]
+    assert hs, f"{key}: the committed full result marks no headline"
+    for h in hs:
+        core.check_evidence(h)      # malformed or missing evidence raises, naming the field
+        assert not core.missing_evidence(h), f"{key}: {h['name']!r} lacks {core.missing_evidence(h)}"
+        for k in ("null", "oracle"):
+            if h.get(k) is not None:
+                assert h.get(f"{k}_passed") == core._holds(h[k], h["op"], h["threshold"]), f"{key}: {k}_passed"
+        v = core.claim_verdict(h)
+        assert h.get("verdict") == v, f"{key}: {h['name']!r} stores verdict {h.get('verdict')!r}, its fields give {v!r}"
+        if h.get("null_passed"): assert v in ("vacuous", "unreachable"), f"{key}: a null passes but the verdict is {v}"
+        if h.get("oracle_passed") is False: assert v == "unreachable", f"{key}: the oracle fails but the verdict is {v}"
+
+
+@pytest.mark.parametrize("key,stem", PAPER_KEYS, ids=[k for k, _ in PAPER_KEYS])
+def test_protocol_log_after_config(key, stem):
+    "Every paper notebook keeps a protocol log: a markdown table right after its config cell."
+    cells = json.loads((ROOT / "nbs" / f"{stem}.ipynb").read_text())["cells"]
+    src = ["".join(c["source"]) for c in cells]
+    i = next(i for i, (c, s) in enumerate(zip(cells, src)) if c["cell_type"] == "code" and "scale_config(" in s)
+    after = [s for c, s in zip(cells[i + 1:i + 3], src[i + 1:i + 3]) if c["cell_type"] == "markdown"]
+    log = next((s for s in after if s.lstrip().startswith("## Protocol log")), None)
+    assert log is not None, f"{stem}: no '## Protocol log' markdown cell right after the config cell"
+    head = next((l for l in log.splitlines() if l.startswith("|")), "")
+    assert "commit" in head.lower() and log.count("\n|") >= 2, f"{stem}: the protocol log needs a table with a commit column"

@@ -145,16 +145,20 @@ def test_scale_config_error_names_the_fields():
     assert "sorted(k)" not in msg and "{s:" not in msg
 
 
+EVIDENCE = dict(paper=1.0, ci=(0.5, 1.5), n=5, null=-1.0, oracle=2.0, protocol="ours: a test")
+
+
 @pytest.mark.parametrize("kind", core.KINDS)
 def test_claim_kind_is_stored(results, kind):
-    out = record("toy", "smoke", {}, [claim("c", 1, ">=", 0, kind=kind)])
+    ev = EVIDENCE if kind == "headline" else {}
+    out = record("toy", "smoke", {}, [claim("c", 1, ">=", 0, kind=kind, **ev)])
     assert out["claims"][0]["kind"] == kind and load_results("smoke")[0]["claims"][0]["kind"] == kind
-    assert Claim("c", 1, ">=", 0).kind == "claim" and f"[{kind}, gate]" in str(Claim("c", 1, ">=", 0, kind=kind))
+    assert Claim("c", 1, ">=", 0).kind == "claim" and f"[{kind}, gate]" in str(Claim("c", 1, ">=", 0, kind=kind, **ev))
 
 
 @pytest.mark.parametrize("kind", ["main", "Headline", None, ""])
 def test_claim_bad_kind(kind):
-    with pytest.raises(ValueError, match="kind must be one of headline, claim, check"):
+    with pytest.raises(ValueError, match="kind must be one of headline, claim, check, precondition"):
         claim("c", 1, ">=", 0, kind=kind)
 
 
@@ -276,3 +280,123 @@ def test_scoreboard_figure(tmp_path):
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["a", "b"]
     with pytest.raises(ValueError, match="summary"):
         core.scoreboard_figure([])
+
+
+# --- the headline protocol (issue #49) ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("missing,match", [
+    ("paper", "paper: a headline needs"), ("protocol", "protocol: a headline needs"),
+    ("ci", "ci: a headline needs a ci or a ci_why"), ("null", "null: a headline needs"),
+    ("oracle", "oracle: a headline needs"),
+])
+def test_headline_refuses_missing_evidence(missing, match):
+    ev = {k: v for k, v in EVIDENCE.items() if k != missing}
+    with pytest.raises(ValueError, match=match):
+        claim("h", 1, ">=", 0, kind="headline", **ev)
+    if missing in ("ci", "null", "oracle"):   # a reason in place of the value is accepted
+        assert claim("h", 1, ">=", 0, kind="headline", **ev, **{f"{missing}_why": "not measured"}).verdict
+
+
+@pytest.mark.parametrize("bad,err,match", [
+    (dict(ci=(2.0, 3.0)), ValueError, "does not contain value"), (dict(ci=(1.5, 0.5)), ValueError, "lo <= hi"),
+    (dict(ci=[0.5, float("nan")]), ValueError, "finite"), (dict(protocol="mine"), ValueError, "protocol must start"),
+    (dict(n=0), ValueError, "n must be a positive int"), (dict(null_why=3), TypeError, "null_why must be a string"),
+])
+def test_headline_evidence_is_checked(bad, err, match):
+    with pytest.raises(err, match=match):
+        claim("h", 1, ">=", 0, kind="headline", **{**EVIDENCE, **bad})
+
+
+def test_claim_rejects_unknown_evidence_field():
+    with pytest.raises(TypeError, match="unknown evidence field"):
+        claim("h", 1, ">=", 0, nul=0.0)
+
+
+@pytest.mark.parametrize("fields,verdict", [
+    (dict(value=0.7, ci=(0.6, 0.8)), "holds"),
+    (dict(value=0.3, ci=(0.2, 0.4)), "fails"),
+    (dict(value=0.6, ci=(0.4, 0.8)), "inconclusive"),
+    (dict(value=0.7, ci=(0.6, 0.8), null=0.55), "vacuous"),
+    (dict(value=0.7, ci=(0.6, 0.8), null=0.1, oracle=0.2), "unreachable"),
+    (dict(value=0.7), "holds"), (dict(value=0.3), "fails"),           # no CI: the point value decides
+])
+def test_claim_verdict_each(fields, verdict):
+    assert core.claim_verdict({"op": ">=", "threshold": 0.5, **fields}) == verdict
+
+
+@pytest.mark.parametrize("op,ci,verdict", [
+    ("<=", (0.1, 0.4), "holds"), ("<=", (0.6, 0.9), "fails"), ("<", (0.4, 0.6), "inconclusive"),
+    ("in", (0.45, 0.55), "holds"), ("in", (0.61, 0.7), "fails"), ("in", (0.55, 0.65), "inconclusive"),
+])
+def test_claim_verdict_directions(op, ci, verdict):
+    t = (0.4, 0.6) if op == "in" else 0.5
+    v = (ci[0] + ci[1]) / 2
+    assert core.claim_verdict({"op": op, "threshold": t, "value": v, "ci": ci}) == verdict
+
+
+def test_paper_verdict_not_reached_by_precondition():
+    h = {"name": "h", "kind": "headline", "value": 2, "op": ">", "threshold": 1, "passed": True, "gate": True}
+    pre = {"name": "base learnt", "kind": "precondition", "value": 0.2, "op": ">=", "threshold": 0.9, "passed": False,
+           "gate": False}
+    assert core.headline_verdict({"claims": [h, pre]}) == "not reached"
+    assert core.headline_verdict({"claims": [h, {**pre, "passed": True}]}) == "holds"
+    assert "precondition failed: base learnt" in core.paper_reason({"claims": [h, pre]}, "not reached")
+
+
+def test_paper_verdict_worst_first():
+    h = lambda **f: {"name": "h", "kind": "headline", "op": ">=", "threshold": 0.5, "passed": True, **f}
+    assert core.headline_verdict({"claims": [h(value=0.7, ci=(0.6, 0.8)), h(value=0.3, ci=(0.2, 0.4))]}) == "fails"
+    assert core.headline_verdict({"claims": [h(value=0.7, null=0.6), h(value=0.6, ci=(0.4, 0.8))]}) == "vacuous"
+
+
+def test_inconclusive_says_how_many_more_units():
+    c = {"op": ">=", "threshold": 0.5, "value": 0.6, "ci": (0.45, 0.75), "n": 4}
+    assert core.units_to_decide(c) == 5 and "5 more units" in core.verdict_reason(c)
+    assert core.units_to_decide({**c, "n": None}) is None
+
+
+def test_intervals():
+    m, lo, hi = core.mean_ci([0.1, 0.2, 0.3, 0.4])
+    assert lo < m < hi and abs(m - 0.25) < 1e-12
+    k, lo, hi = core.binomial_ci(0, 10)
+    assert (k, lo) == (0.0, 0.0) and 0.30 < hi < 0.31          # the exact interval for 0 of 10: [0, 0.308]
+    v, lo, hi = core.bootstrap_ci([1.0, 2.0, 3.0, 4.0], seed=1)
+    assert lo <= v <= hi and v == 2.5
+    with pytest.raises(ValueError, match="values must be finite"):
+        core.mean_ci([1.0, float("inf")])
+
+
+def test_headline_evidence_is_recorded_and_summarised(results):
+    out = record("toy", "smoke", {}, [claim("h", 1.0, ">=", 0, kind="headline", **EVIDENCE),
+                                      claim("c", 1, ">=", 0)])
+    h, c = out["claims"]
+    for k in ("paper", "ci", "null", "null_passed", "oracle", "oracle_passed", "protocol", "verdict"):
+        assert k in h, k
+    assert (h["null_passed"], h["oracle_passed"], h["verdict"]) == (False, True, "holds")
+    assert "ci" not in c and "null_passed" not in c        # evidence fields only where set, outside headlines
+    s = core.headline_summary(load_results("smoke"))[0]
+    row = s["headlines"][0]
+    assert (row["ci"], row["null"], row["oracle"], s["verdict"]) == ("[0.5, 1.5]", "-1 ✗", "2 ✓", "holds")
+    md = core.headline_markdown([s], findings={"toy": "nbs/toy.ipynb#what-we-found"})
+    assert "1 [0.5, 1.5]" in md and "[what we found](nbs/toy.ipynb#what-we-found)" in md
+
+
+def test_annotate_result_adds_evidence_without_changing_the_run(results):
+    record("toy", "full", {"null_gap": 0.1}, [claim("gap", 0.7, ">=", 0.5, kind="claim"),
+                                              claim("broken", 0.1, ">=", 0.5, gate=False)], allow_dirty=True)
+    f = results / "full" / "toy.json"
+    before = json.loads(f.read_text())
+    c = core.annotate_result(f, "gap", source="metrics.null_gap", kind="headline", paper=0.6, null=0.1,
+                             ci_why="one seed", oracle_why="none exists", protocol="ours: toy")
+    after = json.loads(f.read_text())
+    assert after["passed"] == before["passed"] and c["value"] == 0.7 and c["passed"] is True
+    assert c["verdict"] == "holds" and c["evidence_added"]["source"] == "metrics.null_gap"
+    new = core.annotate_result(f, "made up later", source="metrics.null_gap",
+                               create={"value": 0.1, "op": ">=", "threshold": 0.5})
+    assert new["gate"] is False and new["passed"] is False and "created" in new["evidence_added"]["fields"]
+    with pytest.raises(ValueError, match="is not a claim"):
+        core.annotate_result(f, "nope", source="x", paper=1)
+    with pytest.raises(ValueError, match="cannot be annotated"):
+        core.annotate_result(f, "gap", source="x", threshold=0.1)
+    with pytest.raises(ValueError, match="headline needs"):
+        core.annotate_result(f, "broken", source="x", kind="headline")
