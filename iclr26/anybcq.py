@@ -7,7 +7,7 @@ Docs: https://iclr26.github.io/iclr26/anybcq.html.md"""
 # %% ../nbs/28_anybcq.ipynb #0259585e
 from __future__ import annotations
 
-import copy, importlib, itertools, json, math, time
+import copy, importlib, itertools, json, math, time, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
@@ -21,8 +21,8 @@ from .core import check_int, progress
 # %% auto #0
 __all__ = ['EXPAND_ITERS', 'sign_pm', 'bcq_greedy', 'bcq_fit_scales', 'sign_patterns', 'bcq_nearest_codes', 'bcq_reconstruct',
            'bcq_quantize', 'BCQCode', 'anybcq_quantize', 'relative_error', 'pack_code', 'group_size_for',
-           'AnyBCQLinear', 'quantize_model', 'set_model_precision', 'save_quantized', 'load_quantized',
-           'blockwise_reconstruct', 'rtn_quantize', 'nested_uniform', 'nested_kmeans', 'separate_bcq',
+           'AnyBCQLinear', 'guard_save_pretrained', 'quantize_model', 'set_model_precision', 'save_quantized',
+           'load_quantized', 'blockwise_reconstruct', 'rtn_quantize', 'nested_uniform', 'nested_kmeans', 'separate_bcq',
            'fake_quantize_model']
 
 # %% ../nbs/28_anybcq.ipynb #5fe3355b
@@ -202,11 +202,18 @@ def _padded(in_features: int) -> int:
 
 def group_size_for(in_features: int, group_size: int = 128) -> int:
     """The group size used for a layer with `in_features` inputs (zero-padded up to a multiple of 32): `group_size`
-    if it divides the padded width, else the largest multiple of 32 that does and is <= `group_size`."""
+    if it divides the padded width, else the largest multiple of 32 that does and is <= `group_size` (with a
+    `UserWarning` saying so: the zoo's widths 160 and 448 rely on it). `group_size` must be a multiple of 32 (one
+    packed int32 word per 32 inputs): anything else is a `ValueError`, never a silent change (issue #60)."""
     in_features, group_size = check_int("in_features", in_features, 1), check_int("group_size", group_size, 32)
+    if group_size % 32:
+        raise ValueError(f"group_size must be a multiple of 32 (the planes pack 32 inputs per int32 word), got {group_size}")
     K = _padded(in_features)
     if K % group_size == 0: return group_size
-    return max(g for g in range(32, group_size + 1, 32) if K % g == 0)
+    g = max(g for g in range(32, group_size + 1, 32) if K % g == 0)
+    warnings.warn(f"group_size={group_size} does not divide the padded width {K} (in_features={in_features}): "
+                  f"this layer uses groups of {g}", UserWarning, stacklevel=2)
+    return g
 
 from .kernels import anybcq as _kernel, select_backend   # imports without triton; only its launcher needs it
 
@@ -355,6 +362,20 @@ class AnyBCQLinear(nn.Module):
         return (f"in_features={self.in_features}, out_features={self.out_features}, p={self.precision} in "
                 f"[{self.p_min}, {self.p_max}], group_size={self.group_size}, offset={self.beta is not None}")
 
+def _refuse_save_pretrained(*args, **kwargs):
+    "Stands in for `save_pretrained` and `push_to_hub` on a model holding `AnyBCQLinear` layers."
+    raise RuntimeError(
+        "save_pretrained (and push_to_hub) cannot store AnyBCQLinear layers: from_pretrained would rebuild them as plain nn.Linear "
+        "layers with random weights. Save the quantised layers with save_quantized(model, path), keep the "
+        "unquantised checkpoint for the rest, and restore with from_pretrained(...) then load_quantized(model, path).")
+
+def guard_save_pretrained(model: nn.Module) -> nn.Module:
+    ("Make `model.save_pretrained` (and `push_to_hub`, which calls it) raise, pointing to `save_quantized`; a no-op "
+     "for a model without `save_pretrained`. `quantize_model` and `load_quantized` call it (issue #60).")
+    for name in ("save_pretrained", "push_to_hub"):   # push_to_hub would create the remote repo before saving
+        if callable(getattr(model, name, None)): setattr(model, name, _refuse_save_pretrained)
+    return model
+
 def _quantisable(model: nn.Module, skip: Sequence[str]) -> list[str]:
     C = _conv1d_type()
     kinds = (nn.Linear, C) if C else (nn.Linear,)
@@ -368,7 +389,8 @@ def quantize_model(model: nn.Module, p_min: int = 2, p_max: int = 4, group_size:
                    offset: bool = True, skip: Sequence[str] = ("lm_head",), progress_bar: bool = True,
                    expand_iters: int = EXPAND_ITERS) -> dict[str, AnyBCQLinear]:
     """Replace (in place) every `nn.Linear` and `Conv1D` of `model` whose name does not end in one of `skip` by an
-    `AnyBCQLinear`; return them by name."""
+    `AnyBCQLinear`; return them by name. A Hugging Face model's `save_pretrained` then raises (it cannot store the
+    planes): use `save_quantized`."""
     if not isinstance(model, nn.Module): raise TypeError(f"model must be a torch module, got {type(model).__name__}")
     names = _quantisable(model, skip)
     if not names: raise ValueError("model has no nn.Linear or Conv1D layers to quantise")
@@ -378,6 +400,7 @@ def quantize_model(model: nn.Module, p_min: int = 2, p_max: int = 4, group_size:
         owner = model.get_submodule(parent) if parent else model
         out[n] = AnyBCQLinear.from_linear(getattr(owner, attr), p_min, p_max, group_size, iters, offset, expand_iters)
         setattr(owner, attr, out[n])
+    guard_save_pretrained(model)
     return out
 
 def set_model_precision(model: nn.Module, p: int) -> nn.Module:
@@ -431,6 +454,7 @@ def load_quantized(model: nn.Module, path: str | Path) -> dict[str, AnyBCQLinear
             dev = next(iter(old.parameters()), lay.qweight).device
             setattr(owner, attr, lay.to(dev))
             out[n] = lay
+    guard_save_pretrained(model)
     return out
 
 # %% ../nbs/28_anybcq.ipynb #a51d72b9

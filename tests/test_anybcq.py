@@ -165,12 +165,42 @@ def test_anybcq_linear_matches_code_and_switches_precision():
 
 def test_group_size_for_small_layers():
     assert group_size_for(256, 128) == 128
-    assert group_size_for(352, 128) == 32
-    assert group_size_for(192, 128) == 96
     assert group_size_for(100, 128) == 128          # zero-padded to 128 inputs
-    assert group_size_for(160, 128) == 32 and group_size_for(448, 128) == 64
+    # a multiple of 32 that does not divide the padded width falls back to a smaller one, and says so
+    with pytest.warns(UserWarning, match="group_size=128"):
+        assert group_size_for(352, 128) == 32
+    with pytest.warns(UserWarning, match="group_size=128"):
+        assert group_size_for(192, 128) == 96
+    with pytest.warns(UserWarning, match="group_size"):
+        assert group_size_for(160, 128) == 32 and group_size_for(448, 128) == 64
     with pytest.raises(ValueError, match="group_size"):
         group_size_for(256, 16)
+
+
+def test_group_size_not_a_multiple_of_32_raises():
+    # issue #60 item 2: group_size=100 silently became 96 on a 192-wide layer
+    with pytest.raises(ValueError, match="group_size must be a multiple of 32"):
+        group_size_for(192, 100)
+    with pytest.raises(ValueError, match="group_size"):
+        AnyBCQLinear.from_linear(nn.Linear(192, 8), group_size=100)
+    with pytest.raises(ValueError, match="group_size"):
+        quantize_model(nn.Sequential(nn.Linear(192, 8)), group_size=100, skip=(), progress_bar=False)
+
+
+def test_save_pretrained_of_a_quantised_model_raises(tmp_path, one_torch_thread):
+    # issue #60 item 2: save_pretrained wrote a file that from_pretrained reloaded as random plain nn.Linear layers
+    from iclr26.tinylm import make_model
+    qm = make_model("llama-1L-64", vocab_size=64, seed=0)
+    quantize_model(qm, 2, 3, 64, iters=0, expand_iters=0, progress_bar=False)
+    with pytest.raises(RuntimeError, match="save_quantized"):
+        qm.save_pretrained(tmp_path / "hf")
+    assert not (tmp_path / "hf" / "model.safetensors").exists()
+    with pytest.raises(RuntimeError, match="save_quantized"):
+        qm.push_to_hub("nobody/x")                 # push_to_hub goes through save_pretrained: refused before any upload
+    other = make_model("llama-1L-64", vocab_size=64, seed=1)
+    load_quantized(other, save_quantized(qm, tmp_path / "q.safetensors"))
+    with pytest.raises(RuntimeError, match="save_quantized"):
+        other.save_pretrained(tmp_path / "hf2")    # a model filled by load_quantized is guarded as well
 
 
 def test_quantize_hf_model_save_load_and_reconstruct(tmp_path, one_torch_thread):
