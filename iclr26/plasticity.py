@@ -155,6 +155,7 @@ def effective_rank(H: torch.Tensor) -> float:
      "features) matrix.")
     if not isinstance(H, torch.Tensor) or H.ndim != 2:
         raise ValueError("H must be a 2-D torch.Tensor (samples x features)")
+    if not bool(torch.isfinite(H).all()): raise ValueError("H must be finite (no NaN or inf)")
     s = torch.linalg.svdvals(H.detach().double())
     if float(s.sum()) == 0: return 0.0
     p = s / s.sum()
@@ -253,6 +254,9 @@ def load_digits_data(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
 def random_label_tasks(X: torch.Tensor, n_tasks: int, n_samples: int, n_classes: int = 10, seed: int = 0) -> list[dict]:
     ("`n_tasks` tasks on the first `n_samples` rows of `X`, each with fresh uniform random labels (scored on the "
      "training set).")
+    if not isinstance(X, torch.Tensor) or X.ndim != 2: raise TypeError("X must be a 2-D torch.Tensor (samples x features)")
+    if isinstance(n_classes, bool) or not isinstance(n_classes, int) or n_classes < 2:
+        raise ValueError(f"n_classes must be an int >= 2, got {n_classes!r}")
     if n_tasks < 1 or n_samples < 1 or n_samples > len(X):
         raise ValueError(f"need n_tasks >= 1 and 1 <= n_samples <= {len(X)}, got {n_tasks}, {n_samples}")
     g = torch.Generator().manual_seed(seed)
@@ -297,6 +301,22 @@ def accuracy(model: nn.Module, X: torch.Tensor, y: torch.Tensor) -> float:
     try: return float((model(X).argmax(1) == y).float().mean())
     finally: model.train(was)
 
+def _check_task(t: int, task: Mapping) -> None:
+    "A `ValueError`/`TypeError` naming `tasks[t]` when its rows are not finite 2-D tensors with one label in [0, 10) each."
+    if not isinstance(task, Mapping) or "Xtr" not in task or "ytr" not in task:
+        raise TypeError(f"tasks[{t}] must be a mapping with 'Xtr' and 'ytr'")
+    for Xk, yk in (("Xtr", "ytr"), ("Xte", "yte")):
+        Xv, yv = task.get(Xk), task.get(yk)
+        if Xv is None and Xk == "Xte": continue
+        if not isinstance(Xv, torch.Tensor) or Xv.ndim != 2 or not Xv.is_floating_point():
+            raise TypeError(f"tasks[{t}]['{Xk}'] must be a 2-D float torch.Tensor")
+        if not isinstance(yv, torch.Tensor) or yv.ndim != 1 or yv.dtype != torch.long:
+            raise TypeError(f"tasks[{t}]['{yk}'] must be a 1-D long torch.Tensor")
+        if len(Xv) != len(yv) or not len(Xv):
+            raise ValueError(f"tasks[{t}]: '{Xk}' and '{yk}' must be non-empty and of equal length, got {len(Xv)} and {len(yv)}")
+        if not bool(torch.isfinite(Xv).all()): raise ValueError(f"tasks[{t}]['{Xk}'] must be finite (no NaN or inf)")
+        if int(yv.min()) < 0 or int(yv.max()) >= 10: raise ValueError(f"tasks[{t}]['{yk}'] labels must lie in [0, 10)")
+
 def train_continual(
     act: str,
     tasks: Sequence[Mapping],
@@ -313,6 +333,7 @@ def train_continual(
     if not tasks: raise ValueError("tasks must be a non-empty sequence")
     if epochs < 1 or batch < 1: raise ValueError(f"epochs and batch must be >= 1, got {epochs}, {batch}")
     if not lr > 0: raise ValueError(f"lr must be > 0, got {lr}")
+    for t, task in enumerate(tasks): _check_task(t, task)
     torch.manual_seed(seed)
     model = PlasticMLP(tasks[0]["Xtr"].shape[1], width, 10, depth, act, act_kwargs)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
@@ -459,7 +480,10 @@ def plasticity_score(returns: Mapping[str, np.ndarray], final: Sequence[int] | N
     from scipy.stats import trim_mean
     if not returns: raise ValueError("returns must be a non-empty mapping")
     arrs = {k: np.asarray(v, dtype=float) for k, v in returns.items()}
-    if any(a.ndim != 3 for a in arrs.values()): raise ValueError("each returns array must be (seeds x cycles x shifts)")
+    if any(a.ndim != 3 or 0 in a.shape for a in arrs.values()):
+        raise ValueError("returns: each array must be a non-empty (seeds x cycles x shifts) array")
+    if len({a.shape[-1] for a in arrs.values()}) != 1: raise ValueError("returns: every array must have the same shifts")
+    if not all(np.isfinite(a).all() for a in arrs.values()): raise ValueError("returns must be finite (no NaN or inf)")
     allv = np.concatenate([a.reshape(-1, a.shape[-1]) for a in arrs.values()])
     lo, hi = allv.min(0), allv.max(0)
     span = np.where(hi > lo, hi - lo, 1.0)

@@ -259,3 +259,74 @@ def test_ppo_logprob_gap_mean_slope_removes_the_mismatch():
     assert ppo_logprob_gap(models[True], random_slopes=True) > 1e-6          # forced random for the measurement ...
     # ... then restored
     assert all(m.fixed_mean for m in models[True].policy.modules() if isinstance(m, RandomizedSmoothLeaky))
+
+
+# ---- property tests for bad input (issue #60) ----
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_bad_float = st.sampled_from([float("nan"), float("inf"), -float("inf")])
+
+
+@settings(max_examples=20, deadline=None)
+@given(alpha=st.one_of(st.floats(max_value=-1e-6, allow_nan=False), st.floats(min_value=1.000001, allow_infinity=False),
+                       _bad_float))
+def test_property_smooth_leaky_alpha_out_of_range(alpha):
+    with pytest.raises((ValueError, TypeError), match="alpha"): SmoothLeaky(alpha)
+
+
+@settings(max_examples=20, deadline=None)
+@given(lo=st.floats(0.0, 1.0), gap=st.floats(1e-3, 1.0))
+def test_property_randomized_range_reversed(lo, gap):
+    hi = lo + gap
+    if hi > 1.0: return
+    with pytest.raises(ValueError, match="lower"): RandomizedSmoothLeaky(hi, lo)
+
+
+@settings(max_examples=20, deadline=None)
+@given(bad=_bad_float, n=st.integers(2, 6), d=st.integers(1, 4))
+def test_property_effective_rank_non_finite(bad, n, d):
+    H = torch.randn(n, d)
+    H[0, 0] = bad
+    with pytest.raises(ValueError, match="H must be finite"): effective_rank(H)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(2, 6), extra=st.integers(1, 3), what=st.sampled_from(["len", "nan", "label", "dtype", "ndim"]))
+def test_property_train_continual_bad_tasks(n, extra, what):
+    X, y = torch.randn(n, 4), torch.randint(10, (n,))
+    task = dict(Xtr=X, ytr=y)
+    if what == "len": task["ytr"] = torch.randint(10, (n + extra,))
+    if what == "nan": X[0, 1] = float("nan")
+    if what == "label": task["ytr"] = y + 10 * extra
+    if what == "dtype": task["ytr"] = y.float()
+    if what == "ndim": task["Xtr"] = X.reshape(-1)
+    with pytest.raises((ValueError, TypeError), match=r"tasks\[1\]"):
+        train_continual("ReLU", [dict(Xtr=torch.randn(3, 4), ytr=torch.randint(10, (3,))), task], width=4, epochs=1)
+
+
+@settings(max_examples=20, deadline=None)
+@given(lr=st.one_of(st.floats(max_value=0.0, allow_nan=False), st.just(float("nan"))))
+def test_property_train_continual_bad_lr(lr):
+    with pytest.raises(ValueError, match="lr"):
+        train_continual("ReLU", [dict(Xtr=torch.randn(3, 4), ytr=torch.randint(10, (3,)))], width=4, epochs=1, lr=lr)
+
+
+@settings(max_examples=20, deadline=None)
+@given(shape=st.sampled_from([(2,), (2, 3), (0, 2, 3), (1, 2, 3, 4)]), bad=_bad_float, shifts=st.integers(1, 3))
+def test_property_plasticity_score_bad_returns(shape, bad, shifts):
+    with pytest.raises(ValueError, match="returns"): plasticity_score({"a": np.zeros(shape)})
+    a = np.zeros((1, 2, shifts))
+    a[0, 0, 0] = bad
+    with pytest.raises(ValueError, match="returns"): plasticity_score({"a": a})
+    with pytest.raises(ValueError, match="returns"):
+        plasticity_score({"a": np.zeros((1, 2, shifts)), "b": np.zeros((1, 2, shifts + 1))})
+
+
+@settings(max_examples=20, deadline=None)
+@given(n_tasks=st.integers(-2, 0), n_classes=st.integers(-1, 1))
+def test_property_random_label_tasks_bad_sizes(n_tasks, n_classes):
+    X = torch.randn(5, 3)
+    with pytest.raises(ValueError, match="n_tasks"): random_label_tasks(X, n_tasks, 3)
+    with pytest.raises(ValueError, match="n_samples"): random_label_tasks(X, 1, 6)
+    with pytest.raises(ValueError, match="n_classes"): random_label_tasks(X, 1, 3, n_classes=n_classes)
+    with pytest.raises(TypeError, match="X"): random_label_tasks(X.numpy(), 1, 3)
