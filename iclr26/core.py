@@ -61,6 +61,7 @@ def get_device(prefer: str | None = None) -> "torch.device":
         return torch.device(prefer)
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
+# %% ../nbs/00_core.ipynb #9d06dac4
 def set_threads(n: int | None = None) -> int:
     "Limit torch's and the BLAS libraries' threads to `n` (default: `$ICLR26_THREADS` or all cores); return `n`."
     if n is None: n = int(os.environ.get("ICLR26_THREADS", os.cpu_count() or 1))
@@ -83,6 +84,7 @@ def check_int(name: str, v, low: int | None = None, high: int | None = None) -> 
     if high is not None and v > high: raise ValueError(f"{name} must be <= {high}, got {v}")
     return int(v)
 
+# %% ../nbs/00_core.ipynb #0ac7432a
 def check_number(name: str, v, low: float | None = None, high: float | None = None) -> float:
     "`v` as a finite float; a `TypeError`/`ValueError` naming `name` otherwise, or outside [low, high]."
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
@@ -93,6 +95,7 @@ def check_number(name: str, v, low: float | None = None, high: float | None = No
     if high is not None and v > high: raise ValueError(f"{name} must be <= {high}, got {v}")
     return v
 
+# %% ../nbs/00_core.ipynb #7c2c48da
 def check_positive(name: str, v, allow_zero: bool = False, allow_inf: bool = False) -> float:
     "`v` as a float > 0 (>= 0 with `allow_zero`; +inf only with `allow_inf`; never NaN), else an error naming `name`."
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
@@ -124,11 +127,13 @@ class Config(dict):
         except KeyError: raise AttributeError(f"config has no field {k!r}; fields: {sorted(self)}") from None
     def __setattr__(self, k, v): self[k] = v
 
+# %% ../nbs/00_core.ipynb #cd7fe7f8
 def check_scale(scale: str) -> str:
     "Return `scale` if it is one of `SCALES`, else raise a `ValueError` listing the valid ones."
     if scale not in SCALES: raise ValueError(f"scale must be one of {', '.join(SCALES)}; got {scale!r}")
     return scale
 
+# %% ../nbs/00_core.ipynb #723921bd
 def scale_config(table: Mapping[str, Mapping[str, Any]], scale: str) -> Config:
     "Pick the `scale` column of `table` (`{scale: {field: value}}`); every scale must name the same fields."
     check_scale(scale)
@@ -163,12 +168,14 @@ def _plain(x):
     if hasattr(x, "item") and callable(x.item) and getattr(x, "ndim", 1) == 0: return _plain(x.item())
     return x
 
+# %% ../nbs/00_core.ipynb #331c2831
 def _holds(v, op: str, t) -> bool:
     "Eq. (1): whether `v op t` holds; a missing or NaN value never holds."
     if v is None or (isinstance(v, float) and math.isnan(v)): return False
     # Eq. (1): v ∘ t (for 'in': t_low <= v <= t_high)
     return bool(_OPS[op](v, t))
 
+# %% ../nbs/00_core.ipynb #8c2b4ae3
 def _test(c: Mapping) -> str:
     "A claim's test as text: `>= 0.5`, or `in [0.4, 0.6]`."
     thr = c["threshold"]
@@ -212,6 +219,7 @@ def check_evidence(c) -> None:
         if g(k) is None and not g(f"{k}_why", ""):
             raise ValueError(f"{k}: a headline needs a {k} or a {k}_why saying why it has none")
 
+# %% ../nbs/00_core.ipynb #00366c60
 def missing_evidence(c: Mapping) -> list[str]:
     "The evidence a headline (a results-file dict) lacks: fields with neither a value nor a `*_why`."
     return [k for k in EVIDENCE if c.get(k) in (None, "") and not c.get(f"{k}_why")]
@@ -306,6 +314,7 @@ def claim(name: str, value: Any, op: str, threshold: Any, paper: Any = None, gat
 _EMPTY_OK = ("ci", "ci_why", "null", "null_why", "oracle", "oracle_why", "protocol", "n", "null_passed",
              "oracle_passed", "verdict")
 
+# %% ../nbs/00_core.ipynb #19c10bcc
 def _claim_dict(c: Claim) -> dict:
     "A claim as a results file stores it: every field and its status; evidence fields only where they are set."
     d = {**asdict(c), "status": c.status}
@@ -323,6 +332,7 @@ def mean_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float,
     h = float(stats.t.ppf(0.5 + level / 2, len(x) - 1)) * se
     return m, m - h, m + h
 
+# %% ../nbs/00_core.ipynb #b1f03859
 def bootstrap_ci(values: Sequence[float], stat: Callable = np.mean, level: float = 0.95, n_boot: int = 2000,
                  seed: int = 0) -> tuple[float, float, float]:
     "(stat, lo, hi): `stat` of `values` with its percentile-bootstrap interval (resampling units with replacement)."
@@ -339,6 +349,7 @@ def bootstrap_ci(values: Sequence[float], stat: Callable = np.mean, level: float
     lo, hi = np.quantile(boots, [a, 1 - a])
     return v, float(min(lo, v)), float(max(hi, v))
 
+# %% ../nbs/00_core.ipynb #eadbb669
 def binomial_ci(k: int, n: int, level: float = 0.95) -> tuple[float, float, float]:
     "(k/n, lo, hi): a proportion with its exact (Clopper-Pearson) interval at `level`."
     from scipy import stats
@@ -360,6 +371,7 @@ def units_to_decide(c: Mapping) -> int | None:
     # Eq. (4): n' = n (h / |v - t|)^2
     return max(1, math.ceil(round(n * (h / gap) ** 2 - n, 9)))
 
+# %% ../nbs/00_core.ipynb #5bcc6996
 def verdict_reason(c: Mapping) -> str:
     "One line saying why a headline (a results-file dict) has its verdict, from its own numbers."
     v = claim_verdict(c)
@@ -384,6 +396,7 @@ class GateFailure(AssertionError):
 class DirtyTreeError(RuntimeError):
     "Raised at scale 'full' when the checkout has uncommitted changes or no known commit: commit first, then run full."
 
+# %% ../nbs/00_core.ipynb #0a412c0d
 def project_root(start: str | Path | None = None) -> Path:
     "The top of the iclr26 checkout (the folder with `pyproject.toml` naming iclr26), searched upward; cwd if none."
     p = Path(start or Path.cwd()).resolve()
@@ -396,11 +409,13 @@ def project_root(start: str | Path | None = None) -> Path:
     if here is not None and (here / "nbs").exists(): return here
     return Path.cwd()
 
+# %% ../nbs/00_core.ipynb #c0eabc73
 def results_dir(scale: str | None = None) -> Path:
     "The results folder (`$ICLR26_RESULTS` or `<root>/results`), or its `scale` subfolder."
     base = Path(os.environ["ICLR26_RESULTS"]) if os.environ.get("ICLR26_RESULTS") else project_root() / "results"
     return base / check_scale(scale) if scale is not None else base
 
+# %% ../nbs/00_core.ipynb #f1c8c10e
 def versions(extra: Sequence[str] = ()) -> dict[str, str]:
     "Versions of Python and of the main packages (those importable), for results files."
     from importlib import metadata
@@ -410,6 +425,7 @@ def versions(extra: Sequence[str] = ()) -> dict[str, str]:
         except metadata.PackageNotFoundError: pass
     return out
 
+# %% ../nbs/00_core.ipynb #0d008506
 def git_commit(root: str | Path | None = None) -> str | None:
     "HEAD's commit, `+dirty` with uncommitted changes outside `results/` (which a run writes itself); None outside git."
     root = Path(root or project_root())
@@ -426,6 +442,7 @@ def is_reproducible(commit: str | None) -> bool:
     "True when `commit` names a clean commit (known, no `+dirty`): the run can be repeated from that commit."
     return isinstance(commit, str) and bool(commit) and not commit.endswith("+dirty")
 
+# %% ../nbs/00_core.ipynb #01094de0
 def _allow_dirty(allow_dirty: bool | None) -> bool:
     "`allow_dirty`, or when None the environment switch `$ICLR26_ALLOW_DIRTY` (1/true/yes)."
     if allow_dirty is None: return os.environ.get("ICLR26_ALLOW_DIRTY", "").strip().lower() in ("1", "true", "yes")
@@ -461,6 +478,7 @@ def record(paper: str, scale: str, metrics: Mapping[str, Any], claims: Sequence[
     commit = require_clean(scale, allow_dirty)  # full scale: refuses a dirty tree unless allowed
     out = {
         "paper": paper, "scale": scale, "seed": seed,
+        # Eq. (2): the run passes when every gate holds
         "passed": all(c.passed for c in claims if c.gate),
         "wall_time_s": round(time.time() - _T0 if wall_time is None else wall_time, 2),
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -485,6 +503,7 @@ def _rel(f, base: Path) -> str:
     try: return Path(f).resolve().relative_to(Path(base).resolve()).as_posix()
     except ValueError: return str(f)
 
+# %% ../nbs/00_core.ipynb #815979c2
 def _normalise(r: dict) -> dict:
     "A results file as today's readers expect it: files written before `kind`/`reproducible` existed get defaults."
     r = dict(r)
@@ -520,6 +539,7 @@ def scoreboard_rows(results: Iterable[Mapping]) -> list[dict]:
                          "role": "gate" if c["gate"] else "reported", "status": c["status"]})
     return rows
 
+# %% ../nbs/00_core.ipynb #38d42ac0
 def markdown_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None,
                    headers: Sequence[str] | None = None) -> str:
     "A GitHub-flavoured Markdown table of `rows` (dicts)."
@@ -535,6 +555,7 @@ SCOREBOARD_COLUMNS = {"paper": "paper", "scale": "scale", "claim": "claim", "kin
                       "paper_value": "paper's figure",
                       "ours": "ours", "test": "test", "role": "gate", "status": "status"}
 
+# %% ../nbs/00_core.ipynb #4d9ca213
 def scoreboard_markdown(results: Iterable[Mapping]) -> str:
     "The scoreboard as a Markdown table, one row per claim."
     return markdown_table(scoreboard_rows(results), list(SCOREBOARD_COLUMNS), list(SCOREBOARD_COLUMNS.values()))
@@ -550,11 +571,13 @@ def short_commit(commit: str | None) -> str:
     if not commit: return "unknown"
     return commit.split("+")[0][:7] + ("+dirty" if commit.endswith("+dirty") else "")
 
+# %% ../nbs/00_core.ipynb #8c0ded9a
 def best_result(paper: str, results: Iterable[Mapping]) -> Mapping | None:
     "The result of `paper` at the largest scale among `results` (full before demo before smoke), or None."
     rs = [r for r in results if r.get("paper") == paper]
     return max(rs, key=lambda r: SCALES.index(r["scale"])) if rs else None
 
+# %% ../nbs/00_core.ipynb #549d34d2
 def failed_preconditions(result: Mapping) -> list[Mapping]:
     """The preconditions of a results file that failed; for files recorded before preconditions had a kind,
     the failed gated checks of a run that measured no headline (it stopped at them)."""
@@ -563,6 +586,7 @@ def failed_preconditions(result: Mapping) -> list[Mapping]:
     if pre or any(c.get("kind") == "headline" for c in cs): return pre
     return [c for c in cs if c.get("kind") == "check" and c.get("gate") and not c["passed"]]
 
+# %% ../nbs/00_core.ipynb #2b99bc7d
 def headline_verdict(result: Mapping | None) -> str:
     "One of `VERDICTS` for a results file (see 'Headline evidence and verdicts' above)."
     if result is None: return "not run yet"
@@ -579,6 +603,7 @@ def claim_ratio(c: Mapping) -> float | None:
     if c.get("op") not in (">", ">=", "<", "<=") or not (num(v) and num(t)) or (v > 0) != (t > 0): return None
     return v / t
 
+# %% ../nbs/00_core.ipynb #4c4fd886
 def _headline_row(c: Mapping) -> dict:
     "One headline claim of a results file as a scoreboard row: the claim, the paper's number, ours [CI], null, oracle."
     ci = c.get("ci")
@@ -601,6 +626,7 @@ def paper_reason(result: Mapping | None, verdict: str) -> str:
     missing = sorted({k for h in hs for k in missing_evidence(h)})
     return verdict_reason(c) + (f" (missing: {', '.join(missing)})" if missing else "")
 
+# %% ../nbs/00_core.ipynb #e9cd8652
 def headline_summary(results: Iterable[Mapping], papers: Sequence[tuple[str, str]] | None = None) -> list[dict]:
     "One row per paper (`papers`: (key, label) pairs in order; default every paper with a result): headline verdict."
     results = list(results)
@@ -641,6 +667,7 @@ def headline_markdown(summary: Sequence[Mapping], findings: Mapping[str, str] | 
                           ["paper", "headline claim", "paper's number", "ours [95 % CI]", "test", "null", "oracle",
                            "verdict", "why", "claims hold", "commit"])
 
+# %% ../nbs/00_core.ipynb #a1ef434f
 def grouped_markdown(results: Iterable[Mapping], papers: Sequence[tuple[str, str]] | None = None,
                      level: int = 3) -> str:
     "Every claim, one table per paper and scale (headlines, preconditions, claims, then checks), under a heading each."
@@ -705,6 +732,7 @@ def quiet() -> bool:
     "True under CI or `$ICLR26_QUIET`: progress bars off."
     return bool(os.environ.get("ICLR26_QUIET") or os.environ.get("CI"))
 
+# %% ../nbs/00_core.ipynb #62c0ece4
 def progress(iterable: Iterable | None = None, desc: str | None = None, total: int | None = None, **kwargs):
     "A `tqdm` progress bar over `iterable`, disabled when `quiet()`."
     from tqdm.auto import tqdm
@@ -727,6 +755,7 @@ def use_style() -> None:
     import matplotlib as mpl
     mpl.rcParams.update(STYLE)
 
+# %% ../nbs/00_core.ipynb #4e277b75
 def savefig(fig, name: str, paper: str, scale: str) -> Path:
     "Save `fig` as `results/<scale>/figures/<paper>/<name>.png`; return the path."
     if not isinstance(name, str) or not name or "/" in name:
