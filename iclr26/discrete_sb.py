@@ -85,8 +85,8 @@ def gaussian_log_q(S: int, alpha: float, dtype=torch.float64) -> torch.Tensor:
     ("Log of the doubly stochastic Gaussian one-step matrix: off-diagonal `exp(-4 (i-j)^2 / (alpha (S-1))^2) / Z`, "
      "diagonal fills each row to 1.")
     S = _check_S(S)
-    if not isinstance(alpha, (int, float)) or not alpha > 0:
-        raise ValueError(f"alpha must be a positive number, got {alpha!r}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < math.inf:
+        raise ValueError(f"alpha must be a positive finite number, got {alpha!r}")
     w = (alpha * (S - 1)) ** 2
     idx = torch.arange(S, dtype=dtype)
     diff = idx[:, None] - idx[None, :]
@@ -101,7 +101,7 @@ def uniform_log_q(S: int, alpha: float, steps: int = 1, dtype=torch.float64) -> 
     ("Log of `Q^steps` for `Q = a I + (1-a)/S 11^T`, `a = 1 - alpha S/(S-1)` (leave the current state with "
      "probability alpha).")
     S = _check_S(S)
-    if not isinstance(alpha, (int, float)) or not 0 < alpha <= (S - 1) / S:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha <= (S - 1) / S:
         raise ValueError(f"alpha must be in (0, (S-1)/S], got {alpha!r}")
     a = (1 - alpha * S / (S - 1)) ** steps
     lq = torch.full((S, S), math.log((1 - a) / S) if a < 1 else float("-inf"), dtype=dtype)
@@ -730,20 +730,32 @@ def _tv_counts(a: torch.Tensor, b: torch.Tensor, bins: int) -> float:
     return 0.5 * (pa / pa.sum() - pb / pb.sum()).abs().sum().item()
 
 
-def shape_score(x_true: torch.Tensor, x_pred: torch.Tensor, S: int) -> float:
-    "1 - mean over coordinates of the TV distance between 1-D empirical marginals."
-    if x_true.dim() != 2 or x_pred.dim() != 2 or x_true.shape[1] != x_pred.shape[1]:
+def _check_samples(x_true, x_pred, S) -> None:
+    "x_true, x_pred: non-empty (n, D) integer tensors of states in [0, S) with the same D; S an int >= 2."
+    _check_S(S)
+    for name, x in (("x_true", x_true), ("x_pred", x_pred)):
+        if not isinstance(x, torch.Tensor): raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+        if x.dtype.is_floating_point or x.dtype.is_complex or x.dtype == torch.bool:
+            raise TypeError(f"{name} must hold integer states, got dtype {x.dtype}")
+        if x.dim() != 2 or x.shape[0] == 0 or x.shape[1] == 0:
+            raise ValueError(f"{name} must be a non-empty (n, D) tensor, got shape {tuple(x.shape)}")
+        if x.min() < 0 or x.max() >= S:
+            raise ValueError(f"{name} must hold states in [0, {S}), got [{x.min()}, {x.max()}]")
+    if x_true.shape[1] != x_pred.shape[1]:
         raise ValueError(f"x_true and x_pred must be (n, D) with the same D, got {tuple(x_true.shape)}, "
                          f"{tuple(x_pred.shape)}")
+
+
+def shape_score(x_true: torch.Tensor, x_pred: torch.Tensor, S: int) -> float:
+    "1 - mean over coordinates of the TV distance between 1-D empirical marginals."
+    _check_samples(x_true, x_pred, S)
     return 1 - float(np.mean([_tv_counts(x_true[:, d].long(), x_pred[:, d].long(), S) for d in range(x_true.shape[1])]))
 
 
 def trend_score(x_true: torch.Tensor, x_pred: torch.Tensor, S: int, max_pairs: int = 64, seed: int = 0) -> float:
     ("1 - mean TV between 2-D empirical marginals of coordinate pairs (all pairs, or `max_pairs` random ones). D=1: "
      "the 1-D score.")
-    if x_true.dim() != 2 or x_pred.dim() != 2 or x_true.shape[1] != x_pred.shape[1]:
-        raise ValueError(f"x_true and x_pred must be (n, D) with the same D, got {tuple(x_true.shape)}, "
-                         f"{tuple(x_pred.shape)}")
+    _check_samples(x_true, x_pred, S)
     D = x_true.shape[1]
     if D == 1: return shape_score(x_true, x_pred, S)
     pairs = [(i, j) for i in range(D) for j in range(i + 1, D)]

@@ -346,3 +346,74 @@ def test_benchmark_from_catsbench_objects():
     assert ch.N == 4 and ch.S == 12 and ch.kind == "uniform"
     with pytest.raises(TypeError, match="Prior"): chain_from_catsbench(object())
     with pytest.raises(TypeError, match="BenchmarkHD"): benchmark_from_catsbench(object())
+
+
+# ---- property tests for bad input (issue #60): each bad argument fails with an error that names it ----
+from hypothesis import given, settings, strategies as st
+
+_bad_alpha = st.one_of(st.floats(max_value=0.0), st.just(float("nan")), st.just(float("inf")), st.just(-float("inf")))
+
+
+@settings(max_examples=20, deadline=None)
+@given(alpha=_bad_alpha, kind=st.sampled_from(["gaussian", "uniform"]))
+def test_property_bad_alpha_names_alpha(alpha, kind):
+    with pytest.raises(ValueError, match="alpha"):
+        ReferenceChain(6, kind, alpha, num_timesteps=2, num_skip_steps=1)
+
+
+@settings(max_examples=20, deadline=None)
+@given(S=st.one_of(st.integers(max_value=1), st.floats(allow_nan=True), st.booleans()))
+def test_property_bad_num_categories_names_S(S):
+    with pytest.raises((ValueError, TypeError), match="S"):
+        ReferenceChain(S)
+
+
+@settings(max_examples=20, deadline=None)
+@given(dim=st.one_of(st.integers(max_value=0), st.floats(allow_nan=True), st.booleans()),
+       which=st.sampled_from(["dim", "num_potentials"]))
+def test_property_bad_benchmark_sizes_name_the_argument(dim, which):
+    kw = {"dim": 2, "num_categories": 6, "num_potentials": 2, which: dim}
+    with pytest.raises(ValueError, match=which):
+        SBBenchmark(**kw, num_timesteps=2, num_skip_steps=1)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(0, 4), d1=st.integers(0, 3), d2=st.integers(0, 3), lo=st.integers(-2, 0), hi=st.integers(4, 7),
+       floaty=st.booleans(), fn=st.sampled_from([shape_score, trend_score]))
+def test_property_scores_reject_bad_samples(n, d1, d2, lo, hi, floaty, fn):
+    S = 5
+    a = torch.zeros(n, d1, dtype=torch.long)
+    b = torch.full((max(n, 1), d2), 0, dtype=torch.long)
+    if n and d1: a[0, 0], a[-1, -1] = lo, min(hi, S - 1)
+    if floaty: b = b.float()
+    ok = n > 0 and d1 > 0 and d1 == d2 and lo >= 0 and not floaty
+    if ok:
+        assert 0.0 <= fn(a, b, S) <= 1.0
+    else:
+        with pytest.raises((ValueError, TypeError), match="x_true|x_pred"):
+            fn(a, b, S)
+
+
+@settings(max_examples=20, deadline=None)
+@given(m=st.integers(1, 3), k1=st.integers(0, 3), k2=st.integers(0, 3), n=st.integers(1, 3))
+def test_property_lse_matmul_shapes(m, k1, k2, n):
+    a, b = torch.randn(m, k1, dtype=torch.float64), torch.randn(k2, n, dtype=torch.float64)
+    if k1 == k2:
+        torch.testing.assert_close(lse_matmul(a, b), torch.logsumexp(a[:, :, None] + b[None], 1))
+    else:
+        with pytest.raises(ValueError, match="shapes"):
+            lse_matmul(a, b)
+
+
+@settings(max_examples=20, deadline=None)
+@given(p=st.one_of(st.floats(max_value=0.0), st.floats(min_value=1.0), st.just(float("nan"))))
+def test_property_dlightsb_bad_sample_prob(p):
+    with pytest.raises(ValueError, match="sample_prob"):
+        DLightSB(ReferenceChain(6, num_timesteps=2, num_skip_steps=1), 2, 2, sample_prob=p)
+
+
+@settings(max_examples=20, deadline=None)
+@given(steps=st.integers(max_value=-1))
+def test_property_fit_negative_steps(steps):
+    with pytest.raises(ValueError, match="steps"):
+        fit(lambda: torch.zeros(()), [], steps, 0.1)
