@@ -652,7 +652,9 @@ class ArenaScheduler:
                 q = av if self.pair_probs is None else self.pair_probs * ok
                 m = self.rng.choice(M, size=k, p=q / q.sum())
             return self.pi[m], self.pj[m]
-        if self._stale >= self.refit_every: self.newton_step()
+        # battles arrived since the last fit: refit to convergence (a warm-started Newton run, usually 1-3 steps), so
+        # that a bulk `observe()` is never ranked at stale ratings
+        if self._stale >= self.refit_every: self.refit()
         if self.method == "nearest":
             d = np.abs(self.r[:, None] - self.r[None, :]) + 1e-9 * self.rng.random((self.N, self.N))
             np.fill_diagonal(d, np.inf)

@@ -16,6 +16,14 @@ import numpy as np
 from scipy.optimize import linprog, minimize
 from scipy.special import log_ndtr, ndtri, ndtri_exp
 
+def _optional(name: str, extra: str = "coarse"):
+    "Import the optional dependency `name`, or raise an ImportError naming the extra that installs it."
+    import importlib
+    try: return importlib.import_module(name)
+    except ImportError as e:
+        pkg = name.split(".")[0]
+        raise ImportError(f"this needs {pkg} ({e}); install it with: pip install 'iclr26[{extra}]'") from e
+
 # %% auto #0
 __all__ = ['log_interval_prob', 'trunc_moments', 'trunc_normal', 'BoxSets', 'chebyshev_center', 'PolytopeSets', 'Partition',
            'random_rotation', 'GridPartition', 'slabs', 'HyperplanePartition', 'PolytopePartition', 'voronoi_partition',
@@ -844,7 +852,7 @@ def intreg(X, a, b, w0=None, sigma0: float = 1.0) -> tuple[np.ndarray, float]:
 
 def ols_midpoints(X, a, b) -> np.ndarray:
     "The baseline: ordinary least squares (statsmodels) of the interval midpoints on x."
-    import statsmodels.api as sm
+    sm = _optional("statsmodels.api")
     X = _points(X, None)
     mid = (np.asarray(a, float) + np.asarray(b, float)) / 2
     if mid.shape != (len(X),): raise ValueError(f"a and b must have shape ({len(X)},) to match X")

@@ -16,13 +16,21 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import optimize, stats
 
+def _optional(name: str, extra: str = "dpiv"):
+    "Import the optional dependency `name`, or raise an ImportError naming the extra that installs it."
+    import importlib
+    try: return importlib.import_module(name)
+    except ImportError as e:
+        pkg = name.split(".")[0]
+        raise ImportError(f"this needs {pkg} ({e}); install it with: pip install 'iclr26[{extra}]'") from e
+
 # %% auto #0
 __all__ = ['ADJACENCIES', 'SYNTH_THETA', 'SYNTH_BETA', 'CARD_CONTROLS', 'CARD_CONTROLS_FULL', 'CARD_RANGES', 'MROZ_RANGES',
            'check_iv_data', 'tsls', 'ols', 'clip_weights', 'clipped_grad_stage1', 'clipped_grad_stage2', 'sensitivity',
            'noise_scale', 'zcdp_to_dp_bs', 'zcdp_to_dp_cks', 'opendp_epsilon', 'gdp_delta', 'gdp_epsilon',
-           'privacy_report', 'DPIVResult', 'dp_2s_gd_many', 'dp_2s_gd', 'IVData', 'make_iv_data', 'load_card',
-           'load_mroz', 'private_moments', 'standardise', 'library_fits', 'AuditResult', 'canary_audit', 'DPInterval',
-           'dp_confidence_interval']
+           'privacy_report', 'DPIVResult', 'DPIVConvergenceWarning', 'convergence_gap', 'dp_2s_gd_many', 'dp_2s_gd',
+           'IVData', 'make_iv_data', 'load_card', 'load_mroz', 'private_moments', 'standardise', 'library_fits',
+           'AuditResult', 'canary_audit', 'DPInterval', 'dp_confidence_interval']
 
 # %% ../nbs/27_dp_iv.ipynb #9511dae0
 def check_iv_data(Z: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -143,7 +151,7 @@ def opendp_epsilon(rho: float, delta: float) -> float:
     ("$\\varepsilon$ at `delta` for a $\\rho$-zCDP mechanism, from OpenDP's `make_zCDP_to_approxDP` (applied to a "
      "Gaussian measurement with that $\\rho$).")
     rho, delta = _check_rho(rho), _check_delta(delta)
-    import opendp.prelude as dp
+    dp = _optional("opendp.prelude")
     dp.enable_features("contrib")
     meas = dp.m.make_gaussian(
         dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), 1.0 / math.sqrt(2.0 * rho)
@@ -211,10 +219,36 @@ def _engine_data(Z, X, y):
     for k in range(Z.shape[0]): check_iv_data(Z[k], X[k], y[k])
     return Z, X, y
 
+class DPIVConvergenceWarning(UserWarning):
+    "DP-2S-GD's T steps did not bring the non-private iterate near its fixed point: the estimate is not the IV fit."
+
+def convergence_gap(Z: Any, X: Any, y: Any, theta: Any, beta: Any, C1: float = 4.0,
+                    C2: float = 4.0) -> tuple[float, float]:
+    """(stage 1, stage 2) relative distance of `(theta, beta)` from the fixed point of the clipped objectives,
+    estimated by one Newton step: $\\|H_1^{-1}g_1\\|/\\|\\Theta\\|$ and $\\|H_2^{-1}g_2\\|/\\|\\beta\\|$, with $g$ the
+    clipped gradients and $H$ their clip-weighted Hessians. Near 0: converged; of order 1: the iterate is far."""
+    Z, X, y = check_iv_data(Z, X, y)
+    theta, beta = np.asarray(theta, float), np.asarray(beta, float)
+    if theta.shape != (Z.shape[1], X.shape[1]) or beta.shape != (X.shape[1],):
+        raise ValueError(f"theta must have shape {(Z.shape[1], X.shape[1])} and beta {(X.shape[1],)}; got "
+                         f"{theta.shape}, {beta.shape}")
+    n = Z.shape[0]
+    R = Z @ theta - X
+    w1 = clip_weights(np.linalg.norm(Z, axis=1) * np.linalg.norm(R, axis=1), C1)
+    A = Z @ theta
+    e = A @ beta - y
+    w2 = clip_weights(np.linalg.norm(A, axis=1) * np.abs(e), C2)
+    def rel(H, g, x):
+        try: step = np.linalg.lstsq(H, g, rcond=None)[0]
+        except np.linalg.LinAlgError: return math.inf
+        return float(np.linalg.norm(step) / max(np.linalg.norm(x), 1e-12))
+    return (rel(Z.T @ (w1[:, None] * Z) / n, Z.T @ (w1[:, None] * R) / n, theta),
+            rel(A.T @ (w2[:, None] * A) / n, A.T @ (w2 * e) / n, beta))
+
 def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: Sequence[int] = (0,), *,
                   split: float = 0.5, eta: float = 0.5, alpha: float = 0.5, C1: float = 4.0, C2: float = 4.0,
                   private: bool = True, schedule: str = "joint", noise_factor: float = 1.0, trace: bool = False,
-                  adjacency: str = "replace") -> DPIVResult:
+                  adjacency: str = "replace", check_convergence: bool = True, conv_tol: float = 0.05) -> DPIVResult:
     """Run DP-2S-GD for every total budget in `rhos` and every seed in `seeds` (returns arrays of shape `(S, R, ...)`).
 
     `Z, X, y` are one data set (`(n, d_z)`, `(n, d_x)`, `(n,)`) shared by all seeds, or one per seed
@@ -224,7 +258,12 @@ def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: 
     or 'add_remove' (one record added or removed, $\\Delta=C/n$, the normaliser $n$ public).
     `private=False` drops the noise (clipping still applies unless `C1=C2=inf`). `noise_factor` scales the
     calibrated noise and exists for audits only: values below 1 void the privacy guarantee. `trace=True`
-    keeps $\\Theta_t$, $\\beta_t$ and the released noisy gradients of every step (arrays `(S, R, T, ...)`)."""
+    keeps $\\Theta_t$, $\\beta_t$ and the released noisy gradients of every step (arrays `(S, R, T, ...)`).
+    `check_convergence`: also run the same T steps without noise and warn (`DPIVConvergenceWarning`, naming T)
+    when that iterate is farther than `conv_tol` (relative, `convergence_gap`) from its fixed point: the
+    estimate then reflects too few steps, not the privacy noise (Card's weak first stage needs thousands of
+    steps). The check reads the confidential data: it is a diagnostic for the data holder, and the warning
+    is not part of the private release."""
     seeds = [check_int("seed", s, 0) for s in np.atleast_1d(seeds)]
     S = len(seeds)
     Zg, Xg, yg = _engine_data(Z, X, y)
@@ -244,6 +283,10 @@ def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: 
         raise ValueError(f"schedule must be 'joint' or 'sequential', got {schedule!r}")
     if not (noise_factor >= 0): raise ValueError(f"noise_factor must be >= 0, got {noise_factor!r}")
     if adjacency not in ADJACENCIES: raise ValueError(f"adjacency must be one of {ADJACENCIES}, got {adjacency!r}")
+    if not isinstance(check_convergence, bool):
+        raise TypeError(f"check_convergence must be a bool, got {type(check_convergence).__name__}")
+    if isinstance(conv_tol, bool) or not isinstance(conv_tol, (int, float, np.floating)) or not conv_tol > 0:
+        raise ValueError(f"conv_tol must be a positive number, got {conv_tol!r}")
     rho1, rho2 = split * rhos, (1 - split) * rhos
     if private:
         if math.isinf(C1) or math.isinf(C2):
@@ -315,6 +358,23 @@ def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: 
                 tr["g2"].append(run(G2))
             b = b - alpha * G2
     if trace: tr = {k: np.stack(v, axis=2) for k, v in tr.items()}   # (S, R, T, ...)
+    if check_convergence:                      # the noise-free run of the same T steps, one per data set
+        if private:
+            ref = dp_2s_gd_many(Zg, Xg, yg, [1.0], T, list(range(G)), split=split, eta=eta, alpha=alpha, C1=C1, C2=C2,
+                                private=False, schedule=schedule, check_convergence=False)
+            Th0, b0 = ref.theta[:, 0], ref.beta[:, 0]
+        else: Th0, b0 = Th[:, 0], b[:, 0]
+        gaps = np.array([convergence_gap(Zg[g], Xg[g], yg[g], Th0[g], b0[g], C1, C2) for g in range(G)])
+        worst = gaps.max(axis=0)
+        if worst.max() > conv_tol:
+            stage = 1 if worst[0] >= worst[1] else 2
+            warnings.warn(
+                f"DP-2S-GD did not converge in T={T} steps: without noise the stage-{stage} iterate is a relative "
+                f"distance {worst.max():.3g} from its fixed point (stage 1 {worst[0]:.3g}, stage 2 {worst[1]:.3g}; "
+                f"conv_tol={conv_tol:g}), so the estimate reflects too few steps, not the privacy noise. Raise T "
+                "(the noise per step grows only as sqrt(T)), raise the step sizes eta/alpha, or check the "
+                "instrument's strength; check_convergence=False silences this.",
+                DPIVConvergenceWarning, stacklevel=2)
     return DPIVResult(
         beta=run(b), theta=run(Th), sigma1=s1, sigma2=s2, rho1=rho1, rho2=rho2, T=T, n=n, trace=tr, adjacency=adjacency
     )
@@ -392,7 +452,7 @@ def load_card(
 
     `rho_std`: see `standardise` (None: public moments, as in the paper; a number: private moments with the public
     bounds `CARD_RANGES`)."""
-    from linearmodels.datasets import card
+    card = _optional("linearmodels.datasets.card")
     df = card.load()
     cols = list(controls) + ["educ", "nearc4", "lwage"]
     df = df[cols].dropna().reset_index(drop=True)
@@ -405,7 +465,7 @@ def load_mroz(rho_std: float | None = None, adjacency: str = "replace", seed: in
     fatheduc, motheduc), standardised.
 
     `rho_std`: see `standardise` (public bounds `MROZ_RANGES`)."""
-    from linearmodels.datasets import mroz
+    mroz = _optional("linearmodels.datasets.mroz")
     df = mroz.load()
     df = df[df.inlf == 1][["lwage", "educ", "exper", "expersq", "fatheduc", "motheduc"]].dropna().reset_index(drop=True)
     return standardise(
@@ -494,8 +554,8 @@ def standardise(df: Any, z_cols: Sequence[str], x_cols: Sequence[str], y_col: st
 def library_fits(data: IVData) -> dict:
     ("2SLS (linearmodels) and OLS (statsmodels) on the original columns with an intercept; the educ/last-regressor "
      "coefficient and its 95% CI, plus the standardised 2SLS vector.")
-    import pandas as pd, statsmodels.api as sm
-    from linearmodels.iv import IV2SLS
+    import pandas as pd
+    sm, IV2SLS = _optional("statsmodels.api"), _optional("linearmodels.iv").IV2SLS
     df = data.frame
     if df is None: raise ValueError("data has no original frame (library_fits is for the real data sets)")
     endog = [c for c in data.x_names if c not in data.z_names]
@@ -580,7 +640,8 @@ def canary_audit(
         X = np.vstack([base.X, sign * xc * (0.0 if null and sign < 0 else 1.0)])
         y = np.append(base.y, 0.0)
         r = dp_2s_gd_many(Z, X, y, [2 * rho1], T, list(range(seed * 10**7 + off, seed * 10**7 + off + trials)),
-                          C1=C1, eta=eta, noise_factor=noise_factor, trace=True, adjacency=adjacency)
+                          C1=C1, eta=eta, noise_factor=noise_factor, trace=True, adjacency=adjacency,
+                          check_convergence=False)   # audits the released gradients, not the estimate
         Th = r.trace["theta"][:, 0]
         G = r.trace["g1"][:, 0]             # (trials, T, dz, dx)
         others = np.stack([clipped_grad_stage1(base.Z, base.X, Th[:, t], C1) for t in range(T)], axis=1) * (n - 1) / n

@@ -14,9 +14,19 @@ from itertools import combinations
 from pathlib import Path
 from typing import Sequence
 
-import networkx as nx
 import numpy as np
 from scipy import optimize, sparse, stats
+try: import networkx as nx
+except ImportError as e:  # an optional dependency: name the extra that installs it
+    raise ImportError(f"iclr26.homdp needs networkx ({e}); install it with: pip install 'iclr26[homdp]'") from e
+
+def _optional(name: str, extra: str = "homdp"):
+    "Import the optional dependency `name`, or raise an ImportError naming the extra that installs it."
+    import importlib
+    try: return importlib.import_module(name)
+    except ImportError as e:
+        pkg = name.split(".")[0]
+        raise ImportError(f"this needs {pkg} ({e}); install it with: pip install 'iclr26[{extra}]'") from e
 
 # %% auto #0
 __all__ = ['TD_MAX_ENTRIES', 'CSL_SKIPS', 'to_adjacency', 'project_max_degree', 'check_degree_bound', 'is_cycle', 'pattern_name',
@@ -523,7 +533,7 @@ def zcdp_epsilon(rho: float, delta: float = 1e-6, method: str = "cks") -> float:
 
 def opendp_zcdp_epsilon(rho: float, delta: float = 1e-6) -> float:
     "ε at δ of a ρ-zCDP Gaussian release, computed by OpenDP (a Gaussian measurement cast with make_zCDP_to_approxDP)."
-    import opendp.prelude as dp
+    dp = _optional("opendp.prelude")
     rho = _check_pos("rho", rho)
     delta = _check_delta(delta)
     dp.enable_features("contrib")
@@ -747,8 +757,8 @@ def read_ogb_graphprop(root) -> tuple[list[nx.Graph], np.ndarray]:
 # %% ../nbs/20_private_homdensity.ipynb #f5205833
 def make_classifier(model: str = "knn", seed: int = 0, **kw):
     "A scikit-learn classifier: 'knn' (5-NN) or 'rf' (random forest, 200 trees, min_samples_split=10); `kw` overrides."
-    from sklearn.ensemble import RandomForestClassifier
-    from sklearn.neighbors import KNeighborsClassifier
+    RandomForestClassifier = _optional("sklearn.ensemble").RandomForestClassifier
+    KNeighborsClassifier = _optional("sklearn.neighbors").KNeighborsClassifier
     if model == "knn": return KNeighborsClassifier(**{"n_neighbors": 5, **kw})
     if model == "rf":
         return RandomForestClassifier(
@@ -768,8 +778,8 @@ def holdout_accuracy(
     X, y, model: str = "knn", test_size: float = 0.2, seed: int = 0, standardize: bool = False, **kw
 ) -> float:
     "Accuracy of `model` on a stratified hold-out split (fit on the rest)."
-    from sklearn.model_selection import train_test_split
-    from sklearn.preprocessing import StandardScaler
+    train_test_split = _optional("sklearn.model_selection").train_test_split
+    StandardScaler = _optional("sklearn.preprocessing").StandardScaler
     X, y = _check_xy(X, y)
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=test_size, random_state=seed, stratify=y)
     if standardize:
@@ -779,9 +789,10 @@ def holdout_accuracy(
 
 def cv_accuracy(X, y, model: str = "knn", folds: int = 5, seed: int = 0, standardize: bool = True, **kw) -> float:
     "Mean accuracy of `model` over stratified `folds`-fold cross-validation."
-    from sklearn.model_selection import StratifiedKFold, cross_val_score
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
+    _m = _optional("sklearn.model_selection")
+    StratifiedKFold, cross_val_score = _m.StratifiedKFold, _m.cross_val_score
+    make_pipeline = _optional("sklearn.pipeline").make_pipeline
+    StandardScaler = _optional("sklearn.preprocessing").StandardScaler
     X, y = _check_xy(X, y)
     clf = make_classifier(model, seed, **kw)
     if standardize: clf = make_pipeline(StandardScaler(), clf)
@@ -789,7 +800,7 @@ def cv_accuracy(X, y, model: str = "knn", folds: int = 5, seed: int = 0, standar
 
 def reidentification_rate(noisy, clean, k: int = 1) -> float:
     "Share of private embeddings whose own clean embedding is among their `k` nearest clean embeddings (Euclidean)."
-    from sklearn.neighbors import NearestNeighbors
+    NearestNeighbors = _optional("sklearn.neighbors").NearestNeighbors
     noisy, clean = np.asarray(noisy, float), np.asarray(clean, float)
     if noisy.shape != clean.shape: raise ValueError("noisy and clean must have the same shape")
     idx = NearestNeighbors(n_neighbors=_check_int("k", k, 1)).fit(clean).kneighbors(noisy, return_distance=False)

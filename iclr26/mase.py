@@ -13,18 +13,20 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
-import networkx as nx
+try: import networkx as nx
+except ImportError as e:  # an optional dependency: name the extra that installs it
+    raise ImportError(f"iclr26.mase needs networkx ({e}); install it with: pip install 'iclr26[mase]'") from e
 from scipy import sparse
 from scipy.optimize import linprog
 
 # %% auto #0
-__all__ = ['AGGREGATORS', 'DEVIATIONS', 'LP_OPTIONS', 'NormalFormGame', 'check_distribution', 'product_distribution',
+__all__ = ['AGGREGATORS', 'DEVIATIONS', 'LP_OPTIONS', 'MAX_TABLE', 'NormalFormGame', 'check_distribution', 'product_distribution',
            'point_mass', 'prisoners_dilemma', 'coordination_game', 'battle_of_the_sexes', 'stag_hunt', 'chicken',
            'matching_pennies', 'shapley_game', 'public_goods', 'random_game', 'classic_games', 'GraphicalGame',
            'network_game', 'bounded_degree_tree', 'coalitions', 'coalition_weights', 'Deviation', 'coalition_gains',
            'max_coalition_gain', 'exploitability', 'solve_lp', 'MASEResult', 'mase', 'EWFResult', 'ewf',
            'max_welfare_cce', 'max_welfare_ce', 'pure_nash_equilibria', 'nash_equilibria', 'pure_strong_profiles',
-           'TreeDecomposition', 'tree_decomposition', 'MaxSumDP', 'max_sum', 'evaluate_marginals',
+           'TreeDecomposition', 'tree_decomposition', 'check_table_size', 'MaxSumDP', 'max_sum', 'evaluate_marginals',
            'joint_from_marginals']
 
 # %% ../nbs/19_mase.ipynb #d8753551
@@ -108,7 +110,9 @@ class NormalFormGame:
 
     def to_nashpy(self):
         "This game as a `nashpy.Game` (2 players only)."
-        import nashpy
+        try: import nashpy
+        except ImportError as e:
+            raise ImportError(f"to_nashpy needs nashpy ({e}); install it with: pip install 'iclr26[mase]'") from e
         if self.n_players != 2:
             raise ValueError(f"nashpy handles 2-player games; this one has {self.n_players} players")
         return nashpy.Game(self.payoffs[0], self.payoffs[1])
@@ -656,6 +660,7 @@ def mase(
     max_iter: int = 100_000,
     batch: int | None = None,
     time_limit: float | None = None,
+    max_table: int = 10_000_000,
 ) -> MASEResult:
     """Minimum Average-Strong Equilibrium: the distribution $\\mu$ minimising the largest aggregated coalition gain,
     $\\min_\\mu \\max_{C, \\text{dev}} \\sum_{i} \\omega^C_i\\,\\text{gain}_i$, solved as an LP with HiGHS.
@@ -671,7 +676,10 @@ def mase(
     iteration (normal form: the most violated, one per coalition block; structured: the violated coalitions met on
     the oracle's Dinkelbach path, best first; default 1 for normal form, 8 structured). `time_limit`: stop constraint
     generation after
-    this many seconds (then `value` may exceed `lp_value`)."""
+    this many seconds (then `value` may exceed `lp_value`). `max_table`: the largest table (entries) the run may
+    build — one bag's DP table for 'structured' ($\\prod_{v\\in B}(|A_v|+1)$, exponential in the treewidth), the
+    normal form ($n\\prod_i|A_i|$) for 'brute' on a graphical game; a larger one is refused up front with a
+    `ValueError` naming the width and the size."""
     _check_deviation(deviation)
     if aggregator not in AGGREGATORS: raise ValueError(f"aggregator must be one of {AGGREGATORS}, got {aggregator!r}")
     if method not in ("auto", "cg", "full", "structured", "brute"):
@@ -680,13 +688,19 @@ def mase(
     max_iter = _check_int("max_iter", max_iter, 1)
     batch = None if batch is None else _check_int("batch", batch, 1)
     if time_limit is not None: time_limit = _check_real("time_limit", time_limit, 0.0)
+    max_table = _check_int("max_table", max_table, 1)
     if isinstance(game, GraphicalGame):
         if method in ("auto", "structured"):
             if coalition_set not in (None, "all"):
                 raise ValueError("the structured algorithm searches all coalitions (coalition_set='all')")
             return _mase_structured(
-                game, aggregator, deviation, weights, tol, max_iter, time_limit, batch=8 if batch is None else batch
+                game, aggregator, deviation, weights, tol, max_iter, time_limit, batch=8 if batch is None else batch,
+                max_table=max_table,
             )
+        size = game.n_players * math.prod(int(m) for m in game.n_actions)
+        if size > max_table:
+            raise ValueError(f"method={method!r} builds the normal form: {size:.3g} payoff entries (> max_table="
+                             f"{max_table:.3g}); use method='structured' or pass a larger max_table")
         method = "cg" if method == "brute" else method
         r = _mase_dense(
             game.to_normal_form(),
@@ -858,6 +872,19 @@ def tree_decomposition(game: GraphicalGame) -> TreeDecomposition:
         home.append(min(cands, key=lambda k: len(bags[k])))
     return TreeDecomposition(bags, edges, max(len(b) for b in bags) - 1, home)
 
+MAX_TABLE = 10_000_000   # default limit on one DP table (entries): about 80 MB of float64
+
+def check_table_size(td: TreeDecomposition, n_actions: Sequence[int], max_table: int = MAX_TABLE) -> int:
+    """The largest table the structured algorithm builds for decomposition `td` (entries of one bag's DP table,
+    $\\prod_{v\\in B}(|A_v|+1)$); a `ValueError` naming the width and that size when it exceeds `max_table`."""
+    max_table = _check_int("max_table", max_table, 1)
+    size = max(math.prod(int(n_actions[v]) + 1 for v in b) for b in td.bags)
+    if size > max_table:
+        raise ValueError(f"the tree decomposition has width {td.width}: its largest DP table holds {size:.3g} entries "
+                         f"(> max_table={max_table:.3g}); the structured algorithm is exponential in the width. "
+                         "Pass a larger max_table to run it anyway, or use a game of smaller treewidth")
+    return size
+
 def _rooted(td: TreeDecomposition, root: int = 0):
     "(post-order list of bags, parent of each bag) of the decomposition tree rooted at `root`."
     T = nx.Graph()
@@ -938,9 +965,10 @@ def max_sum(
 class _BagModel:
     ("The structured LP: one marginal $\\mu_B$ per bag, consistent on separators; utilities read from each player's "
      "home bag.")
-    def __init__(self, game: GraphicalGame, td: TreeDecomposition | None = None):
+    def __init__(self, game: GraphicalGame, td: TreeDecomposition | None = None, max_table: int = MAX_TABLE):
         self.g = game
         self.td = td or tree_decomposition(game)
+        check_table_size(self.td, game.n_actions, max_table)   # refuse a too-wide game before any work
         self.dom = game.n_actions
         self.shapes = [tuple(self.dom[v] for v in b) for b in self.td.bags]
         self.sizes = [int(np.prod(s)) for s in self.shapes]
@@ -1086,13 +1114,14 @@ class _BagModel:
         return r, C, assign, om
 
 def _mase_structured(
-    game: GraphicalGame, aggregator, deviation, weights, tol, max_iter, time_limit, td=None, batch: int = 1
+    game: GraphicalGame, aggregator, deviation, weights, tol, max_iter, time_limit, td=None, batch: int = 1,
+    max_table: int = MAX_TABLE
 ) -> MASEResult:
     if deviation != "coarse":
         raise NotImplementedError("the structured algorithm handles coarse coalition deviations; use method='brute' "
                                   "for correlated ones")
     t0 = time.perf_counter()
-    mdl = _BagModel(game, td)
+    mdl = _BagModel(game, td, max_table)
     n = game.n_players
     w = _check_aggregator(aggregator, weights, n)
     t_col = mdl.n_mu

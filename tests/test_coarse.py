@@ -355,3 +355,14 @@ def test_intreg_recovers_sigma_and_gradient():
     assert abs(f1 - f0) < 1e-12 and np.allclose(g1[:-1], g0)
     with pytest.raises(ValueError, match="sigma0"):
         intreg(X, a, b, sigma0=-1.0)
+
+
+# ---------------------------------------------------------------- optional dependencies name the extra (issue #60)
+def test_missing_statsmodels_names_the_extra():
+    "iclr26.coarse imports without statsmodels; the OLS baseline then names the extra."
+    import subprocess, sys
+    code = ("import sys\nsys.modules['statsmodels'] = None\nimport numpy as np\nimport iclr26.coarse as c\n"
+            "c.ols_midpoints(np.ones((3, 1)), np.zeros(3), np.ones(3))\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    last = p.stderr.strip().splitlines()[-1]
+    assert p.returncode != 0 and last.startswith("ImportError") and "pip install 'iclr26[coarse]'" in last, last

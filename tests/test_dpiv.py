@@ -327,3 +327,35 @@ def test_confidence_interval_structure_and_bad_input():
         dp_confidence_interval(d.Z, d.X, d.y, level=0.0)
     with pytest.raises(ValueError, match="rho"):
         dp_confidence_interval(d.Z, d.X, d.y, rho=0.0)
+
+
+# ---------------------------------------------------------------- defect: non-convergence is flagged (issue #50)
+def test_card_default_T_warns_and_converged_settings_stay_silent():
+    import warnings
+    from iclr26.dpiv import DPIVConvergenceWarning, convergence_gap, dp_2s_gd, load_card, load_mroz, make_iv_data
+    card, mroz = load_card(), load_mroz()
+    with pytest.warns(DPIVConvergenceWarning, match=r"T=30 steps.*Raise T"):
+        r = dp_2s_gd(card.Z, card.X, card.y, rho=1.0)           # the default T = 30: schooling ≈ 0.03 vs 2SLS 0.80
+    assert r.T == 30
+    with pytest.warns(DPIVConvergenceWarning, match="T=30"): dp_2s_gd(mroz.Z, mroz.X, mroz.y, rho=1000.0)
+    syn = make_iv_data(2000, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dp_2s_gd(mroz.Z, mroz.X, mroz.y, rho=1.0, T=1000)           # converged: silent
+        dp_2s_gd(syn.Z, syn.X, syn.y, rho=1.0)                      # the synthetic design converges at T = 30
+        dp_2s_gd(card.Z, card.X, card.y, rho=1.0, check_convergence=False)
+    np_ = dp_2s_gd(syn.Z, syn.X, syn.y, T=200, private=False)
+    assert max(convergence_gap(syn.Z, syn.X, syn.y, np_.theta, np_.beta)) < 1e-6
+    with pytest.raises(ValueError, match="conv_tol"): dp_2s_gd(syn.Z, syn.X, syn.y, conv_tol=0)
+    with pytest.raises(TypeError, match="check_convergence"): dp_2s_gd(syn.Z, syn.X, syn.y, check_convergence=1)
+
+
+# ---------------------------------------------------------------- optional dependencies name the extra (issue #60)
+@pytest.mark.parametrize("blocked, call", [("linearmodels", "load_card()"), ("linearmodels", "load_mroz()"),
+                                           ("opendp", "opendp_epsilon(1.0, 1e-5)")])
+def test_missing_optional_dependency_names_the_extra(blocked, call):
+    import subprocess, sys
+    code = f"import sys\nsys.modules[{blocked!r}] = None\nfrom iclr26.dpiv import *\n{call}\n"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    last = p.stderr.strip().splitlines()[-1]
+    assert p.returncode != 0 and last.startswith("ImportError") and "pip install 'iclr26[dpiv]'" in last, last

@@ -326,3 +326,17 @@ def test_bad_patterns_and_parameters_refused():
         hom_brute_force(nx.path_graph(8), nx.path_graph(40))
     with pytest.raises(ValueError, match="tree"):
         hom_tree(nx.cycle_graph(4), nx.path_graph(3))
+
+
+# ---------------------------------------------------------------- optional dependencies name the extra (issue #60)
+@pytest.mark.parametrize("blocked, call", [("networkx", ""), ("opendp", "opendp_zcdp_epsilon"),
+                                           ("sklearn", "make_classifier")])
+def test_missing_optional_dependency_names_the_extra(blocked, call):
+    "`import iclr26.homdp` without networkx (and a call that needs opendp / scikit-learn) names the extra."
+    import subprocess, sys
+    code = f"import sys\nsys.modules[{blocked!r}] = None\nimport iclr26.homdp as h\n"
+    if call == "make_classifier": code += "h.make_classifier('knn')\n"
+    elif call: code += f"h.{call}(1.0, 1e-5)\n"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    last = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""
+    assert p.returncode != 0 and last.startswith("ImportError") and "pip install 'iclr26[homdp]'" in last, last

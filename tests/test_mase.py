@@ -229,3 +229,40 @@ def test_treewidth_of_sweep_families():
     widths = [tree_decomposition(network_game(G, seed=0)).width
               for G in (nx.path_graph(12), nx.ladder_graph(6), nx.grid_2d_graph(3, 4), nx.grid_2d_graph(4, 6))]
     assert widths == sorted(widths) and widths[0] == 2 and widths[-1] > widths[1]
+
+
+# ------------------------------------------------------------ defect: a too-wide game is refused up front (issue #50)
+def test_wide_game_refused_up_front():
+    import time
+    from iclr26.mase import check_table_size
+    g = network_game(nx.karate_club_graph(), seed=0)            # dependency-graph width 17: 3^18 = 3.9e8 entries
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"width 17.*3\.87e\+08 entries.*max_table"): mase(g)
+    assert time.perf_counter() - t0 < 1.0
+    with pytest.raises(ValueError, match="max_table"): mase(g, method="brute")   # 34 * 2^34 normal-form entries
+    td = tree_decomposition(g)
+    assert check_table_size(td, g.n_actions, max_table=10**9) == 3**18    # a raised limit lets it through
+    small = network_game(nx.path_graph(5), seed=0)
+    with pytest.raises(ValueError, match=r"width 2: .*27 entries"): mase(small, max_table=26)
+    assert abs(mase(small, max_table=27).value - mase(small).value) < 1e-12
+    with pytest.raises(ValueError, match="max_table"): mase(small, max_table=0)
+
+
+# ---------------------------------------------------------------- optional dependencies name the extra (issue #60)
+def _import_without(blocked: str, module: str = "iclr26.mase") -> str:
+    import subprocess, sys
+    code = f"import sys\nsys.modules[{blocked!r}] = None\nimport {module}\n"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode != 0
+    return p.stderr.strip().splitlines()[-1]
+
+
+def test_missing_networkx_names_the_extra():
+    last = _import_without("networkx")
+    assert last.startswith("ImportError") and "pip install 'iclr26[mase]'" in last
+
+
+def test_missing_nashpy_names_the_extra(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "nashpy", None)
+    with pytest.raises(ImportError, match=r"pip install 'iclr26\[mase\]'"): prisoners_dilemma().to_nashpy()
