@@ -357,6 +357,7 @@ def rollout(theta, dur, mach, greedy: bool = False, rng=None, hidden: int = 16, 
     `theta` (P, D) of any width D and `feats` (B, J, N_FEATURES), row b scored by `theta[b // group]`
     (see `torch_scorer`); None is the built-in MLP of `hidden` units. `grad=True` needs the built-in MLP."""
     theta = np.asarray(theta, dtype=float)
+    if not np.all(np.isfinite(theta)): raise ValueError("theta must be finite (no NaN or inf)")
     env = JobShopEnv(dur, mach)
     if not isinstance(group, (int, np.integer)) or group < 1 or env.B % group:
         raise ValueError(f"group must be an int >= 1 dividing B={env.B}, got {group!r}")
@@ -449,7 +450,8 @@ def es_gradient(fitness, eps, sigma: float, shaping: str = "standardize") -> np.
         raise ValueError(f"eps must have shape fitness.shape + (D,), got {E.shape} for fitness {F.shape}")
     mu = F.shape[-1]
     if mu < 2: raise ValueError(f"mu (population size) must be >= 2, got {mu}")
-    if not sigma > 0: raise ValueError(f"sigma must be > 0, got {sigma}")
+    if not 0 < sigma < np.inf: raise ValueError(f"sigma must be finite and > 0, got {sigma}")
+    if not (np.all(np.isfinite(F)) and np.all(np.isfinite(E))): raise ValueError("fitness and eps must be finite")
     if shaping == "standardize": F = (F - F.mean(-1, keepdims=True)) / (F.std(-1, keepdims=True) + 1e-12)
     elif shaping == "rank": F = np.argsort(np.argsort(F, -1), -1) / (mu - 1) - 0.5
     elif shaping != "none": raise ValueError(f"shaping must be 'standardize', 'rank' or 'none', got {shaping!r}")
@@ -561,7 +563,8 @@ def es_adapt(
     if not isinstance(mu, (int, np.integer)) or mu < 2: raise ValueError(f"mu must be an int >= 2, got {mu!r}")
     if not isinstance(steps, (int, np.integer)) or steps < 0:
         raise ValueError(f"steps must be an int >= 0, got {steps!r}")
-    if not sigma > 0: raise ValueError(f"sigma must be > 0, got {sigma}")
+    if not 0 < sigma < np.inf: raise ValueError(f"sigma must be finite and > 0, got {sigma}")
+    if not np.isfinite(lr): raise ValueError(f"lr must be finite, got {lr}")
     if not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
         raise ValueError(f"n_samples must be an int >= 1, got {n_samples!r}")
     rng = _rng(rng)
@@ -638,7 +641,11 @@ def gap(makespan, reference) -> np.ndarray:
     "Optimality gap in percent, 100 (C - C_ref) / C_ref, broadcast over trailing axes of `makespan`."
     ms = np.asarray(makespan, float)
     ref = np.asarray(reference, float)
-    if np.any(ref <= 0): raise ValueError("reference makespans must be > 0")
+    if ms.size == 0 or ref.size == 0: raise ValueError("makespan and reference must be non-empty")
+    if not np.all(np.isfinite(ms)): raise ValueError("makespan must be finite (no NaN or inf)")
+    if not np.all(np.isfinite(ref)) or np.any(ref <= 0): raise ValueError("reference makespans must be finite and > 0")
+    if ms.shape[:ref.ndim] != ref.shape:
+        raise ValueError(f"makespan's leading axes {ms.shape} must match reference's shape {ref.shape}")
     ref = ref.reshape(ref.shape + (1,) * (ms.ndim - ref.ndim))
     return 100.0 * (ms / ref - 1.0)
 

@@ -334,3 +334,70 @@ def test_rows_of_different_lengths_in_one_batch_match_one_at_a_time():
     for b, inst in enumerate(insts): assert check_schedule(inst, sampled["starts"][b]) == sampled["makespan"][b]
     r = reinforce_adapt(th[0], insts, steps=2, n_samples=4, rng=0)       # Active Search over the mixed batch
     assert np.isfinite(r.theta).all() and np.all(np.diff(r.best_curve, axis=1) <= 0)
+
+
+# ---- property tests for bad input (issue #60): each bad argument fails with an error that names it ----
+from hypothesis import given, settings, strategies as st
+
+_nonfinite = st.sampled_from([float("nan"), float("inf"), -float("inf")])
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(0, 4), m=st.integers(0, 4), bad=st.sampled_from(["none", "nan_ms", "nan_ref", "neg_ref", "len"]))
+def test_property_gap_rejects_bad_input(n, m, bad):
+    ms, ref = np.full((n, m), 110.0), np.full(n, 100.0)
+    if bad == "nan_ms" and ms.size: ms[0, 0] = np.nan
+    if bad == "nan_ref" and n: ref[0] = np.nan
+    if bad == "neg_ref" and n: ref[-1] = -1.0
+    if bad == "len": ref = np.full(n + 1, 100.0)
+    if n > 0 and m > 0 and bad == "none":
+        np.testing.assert_allclose(gap(ms, ref), 10.0)
+    else:
+        with pytest.raises(ValueError, match="makespan|reference"):
+            gap(ms, ref)
+
+
+@settings(max_examples=20, deadline=None)
+@given(sigma=st.one_of(st.floats(max_value=0.0), _nonfinite))
+def test_property_es_bad_sigma(sigma):
+    inst = random_instance(3, 2, rng=0)
+    th = policy_init(4, rng=0)
+    with pytest.raises(ValueError, match="sigma"):
+        es_adapt(th, [inst], steps=1, mu=4, sigma=sigma, hidden=4)
+    with pytest.raises(ValueError, match="sigma"):
+        es_gradient(np.ones(4), np.ones((4, 2)), sigma)
+
+
+@settings(max_examples=20, deadline=None)
+@given(mu=st.one_of(st.integers(max_value=1), st.floats(allow_nan=True)), steps=st.integers(-3, 2))
+def test_property_es_bad_population_and_steps(mu, steps):
+    inst = random_instance(3, 2, rng=0)
+    with pytest.raises(ValueError, match="mu"):
+        es_adapt(policy_init(4, rng=0), [inst], steps=steps, mu=mu, hidden=4)
+
+
+@settings(max_examples=20, deadline=None)
+@given(where=st.integers(0, 10), v=_nonfinite)
+def test_property_rollout_rejects_nonfinite_theta(where, v):
+    inst = random_instance(3, 2, rng=0)
+    th = policy_init(4, rng=0)
+    th[where % len(th)] = v
+    with pytest.raises(ValueError, match="theta"):
+        rollout(th[None], inst.dur[None], inst.mach[None], hidden=4)
+
+
+@settings(max_examples=20, deadline=None)
+@given(J=st.integers(-2, 3), M=st.integers(-2, 3))
+def test_property_random_instance_sizes(J, M):
+    if J >= 1 and M >= 1:
+        assert random_instance(J, M, rng=0).shape == (J, M)
+    else:
+        with pytest.raises(ValueError, match="n_jobs" if J < 1 else "n_machines"):
+            random_instance(J, M, rng=0)
+
+
+@settings(max_examples=20, deadline=None)
+@given(d=st.one_of(_nonfinite, st.floats(max_value=0.0)))
+def test_property_instance_rejects_bad_durations(d):
+    with pytest.raises(ValueError, match="dur"):
+        Instance([[1.0, d], [2.0, 3.0]], [[0, 1], [1, 0]])
