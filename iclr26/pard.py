@@ -128,6 +128,7 @@ def cod_keep(L: int, K: int, r: float = 0.7, r_min: float = 0.2, generator: torc
     n_k = floor(L * max(r^k, r_min)) positions drawn only among those whose predecessor (k-1, t-1) was kept
     (prefix integrity); without it every stream is whole (plain masked-prediction training)."""
     L, K = check_int("L", L, 2), check_int("K", K, 1)
+    r, r_min = check_number("r", r), check_number("r_min", r_min)
     if not 0 < r <= 1: raise ValueError(f"r must be in (0, 1], got {r}")
     if not 0 <= r_min <= 1: raise ValueError(f"r_min must be in [0, 1], got {r_min}")
     prev = torch.arange(0, L - 1)                       # stream 0: every real token that has a target
@@ -400,6 +401,7 @@ def _check_prompt(prompt_ids):
 def commit_round(new: Sequence[int], produced: int, max_new_tokens: int, eos_token_id: int | None = None) -> list[int]:
     """The part of a round's tokens `new` that enters the output after `produced` tokens: cut at the
     `max_new_tokens` budget and just after the first EOS. τ counts only these tokens."""
+    produced, max_new_tokens = check_int("produced", produced, 0), check_int("max_new_tokens", max_new_tokens, 0)
     new = list(new)[:max(0, max_new_tokens - produced)]
     if eos_token_id is not None and eos_token_id in new: new = new[:new.index(eos_token_id) + 1]
     return new
@@ -424,8 +426,14 @@ def verify_sampled(p: torch.Tensor, q: torch.Tensor, drafts: Sequence[int], gene
     target's distributions, `q` [K, V] the draft's. Returns (accepted drafts a, next token): the output then has
     exactly the target's distribution."""
     K = len(drafts)
-    if q.shape[0] != K or p.shape[0] != K + 1:
+    if not isinstance(p, torch.Tensor) or not isinstance(q, torch.Tensor):
+        raise TypeError(f"p and q must be torch.Tensors, got {type(p).__name__}, {type(q).__name__}")
+    if p.dim() != 2 or q.dim() != 2 or q.shape[0] != K or p.shape[0] != K + 1 or q.shape[1] != p.shape[1]:
         raise ValueError(f"need q [K, V] and p [K+1, V] for K={K}, got {tuple(q.shape)}, {tuple(p.shape)}")
+    for name, x in (("p", p), ("q", q)):
+        if not torch.isfinite(x).all() or (x < 0).any(): raise ValueError(f"{name} must hold finite probabilities >= 0")
+    if any(isinstance(d, bool) or not 0 <= int(d) < p.shape[1] for d in drafts):
+        raise ValueError(f"drafts must be token ids in [0, {p.shape[1]}), got {list(drafts)}")
     u = torch.rand(K, generator=generator).tolist()
     for j, d in enumerate(drafts):
         pj, qj = float(p[j, d]), float(q[j, d])
@@ -582,6 +590,13 @@ def interleaved_timing(jobs: Mapping[str, Callable[[], int]], repeats: int = 5) 
 
 def median_ratio(times: Mapping[str, list[tuple[int, float]]], num: str, den: str) -> float:
     "Median over repeats of the tokens/s ratio `num` / `den` (repeat r of one against repeat r of the other)."
+    for k in (num, den):
+        if k not in times: raise ValueError(f"times has no job {k!r} (num/den); jobs: {sorted(times)}")
+    if len(times[num]) != len(times[den]) or not times[num]:
+        raise ValueError(f"times[{num!r}] and times[{den!r}] must hold the same number (>= 1) of repeats, got "
+                         f"{len(times[num])} and {len(times[den])}")
+    if any(not (s > 0 and math.isfinite(s)) or not t > 0 for t, s in times[num] + times[den]):
+        raise ValueError("times must hold (tokens > 0, seconds > 0 and finite) pairs")
     return float(np.median([(tn / sn) / (td / sd) for (tn, sn), (td, sd) in zip(times[num], times[den])]))
 
 # %% ../nbs/12_pard.ipynb #5d0e9b41
@@ -609,7 +624,7 @@ def chi_square_test(samples: Sequence[int], probs: torch.Tensor, min_expected: f
     from scipy.stats import chi2
     if not len(samples): raise ValueError("samples is empty")
     probs = torch.as_tensor(probs, dtype=torch.float64)
-    if probs.dim() != 1 or (probs < 0).any() or abs(float(probs.sum()) - 1) > 1e-6:
+    if probs.dim() != 1 or not torch.isfinite(probs).all() or (probs < 0).any() or abs(float(probs.sum()) - 1) > 1e-6:
         raise ValueError("probs must be a 1-D distribution")
     n = len(samples)
     counts = torch.bincount(torch.as_tensor(list(samples)), minlength=len(probs)).double()

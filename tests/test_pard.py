@@ -392,3 +392,78 @@ def test_vllm_pard_is_lossless_on_the_zoo(tmp_path):
     for meth in ("vsd", "pard"):
         s = m[meth]["spec"]
         assert s["drafts"] > 0 and s["draft_tokens"] == r["k"][meth] * s["drafts"] and 1 <= s["mean_acceptance_length"]
+
+
+# ---- property tests for bad input (issue #60): each bad argument fails with an error that names it ----
+from hypothesis import given, settings, strategies as st
+
+_nonfinite = st.sampled_from([float("nan"), float("inf"), -float("inf")])
+
+
+@settings(max_examples=20, deadline=None)
+@given(r=st.one_of(st.floats(max_value=0.0), st.floats(min_value=1.0001), _nonfinite, st.text(max_size=2)),
+       which=st.sampled_from(["r", "r_min"]))
+def test_property_cod_keep_bad_rates(r, which):
+    if which == "r_min" and isinstance(r, float) and 0 <= r <= 1: r = -r - 0.1
+    with pytest.raises((ValueError, TypeError), match=which):
+        cod_keep(8, 3, **{which: r})
+
+
+@settings(max_examples=20, deadline=None)
+@given(L=st.integers(-3, 1), K=st.integers(-3, 0))
+def test_property_cod_keep_bad_sizes(L, K):
+    with pytest.raises(ValueError, match="L"):
+        cod_keep(L, 3)
+    with pytest.raises(ValueError, match="K"):
+        cod_keep(8, K)
+
+
+@settings(max_examples=20, deadline=None)
+@given(K=st.integers(1, 3), dq=st.integers(-1, 1), dp=st.integers(-1, 1), bad=st.sampled_from(["none", "nan", "neg",
+                                                                                              "id"]))
+def test_property_verify_sampled_bad_input(K, dq, dp, bad):
+    V = 5
+    p, q = torch.full((K + 1 + dp, V), 1 / V), torch.full((max(K + dq, 0), V), 1 / V)
+    drafts = [1] * K
+    if bad == "nan" and p.numel(): p[0, 0] = float("nan")
+    if bad == "neg" and q.numel(): q[0, 0] = -0.5
+    if bad == "id": drafts[-1] = V
+    g = torch.Generator().manual_seed(0)
+    if dq == 0 and dp == 0 and bad == "none":
+        a, tok_ = verify_sampled(p, q, drafts, g)
+        assert 0 <= a <= K and 0 <= tok_ < V
+    else:
+        with pytest.raises(ValueError, match="need q|p must|q must|drafts"):
+            verify_sampled(p, q, drafts, g)
+
+
+@settings(max_examples=20, deadline=None)
+@given(v=_nonfinite, n=st.integers(1, 5))
+def test_property_chi_square_rejects_nonfinite_probs(v, n):
+    probs = torch.full((4,), 0.25, dtype=torch.float64)
+    probs[1] = v
+    with pytest.raises(ValueError, match="probs"):
+        chi_square_test([0] * n, probs)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n1=st.integers(0, 3), n2=st.integers(0, 3), s=st.one_of(st.floats(0.01, 2.0), _nonfinite, st.just(0.0)))
+def test_property_median_ratio_bad_times(n1, n2, s):
+    times = {"a": [(10, 1.0)] * n1, "b": [(10, s)] * n2}
+    if n1 == n2 and n1 > 0 and 0 < s < float("inf"):
+        assert median_ratio(times, "a", "b") == pytest.approx(s)
+    else:
+        with pytest.raises(ValueError, match="times"):
+            median_ratio(times, "a", "b")
+    with pytest.raises(ValueError, match="num/den"):
+        median_ratio(times, "a", "c")
+
+
+@settings(max_examples=20, deadline=None)
+@given(produced=st.integers(-3, 3), budget=st.integers(-3, 3))
+def test_property_commit_round_bad_counts(produced, budget):
+    if produced >= 0 and budget >= 0:
+        assert commit_round([1, 2, 3], produced, budget) == [1, 2, 3][:max(0, budget - produced)]
+    else:
+        with pytest.raises(ValueError, match="produced|max_new_tokens"):
+            commit_round([1, 2, 3], produced, budget)
