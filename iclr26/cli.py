@@ -7,9 +7,10 @@ Docs: https://iclr26.github.io/iclr26/cli.html.md"""
 # %% ../nbs/03_cli.ipynb #28377830
 from __future__ import annotations
 
-import argparse, json, os, re, shutil, subprocess, sys, tarfile, tempfile, time
+import argparse, importlib.util, json, math, os, re, shutil, subprocess, sys, tarfile, tempfile, textwrap, time
 from dataclasses import dataclass
 from pathlib import Path
+from functools import lru_cache
 from typing import Mapping, Sequence
 
 from .core import (SCALES, VERDICTS, DirtyTreeError, best_result, check_scale, grouped_markdown,
@@ -18,10 +19,12 @@ from .core import (SCALES, VERDICTS, DirtyTreeError, best_result, check_scale, g
                          scoreboard_figure, scoreboard_markdown, scoreboard_rows, short_commit)
 
 # %% auto #0
-__all__ = ['PLANNED', 'KATEX_VERSION', 'Notebook', 'notebook_info', 'nbs_dir', 'notebooks', 'Paper', 'papers', 'runnable',
-           'resolve', 'RunResult', 'run_notebook', 'reproduce', 'paper_status', 'paper_labels', 'papers_markdown',
-           'print_scoreboard', 'scoreboard_page', 'katex_dist', 'vendor_katex', 'full_run_markdown', 'build_docs',
-           'toolkits_markdown', 'readme', 'package_docstring', 'write_init', 'main']
+__all__ = ['PLANNED', 'SCALE_BUDGET_S', 'GLOSSARY', 'KATEX_VERSION', 'Notebook', 'notebook_info', 'nbs_dir', 'notebooks', 'Paper',
+           'papers', 'runnable', 'resolve', 'output_dirs', 'expected_seconds', 'extra_requirements', 'missing_extra',
+           'install_hint', 'RunResult', 'run_notebook', 'run_verdicts', 'reproduce', 'paper_status', 'paper_labels',
+           'glossary_markdown', 'findings_links', 'verdict_counts', 'papers_markdown', 'print_scoreboard',
+           'scoreboard_page', 'katex_dist', 'vendor_katex', 'full_run_markdown', 'build_docs', 'toolkits_markdown',
+           'readme', 'package_docstring', 'write_init', 'main']
 
 # %% ../nbs/03_cli.ipynb #618bacc7
 # (number, key, notebook stem, short title) of papers without a notebook yet
@@ -104,9 +107,12 @@ def runnable(root: str | Path | None = None) -> dict[str, Notebook]:
     return {k: nb for k, nb in notebooks(root).items() if nb.runnable}
 
 def resolve(names: Sequence[str], root: str | Path | None = None) -> list[Notebook]:
-    "Notebooks for `names` (keys, notebook stems, or 'all'); a `ValueError` lists the valid names for an unknown one."
+    """Notebooks for `names` (keys, notebook stems, or 'all'); a `ValueError` lists the valid names for an unknown one,
+    and for none at all (running every notebook takes hours: it must be asked for by name, 'all')."""
+    if isinstance(names, str): names = [names]
     avail = runnable(root)
-    if not names or list(names) == ["all"]: return list(avail.values())
+    if not names: raise ValueError(f"names must name the papers to run, or 'all'; valid: all, {', '.join(avail)}")
+    if list(names) == ["all"]: return list(avail.values())
     stems = {nb.path.stem: nb for nb in avail.values()}
     out = []
     for n in names:
@@ -114,6 +120,104 @@ def resolve(names: Sequence[str], root: str | Path | None = None) -> list[Notebo
         if nb is None: raise ValueError(f"unknown paper {n!r}; valid: all, {', '.join(avail)}")
         out.append(nb)
     return out
+
+# %% ../nbs/03_cli.ipynb #0d316007
+# the per-notebook budget of each scale (CONVENTIONS.md): what a run is expected to take when no earlier run says
+SCALE_BUDGET_S: dict[str, int] = {"smoke": 60, "demo": 300, "full": 1800}
+
+def _inside(path: str | Path, root: str | Path) -> bool:
+    "Whether `path` lies in the folder `root`."
+    try: Path(path).resolve().relative_to(Path(root).resolve())
+    except ValueError: return False
+    return True
+
+def output_dirs(scale: str, out: str | Path | None = None, results: str | Path | None = None,
+                root: str | Path | None = None) -> tuple[Path, Path]:
+    """(executed notebooks, results folder) of a run at `scale`. Inside the checkout: `_build/<scale>/nbs` and the
+    checkout's `results/`. From another folder nothing goes into the checkout: `_build/<scale>/nbs` of that folder, and
+    `results/` beside `out` (or in that folder)."""
+    check_scale(scale)
+    root, here = nbs_dir(root).parent, Path.cwd()
+    base = root if _inside(here, root) else here
+    out_dir = Path(out) if out else base / "_build" / scale / "nbs"
+    if results: res = Path(results)
+    elif base == root: res = root / "results"
+    else: res = (Path(out).resolve().parent if out else here) / "results"
+    return out_dir.resolve(), res.resolve()
+
+def _duration(s: float) -> str:
+    "Seconds in words: '45 s', '12 min', '1 h 50 min'."
+    if s < 90: return f"{s:.0f} s"
+    m = round(s / 60)
+    return f"{m} min" if m < 60 else f"{m // 60} h {m % 60:02d} min"
+
+def expected_seconds(nbs: Sequence[Notebook], scale: str, results: str | Path | None = None,
+                     root: str | Path | None = None) -> tuple[float, str]:
+    """The expected wall time of running `nbs` at `scale`, and how it was estimated: each notebook's last recorded
+    time at that scale (in `results`, else the checkout's results: the committed ones for `full`), else the scale's
+    budget (`SCALE_BUDGET_S`, an upper bound)."""
+    check_scale(scale)
+    root = nbs_dir(root).parent
+    known = {}
+    for base in ([Path(results)] if results is not None else []) + [root / "results"]:
+        for r in load_results(scale, base=base) if (base / scale).is_dir() else []:
+            if isinstance(r.get("wall_time_s"), (int, float)): known.setdefault(r["paper"], float(r["wall_time_s"]))
+    got = [known[nb.key] for nb in nbs if nb.key in known]
+    rest = len(nbs) - len(got)
+    parts = ([f"{len(got)} from earlier {scale} runs' wall times"] if got else []) + (
+        [f"{rest} at the {scale} budget of {_duration(SCALE_BUDGET_S[scale])} a notebook"] if rest else [])
+    return sum(got) + rest * SCALE_BUDGET_S[scale], "; ".join(parts)
+
+# %% ../nbs/03_cli.ipynb #0a1aac37
+def _norm(name: str) -> str:
+    "A distribution or extra name in PEP 503's normal form: 'discrete_sb' and 'Discrete.SB' both read 'discrete-sb'."
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+def extra_requirements(extra: str, root: str | Path | None = None) -> list[str] | None:
+    """The requirements of the package's optional-dependency `extra` (a paper's key names its extra): from the
+    checkout's `pyproject.toml`, else from the installed distribution's metadata; None when there is no such extra."""
+    try:
+        import tomllib
+        f = nbs_dir(root).parent / "pyproject.toml"
+        deps = tomllib.loads(f.read_text())["project"]["optional-dependencies"]
+        return next((list(v) for k, v in deps.items() if _norm(k) == _norm(extra)), None)
+    except (ImportError, FileNotFoundError, KeyError):
+        pass
+    from importlib import metadata
+    try: md = metadata.metadata("iclr26")
+    except metadata.PackageNotFoundError: return None
+    if _norm(extra) not in {_norm(e) for e in md.get_all("Provides-Extra") or []}: return None
+    mark = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")
+    return [r.split(";")[0].strip() for r in md.get_all("Requires-Dist") or []
+            if (m := mark.search(r)) and _norm(m.group(1)) == _norm(extra)]
+
+@lru_cache(maxsize=1)
+def _dist_modules() -> dict[str, list[str]]:
+    "Installed distribution (normal form) -> its top-level modules."
+    from importlib import metadata
+    out: dict[str, list[str]] = {}
+    for mod, dists in metadata.packages_distributions().items():
+        for d in dists: out.setdefault(_norm(d), []).append(mod)
+    return out
+
+# the import names of requirements whose module is not their distribution's name (used when one is not installed)
+_MODULE_OF = {"scikit-learn": "sklearn", "pot": "ot", "pytrec-eval-terrier": "pytrec_eval"}
+
+def missing_extra(key: str, root: str | Path | None = None) -> list[str]:
+    "The requirements of paper `key`'s extra whose modules cannot be imported (empty when all can, or it has none)."
+    missing = []
+    for req in extra_requirements(key, root) or []:
+        dist = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", req).group(0)
+        mods = _dist_modules().get(_norm(dist)) or [_MODULE_OF.get(_norm(dist), _norm(dist).replace("-", "_"))]
+        if not any(importlib.util.find_spec(m) is not None for m in mods if not m.startswith("_")): missing.append(dist)
+    return missing
+
+def install_hint(missing: Mapping[str, Sequence[str]]) -> str:
+    "The message for papers whose extra is missing (`missing`: key -> requirements): which extra, and the command."
+    extras = ",".join(missing)
+    what = "; ".join(f"{k} needs the extra '{k}' ({', '.join(m)} not installed)" for k, m in missing.items())
+    return (f"{what}: pip install 'iclr26[{extras}]' (in a checkout: .venv/bin/pip install -e '.[{extras}]', "
+            "or make install for every paper)")
 
 # %% ../nbs/03_cli.ipynb #15151991
 @dataclass
@@ -160,28 +264,57 @@ def run_notebook(nb: Notebook, scale: str, out_dir: str | Path, results: str | P
         else: os.environ["MPLBACKEND"] = old_backend
     return RunResult(nb.key, not err, time.time() - t0, out, err)
 
+# %% ../nbs/03_cli.ipynb #412fdbbd
+def run_verdicts(keys: Sequence[str], scale: str, results: str | Path, since: float = 0.0,
+                 root: str | Path | None = None) -> list[str]:
+    """One line per notebook: the headline verdict and its reason, from the results file a run wrote (at or after
+    `since`, a `time.time()`); a smoke or demo verdict is marked indicative, beside the committed full one."""
+    check_scale(scale)
+    committed = {} if scale == "full" else {r["paper"]: r for r in load_results("full", base=nbs_dir(root).parent /
+                                                                                  "results")}
+    ours = {r["paper"]: r for r in load_results(scale, base=results)} if (Path(results) / scale).is_dir() else {}
+    lines = []
+    for k in keys:
+        f = Path(results) / scale / f"{k}.json"
+        if k not in ours or f.stat().st_mtime < since:
+            lines.append(f"  {k:<16} no results file written by this run ({f})")
+            continue
+        s = headline_summary([ours[k]])[0]
+        full = headline_summary([committed[k]])[0]["verdict"] if k in committed else None
+        note = (f"   [indicative: a {scale} run; the committed full run: {full}]" if full
+                else f"   [indicative: a {scale} run]" if scale != "full" else "")
+        lines.append(f"  {k:<16} {s['verdict']:<12} {s['reason']}{note}")
+    return lines
+
 def reproduce(names: Sequence[str] = ("all",), scale: str = "demo", out_dir: str | Path | None = None,
               results: str | Path | None = None, seed: int | None = None, timeout: float | None = None,
               allow_dirty: bool = False) -> list[RunResult]:
-    "Run the named notebooks (or all) at `scale`, printing progress and elapsed time per notebook; return the outcomes."
+    """Run the named notebooks (or 'all') at `scale`: first the expected time and where everything will go, then
+    progress and elapsed time per notebook, then each paper's verdict; return the outcomes."""
     check_scale(scale)
+    if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0 and math.isfinite(timeout)):
+        raise ValueError(f"timeout must be a positive number of seconds (or None), got {timeout!r}")
     nbs = resolve(names)
     root = nbs_dir().parent
+    missing = {nb.key: m for nb in nbs if (m := missing_extra(nb.key, root))}
+    if missing: raise ValueError(install_hint(missing))  # before papermill starts a kernel that fails on an import
     require_clean(scale, allow_dirty or None, root)  # at full: refuse a dirty tree now, not after the run
     if allow_dirty:  # the notebooks' kernels inherit it; their results say reproducible: false
         os.environ["ICLR26_ALLOW_DIRTY"] = "1"
-    out_dir = Path(out_dir or root / "_build" / scale / "nbs")
-    res = []
+    out_dir, rdir = output_dirs(scale, out_dir, results, root)
+    secs, how = expected_seconds(nbs, scale, rdir, root)
+    print(f"{len(nbs)} notebook(s) at scale={scale}, expected to take about {_duration(secs)} ({how})\n"
+          f"  executed notebooks -> {out_dir}\n  results and figures -> {rdir / scale}\n", flush=True)
+    res, t0 = [], time.time()
     for i, nb in enumerate(nbs, 1):
         print(f"[{i}/{len(nbs)}] {nb.key:<16} {nb.path.name} at scale={scale} ...", flush=True)
-        r = run_notebook(nb, scale, out_dir, results, seed, timeout)
+        r = run_notebook(nb, scale, out_dir, rdir, seed, timeout)
         print(f"    {'ok  ' if r.ok else 'FAIL'} {r.seconds:7.1f} s  -> {r.output}"
               + (f"\n    {r.error[:500]}" if r.error else ""), flush=True)
         res.append(r)
-    rdir = Path(results) if results else root / "results"
-    print(f"\n{sum(r.ok for r in res)}/{len(res)} notebooks ok; executed notebooks in {out_dir}; "
-          f"results in {rdir / scale}; "
-          f"figures in {rdir / scale / 'figures'}")
+    print(f"\n{sum(r.ok for r in res)}/{len(res)} notebooks ok in {_duration(time.time() - t0)}; executed notebooks in "
+          f"{out_dir}; results in {rdir / scale}; figures in {rdir / scale / 'figures'}\n\nHeadline verdicts:")
+    print("\n".join(run_verdicts([r.key for r in res], scale, rdir, t0, root)), flush=True)
     return res
 
 # %% ../nbs/03_cli.ipynb #79de39a9
@@ -213,88 +346,161 @@ def paper_labels(root: str | Path | None = None, link: str | None = None, toolki
                         if link else f"{nb.number:02d} {k}"))
     return out
 
-def papers_markdown(root: str | Path | None = None, results: Sequence[dict] | None = None, link: str = "github") -> str:
-    "The table of papers, with links (`'github'`: notebook files; `'site'`: docs pages) and the headline verdict."
-    if results is None: results = load_results("full", base=nbs_dir(root).parent / "results")
-    rows = []
+# the glossary of the paper table (README, home page) and of the scoreboard page: the words of core's definitions
+GLOSSARY = (
+    "**How to read the verdicts.** A **claim** is one of the paper's statements turned into a measured comparison "
+    "(our value, an operator, a threshold); a **gate** is a claim that must hold or the run fails (the others are "
+    "*reported*: measured and shown, never asserted); a **headline** is the paper's central claim as its abstract "
+    "states it, carried with its evidence: the paper's own number, a 95 % interval for ours, the value a **null** "
+    "method (random, constant, untrained) gets through the same test (✗: it fails, as it must) and the value an "
+    "**oracle** or planted effect gets (✓: it passes, as it must), and whether the protocol is the paper's or ours; a "
+    "**precondition** is a check the headline's test needs in order to mean anything (the base learnt the task, the "
+    "decoder works). A paper's verdict is its worst headline's (`fails`, then `unreachable`, `vacuous`, "
+    "`inconclusive`): `holds` when the conservative end of every headline's CI passes its test; "
+    "`fails` when even the optimistic end of one fails; `inconclusive` when a CI straddles the threshold (the reason "
+    "says how many more seeds would decide it); `not reached` when a precondition failed, so the headline was not "
+    "tested; `vacuous` when the null passes, so the test cannot fail; `unreachable` when the oracle fails, so the test "
+    "cannot pass; `no headline marked` when the results file marks none (the verdict is never guessed from the other "
+    "claims); `not run yet` without a committed full run. Without a CI the point value decides, and the reason says "
+    "so. Results recorded before this protocol carry the evidence added later from numbers the file already holds "
+    "(each such claim records `evidence_added`: the fields, the commit and where the numbers come from) or a `*_why` "
+    "(`ci_why`, `null_why`, `oracle_why`) saying why a field has no value; the reason lists what is still missing. "
+    "*claims hold*: how many of all the run's claims hold; ⚠: the run had uncommitted changes and cannot be "
+    "repeated from its commit.")
+
+_KIND_RANK = {"headline": 0, "precondition": 1, "claim": 2, "check": 3}  # the order claims are listed in
+
+def glossary_markdown(root: str | Path | None = None, results: Sequence[dict] | None = None,
+                      link: str = "github") -> str:
+    "The one-paragraph glossary of claims, gates, headlines, preconditions and verdicts (`GLOSSARY`)."
+    return GLOSSARY + "\n"
+
+def _anchor(heading: str) -> str:
+    "The id a docs page gives a heading: lower case, punctuation dropped, spaces as hyphens (what-we-found)."
+    return re.sub(r"\s+", "-", re.sub(r"[^\w\s-]", "", heading.strip().lower()))
+
+def findings_links(root: str | Path | None = None, link: str = "github") -> dict[str, str]:
+    "Paper key -> the link to its notebook's 'What we found' section (github: the notebook file; site: its page)."
+    out = {}
     for p in papers(root):
-        if p.notebook is None:
-            rows.append({"#": p.number, "paper": p.title, "notebook": "planned", "status": "—", "claims": ""})
-            continue
-        href = f"nbs/{p.stem}.ipynb" if link == "github" else f"{p.stem}.html"
-        r = best_result(p.key, results)
-        rows.append({"#": p.number, "paper": p.title, "notebook": f"[{p.stem}]({href})",
-                     "status": headline_verdict(r), "claims": paper_status(p.key, results) if r else ""})
-    return markdown_table(rows, ["#", "paper", "notebook", "status", "claims"],
-                          ["#", "paper", "notebook", "headline verdict", "all claims"])
+        if p.notebook is None: continue
+        head = next((m.group(1) for c in _nb_cells(p.notebook.path) if c["cell_type"] == "markdown"
+                     for m in [re.match(r"\s*##\s+(What we found[^\n]*)", "".join(c["source"]))] if m), None)
+        if head: out[p.key] = (f"nbs/{p.stem}.ipynb" if link == "github" else f"{p.stem}.html") + "#" + _anchor(head)
+    return out
 
-def _aligned(rows: Sequence[Mapping], cols: Sequence[str], heads: Sequence[str], width: int = 60) -> list[str]:
-    w = {c: min(max(len(h), *(len(str(r.get(c, ""))) for r in rows)), width) for c, h in zip(cols, heads)}
-    return ["  ".join(h.ljust(w[c]) for c, h in zip(cols, heads))] + [
-        "  ".join(str(r.get(c, ""))[:width].ljust(w[c]) for c in cols).rstrip() for r in rows]
+def verdict_counts(summary: Sequence[Mapping]) -> str:
+    "'9 holds, 8 fails, 2 not reached': how many papers have each verdict, in the order of `VERDICTS`."
+    v = [s["verdict"] for s in summary]
+    return ", ".join(f"{v.count(x)} {x}" for x in VERDICTS if v.count(x))
 
-def print_scoreboard(results: Sequence[dict], root: str | Path | None = None) -> None:
-    "Print the scoreboard: the per-paper headline summary, then every claim grouped per paper, then the totals."
+def papers_markdown(root: str | Path | None = None, results: Sequence[dict] | None = None, link: str = "github") -> str:
+    """The table of papers (README, home page): per paper its headline claims in words, the paper's number, ours
+    [95 % CI], the test, null and oracle (✓ pass, ✗ fail), the verdict and a one-line reason linked to the notebook's
+    'What we found' (`'github'`: notebook files; `'site'`: docs pages), then how many claims hold and the commit."""
+    if results is None: results = load_results("full", base=nbs_dir(root).parent / "results")
+    summary = headline_summary(results, paper_labels(root, link))
+    return (f"Committed full-scale runs: {verdict_counts(summary)}.\n\n"
+            + headline_markdown(summary, findings=findings_links(root, link)))
+
+def _fit_table(rows: Sequence[Mapping], cols: Sequence[str], heads: Sequence[str], width: int,
+               indent: str = "") -> list[str]:
+    """`rows` aligned in columns that fit `width` characters: the widest columns give way first, down to a few
+    characters each, and their cells wrap onto more lines (a word longer than its column is cut)."""
+    cell = lambda r, c: " ".join(str(r.get(c, "") if r.get(c) is not None else "").split())
+    w = {c: max([len(h)] + [len(cell(r, c)) for r in rows]) for c, h in zip(cols, heads)}
+    low = {c: min(w[c], max(4, min(len(h), 8))) for c, h in zip(cols, heads)}
+    room = width - len(indent) - 2 * (len(cols) - 1)
+    while sum(w.values()) > room:
+        c = max((c for c in cols if w[c] > low[c]), key=lambda c: w[c], default=None)
+        if c is None: break  # a terminal narrower than every column's minimum: lines run over
+        w[c] -= 1
+    wrap = lambda s, n: textwrap.wrap(s, n, break_on_hyphens=False) or [""]
+    out = []
+    for r in [dict(zip(cols, heads)), *rows]:
+        parts = [wrap(cell(r, c), w[c]) for c in cols]
+        for i in range(max(map(len, parts))):
+            line = "  ".join((p[i] if i < len(p) else "").ljust(w[c]) for c, p in zip(cols, parts))
+            out.append((indent + line).rstrip())
+    return out
+
+def _headline_lines(h: Mapping, width: int) -> list[str]:
+    "One headline (a row of `headline_summary`) as wrapped lines: the claim and its verdict, the evidence, the paper."
+    w = lambda text, ind: textwrap.wrap(text, width, initial_indent=ind, subsequent_indent=ind + "  ",
+                                        break_on_hyphens=False)
+    ours = h["ours"] + (f" {h['ci']}" if h["ci"] else " (no CI)")
+    ev = f"ours {ours} · test {h['test']} · null {h['null'] or '—'} · oracle {h['oracle'] or '—'}"
+    return w(f"{h['claim']}: {h['verdict']}", "  ") + w(ev, "      ") + w(f"paper: {h['paper_value'] or '—'}", "      ")
+
+def _width(width: int | None) -> int:
+    "`width`, else the terminal's (`$COLUMNS` when set; 100 when the output is not a terminal); at least 40."
+    return max(40, width or shutil.get_terminal_size((100, 24)).columns)
+
+def print_scoreboard(results: Sequence[dict], root: str | Path | None = None, width: int | None = None) -> None:
+    """Print the scoreboard in `width` columns (default: the terminal's): each paper's headline verdict and its
+    reason, then each headline's evidence, then every claim grouped per paper, then the totals."""
     rows = scoreboard_rows(results)
     if not rows:
         print("no results yet: run `iclr26 reproduce`")
         return
-    try: labels, every = paper_labels(root), paper_labels(root, None, results)
+    width = _width(width)
+    try: labels, every = paper_labels(root, short=True), paper_labels(root, None, results)
     except FileNotFoundError: labels = every = None  # outside a checkout: results only, by key
     summary = headline_summary(results, labels)
-    lines = []
-    for s in summary:
-        hs = s["headlines"] or [{"claim": "—"}]
-        for i, h in enumerate(hs):
-            lines.append({"paper": s["label"] if i == 0 else "", "verdict": s["verdict"] if i == 0 else "",
-                          "claim": h["claim"], "paper_value": h.get("paper_value", ""), "ours": h.get("ours", ""),
-                          "test": h.get("test", ""), "scale": s["scale"] if i == 0 else "",
-                          "commit": (s["commit"] + ("" if s["reproducible"] or not s["commit"] else " ⚠"))
-                          if i == 0 else ""})
-    print("Headline claims, one row per paper (the run at its largest scale; ⚠: not reproducible from its commit)\n")
-    print("\n".join(_aligned(lines, ["paper", "verdict", "claim", "paper_value", "ours", "test", "scale", "commit"],
-                             ["paper", "verdict", "headline claim", "paper's figure", "ours", "test", "scale",
-                              "commit"])))
-    v = [s["verdict"] for s in summary]
-    print("\n" + ", ".join(f"{v.count(x)} {x}" for x in VERDICTS if v.count(x)))
+    per_paper = [{"paper": s["label"], "verdict": s["verdict"], "why": s["reason"],
+                  "run": f"{s['scale']} {s['commit']}" + (" ⚠" if s["commit"] and not s["reproducible"] else "")
+                  if s["scale"] else ""} for s in summary]
+    say = lambda text: print(textwrap.fill(text, width, break_on_hyphens=False))
+    say("Headline verdict per paper (the run at its largest scale; ⚠: not reproducible from its commit)")
+    print()
+    print("\n".join(_fit_table(per_paper, ["paper", "verdict", "why", "run"], ["paper", "verdict", "why", "run"],
+                               width)))
+    print()
+    say(verdict_counts(summary))
+    if any(s["headlines"] for s in summary):
+        print()
+        say("Headline claims and their evidence (null and oracle through the same test: ✓ passes, ✗ fails)")
+        for s in (s for s in summary if s["headlines"]):
+            print(f"\n{s['label']}")
+            for h in s["headlines"]:
+                print("\n".join(_headline_lines(h, width)))
     print("\nEvery claim, per paper\n")
     cols = ["claim", "kind", "paper_value", "ours", "test", "role", "status"]
     order = [k for k, _ in every] if every else []
     for key in order + [k for k in dict.fromkeys(r["paper"] for r in results) if k not in order]:
         for r in sorted((r for r in results if r["paper"] == key), key=lambda r: -SCALES.index(r["scale"])):
-            rr = sorted(scoreboard_rows([r]), key=lambda x: ["headline", "claim", "check"].index(x["kind"]))
-            flag = "" if r.get("reproducible") else "  ⚠ not reproducible"
-            print(f"== {key} ({r['scale']}, commit {short_commit(r.get('commit'))}{flag}): "
-                  f"{sum(x['status'] == 'pass' for x in rr)}/{len(rr)} hold, headline: {headline_verdict(r)}")
+            rr = sorted(scoreboard_rows([r]), key=lambda x: _KIND_RANK.get(x["kind"], 2))
+            flag = "  ⚠ not reproducible" if not r.get("reproducible") else ""
+            say(f"== {key} ({r['scale']}, commit {short_commit(r.get('commit'))}{flag}): "
+                f"{sum(x['status'] == 'pass' for x in rr)}/{len(rr)} hold, headline: {headline_verdict(r)}")
             heads = ["claim", "kind", "paper's figure", "ours", "test", "gate", "status"]
-            print("\n".join("   " + line for line in _aligned(rr, cols, heads)))
+            print("\n".join(_fit_table(rr, cols, heads, width, indent="   ")))
             print()
     gates = [r for r in rows if r["role"] == "gate"]
-    print(f"{sum(r['status'] == 'pass' for r in gates)}/{len(gates)} gates hold; "
-          f"{sum(r['status'] == 'pass' for r in rows if r['role'] != 'gate')}/{len(rows) - len(gates)} "
-          "reported claims hold")
+    say(f"{sum(r['status'] == 'pass' for r in gates)}/{len(gates)} gates hold; "
+        f"{sum(r['status'] == 'pass' for r in rows if r['role'] != 'gate')}/{len(rows) - len(gates)} "
+        "reported claims hold")
     for r in results:
         if r.get("scale") == "full" and not r.get("reproducible", False):
-            print(f"warning: {r['paper']} (full) is not reproducible: commit {r.get('commit') or 'unknown'}")
+            say(f"warning: {r['paper']} (full) is not reproducible: commit {r.get('commit') or 'unknown'}")
 
 def scoreboard_page(results: Sequence[dict], root: str | Path | None = None,
                     figure: str | None = "scoreboard.png") -> str:
     "The scoreboard page's Markdown: the headline table (and `figure`, a path relative to the page), then every claim."
     labels, every = paper_labels(root, "site", short=True), paper_labels(root, "site", results)
-    intro = ("---\ntitle: Scoreboard\n---\n\nThe papers' **headline claims** first — the paper's central claim as its "
-             "abstract states it, measured — one row per paper, from the run at its largest scale (`full` is the "
-             "committed reproduction). `not reached`: the run stopped at a failed precondition (a gated check) "
-             "before measuring its headline claims. `no headline marked`: the results file marks no claim as headline "
-             "(results "
-             "written before claims had a kind); the verdict is not guessed from the other claims. *claims hold*: how "
-             "many of all the run's claims hold. A commit marked `+dirty` ⚠ came from uncommitted changes and cannot "
-             "be repeated from its commit.\n\n")
+    try: found = findings_links(root, "site")
+    except FileNotFoundError: found = {}
+    summary = headline_summary(results, labels)
+    intro = ("---\ntitle: Scoreboard\n---\n\nThe papers' **headline claims** first, one row per paper, from the run at "
+             "its largest scale (`full` is the committed reproduction): the claim, the paper's number, ours with its "
+             "95 % interval, the test, the null and the oracle through the same test, the verdict and why (linked to "
+             f"the notebook's *What we found*). {verdict_counts(summary)}.\n\n{GLOSSARY}\n\n")
     alt = "Every paper at a glance: headline claims by verdict, and all claims that hold"
     fig = f"![{alt}]({figure})\n\n" if figure else ""
-    rest = ("## Every claim, per paper\n\nHeadline claims first, then the paper's other claims, then checks "
-            "(exactness, machinery, preconditions). A **gate** must hold for the run to pass; a **reported** claim is "
+    rest = ("## Every claim, per paper\n\nHeadline claims first, then preconditions, the paper's other claims, then "
+            "checks (exactness, machinery). A **gate** must hold for the run to pass; a **reported** claim is "
             "measured and shown, not asserted. `FAIL` is a failed gate, `miss` a reported claim that did not hold.\n\n")
-    return (intro + "## Headline claims\n\n" + fig + headline_markdown(headline_summary(results, labels)) + "\n" + rest
+    return (intro + "## Headline claims\n\n" + fig + headline_markdown(summary, findings=found) + "\n" + rest
             + grouped_markdown(results, every))
 
 # %% ../nbs/03_cli.ipynb #8ed396ca
@@ -341,7 +547,7 @@ def _executed_scale(nb: dict) -> str | None:
 
 def full_run_markdown(result: Mapping, fig_prefix: str = "results") -> str:
     "A paper page's opening section: the committed full-scale run, its claims (headline first) and its figures."
-    rows = sorted(scoreboard_rows([result]), key=lambda x: ["headline", "claim", "check"].index(x["kind"]))
+    rows = sorted(scoreboard_rows([result]), key=lambda x: _KIND_RANK.get(x["kind"], 2))
     flag = "" if result.get("reproducible") else " ⚠ (uncommitted changes: not reproducible from its commit)"
     cols = ["claim", "kind", "paper_value", "ours", "test", "role", "status"]
     figs = "\n\n".join(f"![{Path(f).stem.replace('_', ' ')} (scale `{result['scale']}`, commit "
@@ -371,25 +577,35 @@ def _stage_notebook(src: Path, dest: Path, full: Mapping | None, runnable: bool)
         nb["cells"].insert(at, cell)
     dest.write_text(json.dumps(nb, indent=1))
 
-def build_docs(scale: str = "demo", execute: bool = True, executed: str | Path | None = None,
+def build_docs(scale: str = "demo", execute: bool | None = True, executed: str | Path | None = None,
                out: str | Path | None = None, results: str | Path | None = None, root: str | Path | None = None,
                stage: str | Path | None = None) -> Path:
-    "Render the docs site into `out` (default `_site/`) from executed notebooks, staged in `stage` (`_build/docs`)."
+    """Render the docs site into `out` (default `_site/`) from executed notebooks, staged in `stage` (`_build/docs`).
+    `execute`: True runs the notebooks that have no executed copy in `executed` (after printing which, and the
+    expected time); False shows them unexecuted; None (the command line without `--execute`/`--no-execute`) asks:
+    a `ValueError` says what would run. Run from outside the checkout, every default folder is in the current one."""
     check_scale(scale)
     root = nbs_dir(root).parent
-    executed = Path(executed or root / "_build" / scale / "nbs")
-    results = Path(results or root / "results")
+    base = root if _inside(Path.cwd(), root) else Path.cwd()
+    executed, results = output_dirs(scale, executed, results, root)
     committed = root / "results"  # the committed full-scale reproduction, whatever `results` a run wrote to
-    out = Path(out or root / "_site").resolve()
-    stage = Path(stage or root / "_build" / "docs")
+    out = Path(out or base / "_site").resolve()
+    stage = Path(stage or base / "_build" / "docs")
+    todo = [nb for nb in runnable(root).values() if not (executed / nb.path.name).exists()]
+    if todo and execute is not False:
+        secs, how = expected_seconds(todo, scale, results, root)
+        plan = (f"{len(todo)} notebook(s) have no executed copy in {executed}: {', '.join(nb.key for nb in todo)}; "
+                f"running them at scale={scale} takes about {_duration(secs)} ({how})")
+        if execute is None:
+            raise ValueError(f"{plan}. Pass --execute to run them (results in {results / scale}), or --no-execute "
+                             "to show them unexecuted")
+        print(plan, flush=True)
+    print(f"building the site into {out} (staged in {stage})", flush=True)
     if stage.exists(): shutil.rmtree(stage)
     stage.mkdir(parents=True)
     # 1. notebooks: executed copies (running the missing ones when asked), else the sources;
     #    each paper page opens with the committed full-scale run (results/full/<key>.json and its figures)
-    todo = [nb for nb in runnable(root).values() if not (executed / nb.path.name).exists()]
-    if execute and todo:
-        print(f"executing {len(todo)} notebook(s) at scale={scale} for the site")
-        reproduce([nb.key for nb in todo], scale, executed, results)
+    if execute and todo: reproduce([nb.key for nb in todo], scale, executed, results)
     full = {r["paper"]: r for r in load_results("full", base=committed)}
     if (committed / "full" / "figures").is_dir():
         shutil.copytree(committed / "full" / "figures", stage / "results" / "full" / "figures")
@@ -447,6 +663,7 @@ def toolkits_markdown(root: str | Path | None = None, link: str = "github") -> s
     return "\n".join(out) + "\n"
 
 _MD_HOOKS = {"papers_markdown": lambda root, results, link: papers_markdown(root, results, link),
+             "glossary_markdown": glossary_markdown,
              "toolkits_markdown": lambda root, results, link: toolkits_markdown(root, link)}
 
 # %% ../nbs/03_cli.ipynb #92f252e3
@@ -490,28 +707,57 @@ def write_init(root: str | Path | None = None, out: str | Path | None = None) ->
     return out
 
 # %% ../nbs/03_cli.ipynb #a0cadba4
+def _seconds(text: str) -> float:
+    "argparse type of `--timeout`: a positive, finite number of seconds."
+    try: v = float(text)
+    except ValueError: raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not (v > 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return v
+
+def _seed(text: str) -> int:
+    "argparse type of `--seed`: a non-negative integer."
+    try: v = int(text)
+    except ValueError: raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+    if v < 0: raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
+    return v
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="iclr26", description="Reproductions of ICLR 2026 papers: run notebooks, collect "
                                 "claims, build the docs.")
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="the papers, their notebooks and the scales")
-    r = sub.add_parser("reproduce", help="run paper notebooks with papermill")
-    r.add_argument("papers", nargs="*", default=["all"], help="paper keys (see `iclr26 list`) or 'all'")
-    r.add_argument("--scale", default="demo", help=f"one of {', '.join(SCALES)} (default demo)")
-    r.add_argument("--seed", type=int, default=None, help="override the notebooks' seed")
-    r.add_argument("--out", default=None, help="folder for executed notebooks (default _build/<scale>/nbs)")
-    r.add_argument("--results", default=None, help="results folder (default results/)")
-    r.add_argument("--timeout", type=float, default=None, help="per-cell timeout in seconds")
+    r = sub.add_parser("reproduce", help="run paper notebooks with papermill",
+                       description="Run paper notebooks with papermill. Name the papers (keys: `iclr26 list`) or "
+                       "`all`; "
+                       "the expected time and where the outputs go are printed first, each paper's verdict last.")
+    r.add_argument("papers", nargs="*", help="paper keys (see `iclr26 list`), or 'all' for every notebook")
+    r.add_argument("--scale", default="demo", choices=SCALES,
+                   help="smoke (<= 60 s a notebook), demo (<= 5 min, the default) or full (<= 30 min, the "
+                   "reproduction)")
+    r.add_argument("--seed", type=_seed, default=None, help="override the notebooks' seed")
+    r.add_argument("--out", default=None, help="folder for executed notebooks (default _build/<scale>/nbs of the "
+                   "checkout, or of the current folder when run from outside it)")
+    r.add_argument("--results", default=None, help="results folder (default results/ of the checkout; from outside "
+                   "it, results/ beside --out, or in the current folder)")
+    r.add_argument("--timeout", type=_seconds, default=None, help="per-cell timeout in seconds (> 0)")
     r.add_argument("--allow-dirty", action="store_true",
                    help="at full scale, run from uncommitted changes anyway (results say reproducible: false)")
-    s = sub.add_parser("scoreboard", help="the headline claims per paper, then every claim")
-    s.add_argument("--scale", default=None, help="only this scale")
+    s = sub.add_parser("scoreboard", help="the headline verdict per paper, its evidence, then every claim")
+    s.add_argument("--scale", default=None, choices=SCALES, help="only this scale")
     s.add_argument("--results", default=None, help="results folder (default results/)")
     s.add_argument("--markdown", default=None, help="also write the scoreboard as Markdown to this file")
     s.add_argument("--figure", default=None, help="also draw every paper at a glance into this PNG file")
-    d = sub.add_parser("docs", help="build the docs site (executes missing notebooks)")
-    d.add_argument("--scale", default="demo", help="scale to execute notebooks at (default demo)")
-    d.add_argument("--no-execute", action="store_true", help="use executed copies where they exist, else the sources")
+    s.add_argument("--width", type=int, default=None, help="columns of the terminal table (default $COLUMNS or the "
+                   "terminal's width)")
+    d = sub.add_parser("docs", help="build the docs site (--execute runs missing notebooks, --no-execute shows them "
+                       "unexecuted)")
+    d.add_argument("--scale", default="demo", choices=SCALES, help="scale to execute notebooks at (default demo)")
+    ex = d.add_mutually_exclusive_group()
+    ex.add_argument("--execute", dest="execute", action="store_true", default=None,
+                    help="run the notebooks that have no executed copy (the time is printed first)")
+    ex.add_argument("--no-execute", dest="execute", action="store_false",
+                    help="use executed copies where they exist, else the sources")
     d.add_argument("--executed", default=None, help="folder of executed notebooks (default _build/<scale>/nbs)")
     d.add_argument("--results", default=None, help="results folder (default results/)")
     d.add_argument("--out", default=None, help="site folder (default _site)")
@@ -523,7 +769,7 @@ def _parser() -> argparse.ArgumentParser:
 def _scoreboard(args) -> int:
     base = Path(args.results) if args.results else nbs_dir().parent / "results"
     rs = load_results(args.scale, base=base)
-    print_scoreboard(rs)
+    print_scoreboard(rs, width=args.width)
     if args.markdown:
         Path(args.markdown).write_text(scoreboard_page(rs, None, Path(args.figure).name if args.figure else None)
                                        if rs else "_no results yet_\n")
@@ -536,18 +782,23 @@ def _scoreboard(args) -> int:
         print(f"figure written to {args.figure}")
     return 0
 
-def main(argv: Sequence[str] | None = None) -> int:
-    "Entry point of the `iclr26` console script; returns the exit status."
-    argv = list(sys.argv[1:] if argv is None else argv)
+def _no_papers_named(scale: str) -> str:
+    "The error for `iclr26 reproduce` without a paper: the keys, and what `all` would cost."
+    nbs = resolve(["all"])
+    secs, how = expected_seconds(nbs, scale)
+    return (f"name the papers to run (keys: {', '.join(nb.key for nb in nbs)}), or 'all': `iclr26 reproduce all "
+            f"--scale {scale}` runs {len(nbs)} notebooks, about {_duration(secs)} ({how})")
+
+def _main(argv: list[str]) -> int:
     if argv[:1] == ["zoo"]:                      # `iclr26 zoo ...` is iclr26.zoo's own command line
         from iclr26.zoo import main as zoo_main
         try: return zoo_main(argv[1:])
         except (ValueError, FileNotFoundError) as e:
             print(f"iclr26 zoo: error: {e}", file=sys.stderr)
             return 2
-    args = _parser().parse_args(argv)
+    try: args = _parser().parse_args(argv)
+    except SystemExit as e: return e.code if isinstance(e.code, int) else 2   # --help (0) or a usage error (2)
     try:
-        if getattr(args, "scale", None) is not None: check_scale(args.scale)
         if args.cmd == "list":
             print(f"scales: {', '.join(SCALES)}  (smoke <= 60 s, demo <= 5 min, full <= 30 min per notebook)\n")
             for nb in notebooks().values():
@@ -557,11 +808,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"  {p.key:<16} {(p.stem + '.ipynb') if p.notebook else '(planned)':<34} {p.number}. {p.title}")
             return 0
         if args.cmd == "reproduce":
+            if not args.papers: raise ValueError(_no_papers_named(args.scale))
             res = reproduce(args.papers, args.scale, args.out, args.results, args.seed, args.timeout, args.allow_dirty)
             return 0 if all(r.ok for r in res) else 1
         if args.cmd == "scoreboard": return _scoreboard(args)
         if args.cmd == "docs":
-            build_docs(args.scale, not args.no_execute, args.executed, args.out, args.results)
+            build_docs(args.scale, args.execute, args.executed, args.out, args.results)
             return 0
         if args.cmd == "readme":
             print(f"written {readme()} and {write_init()}")
@@ -570,3 +822,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"iclr26: error: {e}", file=sys.stderr)
         return 2
     return 0
+
+def main(argv: Sequence[str] | None = None) -> int:
+    "Entry point of the `iclr26` console script; returns the exit status."
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        rc = _main(argv)
+        sys.stdout.flush()  # inside the try: a reader that left (`| head`) must not end in a traceback at exit
+        return rc
+    except BrokenPipeError:
+        # `iclr26 scoreboard | head`: the reader closed the pipe. Point stdout at /dev/null so that Python's own flush
+        # at exit cannot fail again, and exit quietly with the status a program killed by SIGPIPE has (128 + 13)
+        try: os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError): pass
+        return 141

@@ -27,9 +27,16 @@ def test_unknown_paper_is_a_clear_error():
 
 @pytest.mark.parametrize("cmd", [["reproduce", "all"], ["scoreboard"], ["docs"]])
 def test_unknown_scale_is_a_clear_error(cmd):
+    "argparse's choices: the flag and the valid scales are named (issue #60)."
     r = run(*cmd, "--scale", "huge")
     assert r.returncode == 2
-    assert "scale must be one of smoke, demo, full" in r.stderr
+    assert "argument --scale: invalid choice: 'huge'" in r.stderr and "'smoke', 'demo', 'full'" in r.stderr
+
+
+@pytest.mark.parametrize("cmd", ["reproduce", "scoreboard", "docs"])
+def test_help_lists_the_scales(cmd):
+    r = run(cmd, "--help")
+    assert r.returncode == 0 and "{smoke,demo,full}" in r.stdout
 
 
 def test_no_command_shows_usage():
@@ -149,7 +156,8 @@ def test_scoreboard_leads_with_headlines(board):
     r = run("scoreboard", "--results", str(board), "--markdown", str(board / "s.md"), "--figure", str(board / "s.png"))
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    assert out.index("Headline claims") < out.index("Every claim, per paper")
+    assert out.index("Headline verdict per paper") < out.index("Headline claims and their evidence") \
+        < out.index("Every claim, per paper")
     line = lambda key: next(l for l in out.splitlines() if l.split()[1:2] == [key])
     assert "holds" in line("arena") and "0123456" in line("arena") and "⚠" not in line("arena")
     assert "fails" in line("lmkan") and "abcdef0+dirty ⚠" in line("lmkan")
@@ -159,20 +167,66 @@ def test_scoreboard_leads_with_headlines(board):
     md = (board / "s.md").read_text()
     assert md.index("## Headline claims") < md.index("## Every claim, per paper") and "![" in md
     assert "| holds |" in md and "| fails |" in md and "abcdef0+dirty ⚠ |" in md
+    assert "ours [95 % CI]" in md and "| null |" in md and "How to read the verdicts" in md
+    assert "(23_arena.html#what-we-found)" in md, "the reason links to the notebook's What we found"
     assert md.index("(toolkit)") > md.index("### [26. lmKAN") > md.index("[28 anybcq]"), "toolkits follow the papers"
     from PIL import Image
     assert Image.open(board / "s.png").size[0] > 500
 
 
-def test_readme_status_is_the_headline_verdict():
+@pytest.mark.parametrize("columns", [60, 100, 160])
+def test_scoreboard_fits_the_terminal(board, columns):
+    "The terminal table fits $COLUMNS: cells wrap, nothing is printed at a fixed 150 columns (issue #61)."
+    env = {**os.environ, "COLUMNS": str(columns)}
+    r = run("scoreboard", "--results", str(board), env=env)
+    assert r.returncode == 0, r.stderr
+    wide = [l for l in r.stdout.splitlines() if len(l) > columns]
+    assert not wide, wide[:3]
+    real = run("scoreboard", env=env)            # the committed results: long claims and reasons wrap too
+    assert real.returncode == 0 and max(map(len, real.stdout.splitlines())) <= columns
+
+
+def test_scoreboard_shows_the_headline_evidence(board):
+    "Per headline: ours with its CI, the test, the null and the oracle through the same test, the verdict and why."
+    import json
+    f = board / "full" / "arena.json"
+    r = json.loads(f.read_text())
+    r["claims"][0].update(ci=[1.5, 2.5], null=0.2, oracle=3.0, protocol="ours: a test", paper="+1.2 points")
+    f.write_text(json.dumps(r))
+    out = run("scoreboard", "--results", str(board), env={**os.environ, "COLUMNS": "120"}).stdout
+    assert "ours 2 [1.5, 2.5] · test >= 1 · null 0.2 ✗ · oracle 3 ✓" in out
+    assert "the whole CI [1.5, 2.5] passes >= 1" in out and "paper: +1.2 points" in out
+
+
+def test_scoreboard_into_a_closed_pipe_exits_quietly():
+    "`iclr26 scoreboard | head` must not end in a BrokenPipeError traceback (issue #60)."
+    p = subprocess.Popen([str(EXE), "scoreboard"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()                              # the reader has gone before the first line is written
+    err = p.stderr.read().decode()
+    p.wait(timeout=120)
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+    r = subprocess.run(f"'{EXE}' scoreboard | head -3", shell=True, cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    assert r.stdout.count("\n") == 3 and "Traceback" not in r.stderr and "Error" not in r.stderr, r.stderr
+
+
+def test_readme_table_has_the_headline_columns():
+    "README: per paper the claim, the paper's number, ours [CI], null, oracle, the verdict and why (issue #49)."
     from iclr26.cli import papers_markdown
     arena = _result("arena", [("headline", False), ("claim", True)])
     arena["reproducible"] = True
+    arena["claims"][0].update(ci=[0.2, 0.8], null=0.1, oracle=1.5, paper=1.2, protocol="paper: §4")
     md = papers_markdown(results=[arena])
+    head = next(l for l in md.splitlines() if l.startswith("| paper |"))
+    for col in ("headline claim", "paper's number", "ours [95 % CI]", "test", "null", "oracle", "verdict", "why",
+                "claims hold", "commit"):
+        assert f"| {col} |" in head, col
     row = next(l for l in md.splitlines() if "23_arena" in l)
-    assert "| fails |" in row and "1/2 hold" in row
+    assert "| fails |" in row and "| 1/2 |" in row and "0.5 [0.2, 0.8]" in row and "0.1 ✗" in row and "1.5 ✓" in row
+    assert "the whole CI [0.2, 0.8] fails >= 1" in row and "(nbs/23_arena.ipynb#what-we-found)" in row
     coarse = next(line for line in md.splitlines() if "22_coarse" in line)
-    assert "| no headline marked |" not in row and "| not run yet |" in coarse
+    assert "| not run yet |" in coarse and "| no headline marked |" not in row
+    assert md.startswith("Committed full-scale runs: 1 fails, 18 not run yet.")
 
 
 def test_full_reproduce_refuses_a_dirty_tree(monkeypatch, capsys):
@@ -207,3 +261,144 @@ def test_run_notebook_starts_a_quiet_kernel(monkeypatch, tmp_path):
     monkeypatch.setattr(papermill, "execute_notebook", lambda *a, **k: seen.update(k))
     assert run_notebook(notebook_info(ROOT / "nbs" / "00_core.ipynb"), "smoke", tmp_path).ok
     assert seen["extra_arguments"] == ["--IPKernelApp.log_level=ERROR"]
+
+
+# --- no silent long runs, outputs where the user asked, install hints (issue #60 items 5 and 6) ----------------------
+
+@pytest.fixture
+def fake_runs(monkeypatch):
+    "run_notebook replaced by a stub that records its arguments and writes a small results file, as a notebook would."
+    import json
+    from iclr26 import cli
+    calls = []
+
+    def fake(nb, scale, out_dir, results=None, seed=None, timeout=None, **kw):
+        calls.append({"key": nb.key, "scale": scale, "out": Path(out_dir), "results": results})
+        if results is not None:
+            r = _result(nb.key, [("headline", True)], scale=scale)
+            r["reproducible"] = True
+            (Path(results) / scale).mkdir(parents=True, exist_ok=True)
+            (Path(results) / scale / f"{nb.key}.json").write_text(json.dumps(r))
+        return cli.RunResult(nb.key, True, 0.1, Path(out_dir) / nb.path.name)
+
+    monkeypatch.setattr(cli, "run_notebook", fake)
+    return calls
+
+
+def test_reproduce_without_a_paper_runs_nothing(fake_runs, capsys):
+    "`iclr26 reproduce` alone used to start every notebook: it must name the keys and what 'all' would take."
+    from iclr26.cli import main
+    assert main(["reproduce"]) == 2 and not fake_runs
+    err = capsys.readouterr().err
+    assert "or 'all'" in err and "arena" in err
+    assert "notebooks, about" in err and "budget" in err, "the expected time of `all` is printed"
+    r = run("reproduce", "--scale", "smoke")
+    assert r.returncode == 2 and "or 'all'" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_reproduce_prints_the_time_and_where_first_and_the_verdicts_last(fake_runs, capsys, tmp_path):
+    from iclr26.cli import main, runnable
+    out, res = tmp_path / "nbs", tmp_path / "res"
+    assert main(["reproduce", "all", "--scale", "smoke", "--out", str(out), "--results", str(res)]) == 0
+    text = capsys.readouterr().out
+    assert len(fake_runs) == len(runnable()) and {c["results"] for c in fake_runs} == {res.resolve()}
+    first = text.index("[1/")
+    assert -1 < text.index("expected to take about") < first, "the expected time comes before the first run"
+    assert -1 < text.index(f"executed notebooks -> {out.resolve()}") < first
+    assert -1 < text.index(f"results and figures -> {res.resolve() / 'smoke'}") < first
+    tail = text[text.index("Headline verdicts:"):]
+    arena = next(l for l in tail.splitlines() if l.split()[:1] == ["arena"])
+    assert "holds" in arena and "indicative: a smoke run; the committed full run:" in arena
+
+
+def test_reproduce_from_another_folder_keeps_out_of_the_checkout(fake_runs, monkeypatch, tmp_path, capsys):
+    "Run from another folder with --out, the results go beside --out (or in that folder), never into the checkout."
+    from iclr26.cli import main
+    monkeypatch.setenv("ICLR26_ROOT", str(ROOT))
+    monkeypatch.chdir(tmp_path)
+    before = sorted((ROOT / "results").rglob("*"))
+    assert main(["reproduce", "arena", "--scale", "smoke", "--out", "run/nbs"]) == 0
+    assert fake_runs[-1]["out"] == (tmp_path / "run" / "nbs").resolve()
+    assert fake_runs[-1]["results"] == (tmp_path / "run" / "results").resolve()
+    assert (tmp_path / "run" / "results" / "smoke" / "arena.json").exists()
+    assert main(["reproduce", "arena", "--scale", "smoke"]) == 0
+    assert fake_runs[-1]["results"] == (tmp_path / "results").resolve()
+    assert fake_runs[-1]["out"] == (tmp_path / "_build" / "smoke" / "nbs").resolve()
+    assert sorted((ROOT / "results").rglob("*")) == before, "nothing was written into the checkout's results/"
+    assert f"results and figures -> {(tmp_path / 'results' / 'smoke').resolve()}" in capsys.readouterr().out
+
+
+def test_reproduce_inside_the_checkout_keeps_its_results_folder(fake_runs, monkeypatch, tmp_path):
+    "`make run` and `make full` (cwd: the checkout, --out _build/...) still write the checkout's results/."
+    from iclr26.cli import output_dirs
+    monkeypatch.chdir(ROOT)
+    assert output_dirs("smoke", "_build/smoke/nbs") == ((ROOT / "_build/smoke/nbs").resolve(), ROOT / "results")
+
+
+@pytest.mark.parametrize("bad", ["-5", "0", "nan", "abc"])
+def test_timeout_must_be_a_positive_number(bad):
+    r = run("reproduce", "arena", "--scale", "smoke", f"--timeout={bad}")
+    assert r.returncode == 2 and "argument --timeout:" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_reproduce_api_checks_timeout(fake_runs):
+    from iclr26.cli import reproduce
+    with pytest.raises(ValueError, match="timeout must be a positive"): reproduce(["arena"], "smoke", timeout=-5)
+    assert not fake_runs
+
+
+def test_docs_without_a_choice_runs_nothing(monkeypatch, tmp_path, capsys):
+    "`iclr26 docs` used to execute every notebook silently: without --execute/--no-execute it says what would run."
+    from iclr26 import cli
+    monkeypatch.setattr(cli, "reproduce", lambda *a, **k: pytest.fail("docs executed notebooks without being asked"))
+    monkeypatch.setattr(cli.subprocess, "run", lambda *a, **k: pytest.fail("docs built without being asked"))
+    args = ["docs", "--scale", "smoke", "--executed", str(tmp_path / "none"), "--out", str(tmp_path / "s")]
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert "--execute" in err and "--no-execute" in err and "arena" in err and "takes about" in err
+    assert not (tmp_path / "s").exists()
+    monkeypatch.undo()
+    r = run("docs", "--execute", "--no-execute")
+    assert r.returncode == 2 and "not allowed with argument" in r.stderr
+
+
+def test_docs_execute_prints_the_plan_first(monkeypatch, tmp_path, capsys):
+    from iclr26 import cli
+    order = []
+    monkeypatch.setattr(cli, "reproduce", lambda names, *a, **k: order.append(("run", len(names))) or [])
+    class Stop(Exception): pass
+    def smalldocs(*a, **k): raise Stop
+    monkeypatch.setattr(cli.subprocess, "run", smalldocs)
+    with pytest.raises(Stop):
+        cli.build_docs("smoke", True, tmp_path / "none", tmp_path / "s", tmp_path / "r", stage=tmp_path / "st")
+    out = capsys.readouterr().out
+    assert "have no executed copy" in out and "takes about" in out and order and order[0][1] == len(cli.runnable())
+
+
+def test_missing_extra_names_the_install_command(fake_runs, monkeypatch, capsys):
+    "`reproduce homdp` without networkx used to fail inside papermill with a bare ModuleNotFoundError."
+    import importlib.util
+    from iclr26 import cli
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a, **k: None if name == "networkx" else real(name, *a, **k))
+    assert cli.main(["reproduce", "homdp", "--scale", "smoke"]) == 2 and not fake_runs
+    err = capsys.readouterr().err
+    assert "pip install 'iclr26[homdp]'" in err and "networkx" in err and "extra 'homdp'" in err
+    assert cli.missing_extra("homdp") == ["networkx"] and cli.missing_extra("duet") == []
+    assert cli.main(["reproduce", "arena", "--scale", "smoke", "--results", str(ROOT / "_build" / "test-cli")]) == 0
+
+
+def test_extras_come_from_pyproject_or_the_installed_metadata(tmp_path):
+    "Every paper's extra is found, in the checkout's pyproject.toml and (outside a checkout) the package metadata."
+    import tomllib
+    from iclr26.cli import extra_requirements, papers
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    keys = {p.key for p in papers()}
+    assert {"homdp", "mase", "arena", "discrete_sb"} <= set(deps) & keys
+    for k in set(deps) & keys: assert extra_requirements(k) == deps[k]
+    (tmp_path / "nbs").mkdir()                    # a folder without pyproject.toml: the installed metadata answers
+    meta = extra_requirements("discrete_sb", tmp_path)
+    assert meta is not None and any(r.lower().startswith("pot") for r in meta), meta
+    assert extra_requirements("duet", tmp_path) is None
