@@ -84,3 +84,18 @@ def test_mentions_reads_prose_numbers():
     assert mentions("the ratio is 0.85 here", 0.8482) and mentions("slope −0.61", -0.6053)
     assert mentions("lookup 66 % exact", 0.664) and mentions("2 of 3 seeds", 2) and mentions("Spearman −1", -1.0)
     assert not mentions("the ratio is 10.85", 0.8482) and not mentions("0.851", 0.8482)
+
+
+def test_the_paper_table_links_each_reason_to_what_we_found():
+    "The README's and the site's reason column links to each paper's 'What we found' heading (issue #49)."
+    from iclr26.cli import _anchor, findings_links, papers
+    readme = (ROOT / "README.md").read_text()
+    for link in ("github", "site"):
+        found = findings_links(link=link)
+        for p in papers():
+            nb = json.loads(p.notebook.path.read_text())
+            assert findings(nb), f"{p.stem} has no '## What we found' section to link to"
+            page = f"nbs/{p.stem}.ipynb" if link == "github" else f"{p.stem}.html"
+            assert found[p.key] == f"{page}#{_anchor('What we found')}", found[p.key]
+    for href in findings_links(link="github").values():
+        assert f"([what we found]({href}))" in readme, f"README.md does not link {href}"
