@@ -31,6 +31,7 @@ def _check_groups(w: torch.Tensor, name: str = "w") -> None:
     if not w.is_floating_point(): raise TypeError(f"{name} must be floating point, got {w.dtype}")
     if w.dim() < 1 or w.shape[-1] < 1:
         raise ValueError(f"{name} must have a non-empty last dimension (the group), got shape {tuple(w.shape)}")
+    if not torch.isfinite(w).all(): raise ValueError(f"{name} must be finite (no NaN or inf)")
 
 def sign_pm(x: torch.Tensor) -> torch.Tensor:
     "Elementwise sign in {-1, +1} (zero maps to +1)."
@@ -88,6 +89,10 @@ def bcq_nearest_codes(w: torch.Tensor, alpha: torch.Tensor, beta: torch.Tensor |
 
 def bcq_reconstruct(B: torch.Tensor, alpha: torch.Tensor, beta: torch.Tensor | None = None) -> torch.Tensor:
     "$\\hat w = \\sum_i \\alpha_i b_i + \\beta$ for planes `B` (..., p, g) and scales `alpha` (..., p)."
+    if B.dim() < 2 or alpha.shape != B.shape[:-1]:
+        raise ValueError(f"alpha must have shape {tuple(B.shape[:-1])} (the planes' leading dims), got {tuple(alpha.shape)}")
+    if beta is not None and beta.shape != B.shape[:-2]:
+        raise ValueError(f"beta must have shape {tuple(B.shape[:-2])}, got {tuple(beta.shape)}")
     w = (alpha[..., None] * B).sum(-2)
     return w + beta[..., None] if beta is not None else w
 
@@ -137,6 +142,8 @@ def _groups(W: torch.Tensor, group_size: int) -> torch.Tensor:
     group_size = check_int("group_size", group_size, 1)
     if W.shape[1] % group_size:
         raise ValueError(f"W's in_features ({W.shape[1]}) is not divisible by group_size={group_size}")
+    if W.numel() == 0: raise ValueError(f"W must not be empty, got shape {tuple(W.shape)}")
+    if not torch.isfinite(W).all(): raise ValueError("W must be finite (no NaN or inf)")
     return W.float().reshape(W.shape[0], W.shape[1] // group_size, group_size)
 
 EXPAND_ITERS = 20
@@ -173,6 +180,9 @@ def anybcq_quantize(W: torch.Tensor, p_min: int = 2, p_max: int = 4, group_size:
 
 def relative_error(W: torch.Tensor, W_hat: torch.Tensor) -> float:
     "Relative squared Frobenius error $\\|W-\\hat W\\|^2 / \\|W\\|^2$."
+    if not (isinstance(W, torch.Tensor) and isinstance(W_hat, torch.Tensor)): raise TypeError("W and W_hat must be tensors")
+    if W.shape != W_hat.shape: raise ValueError(f"W_hat must have W's shape {tuple(W.shape)}, got {tuple(W_hat.shape)}")
+    if not (torch.isfinite(W).all() and torch.isfinite(W_hat).all()): raise ValueError("W and W_hat must be finite")
     return ((W.double() - W_hat.double()) ** 2).sum().item() / max((W.double() ** 2).sum().item(), 1e-300)
 
 # %% ../nbs/28_anybcq.ipynb #784a0ba8
@@ -322,6 +332,10 @@ class AnyBCQLinear(nn.Module):
         return self._dequant(p, a, b)[:self.in_features].T
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+            raise TypeError(f"x must be a floating-point tensor, got {getattr(x, 'dtype', type(x).__name__)}")
+        if x.shape[-1] != self.in_features:
+            raise ValueError(f"x must have {self.in_features} features in its last dim, got shape {tuple(x.shape)}")
         p = self.precision
         a, b = self._scales(p)
         x2 = x.reshape(-1, self.in_features)
@@ -599,6 +613,8 @@ def nested_kmeans(W: torch.Tensor, p_min: int = 2, p_max: int = 4, iters: int = 
     if p_max < p_min: raise ValueError(f"p_max ({p_max}) must be >= p_min ({p_min})")
     if not isinstance(W, torch.Tensor) or W.dim() != 2:
         raise ValueError("W must be a 2-D weight (out_features, in_features)")
+    if not W.is_floating_point(): raise TypeError(f"W must be floating point, got {W.dtype}")
+    if W.numel() == 0 or not torch.isfinite(W).all(): raise ValueError("W must be non-empty and finite (no NaN or inf)")
     w = W.double()
     R, n = w.shape
     k = 2 ** p_min                              # seed: quantile initialisation, then Lloyd
@@ -637,6 +653,7 @@ def separate_bcq(
 ) -> torch.Tensor:
     ("A separately fitted `bits`-bit BCQ of `W` (N, K) (greedy + alternating refits, scales rounded to float16); "
      "returns the dequantised weight.")
+    bits = check_int("bits", bits, 1)
     w = _groups(W, group_size)
     B, a, b = bcq_quantize(w, bits, iters, offset)
     a = a.half().float()
@@ -649,6 +666,8 @@ def fake_quantize_model(
     """A deep copy of `model` whose `nn.Linear` (and `Conv1D`) weights (except `skip`) are replaced by `fn(weight,
     name)`
     (a dequantised weight; `fn` always sees the (out_features, in_features) layout)."""
+    if not isinstance(model, nn.Module): raise TypeError(f"model must be a torch module, got {type(model).__name__}")
+    if not callable(fn): raise TypeError(f"fn must be callable (weight, name) -> weight, got {type(fn).__name__}")
     m = copy.deepcopy(model)
     with torch.no_grad():
         for n in _quantisable(m, skip):

@@ -43,6 +43,8 @@ def laplace_knots(grid_size: int, dtype: torch.dtype = torch.float32) -> torch.T
 
 def locate(x: torch.Tensor, knots: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     "Cell index $i(x)$ (int64) and in-cell coordinate $u(x)$ of every entry of `x` on the grid `knots`."
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        raise TypeError(f"x must be a floating-point tensor, got {getattr(x, 'dtype', type(x).__name__)}")
     G = knots.numel() - 1
     i = (laplace_cdf(x) * G).to(torch.int64).clamp_(0, G - 1)
     lo, hi = knots[i], knots[i + 1]
@@ -72,8 +74,12 @@ class _BagLookup(torch.autograd.Function):
 
 def lmkan_lookup(x: torch.Tensor, table: torch.Tensor, knots: torch.Tensor) -> torch.Tensor:
     "lmKAN layer in PyTorch (any device): `x` (B, N_in), `table` (G+1, G+1, N_out, N_in/2) -> (B, N_out)."
+    if x.dim() != 2 or table.dim() != 4: raise ValueError("x must be (B, N_in) and table (G+1, G+1, N_out, N_in/2)")
     B, N = x.shape
     G1, _, Q, P = table.shape
+    if N != 2 * P or table.shape[1] != G1 or knots.numel() != G1:
+        raise ValueError(f"table {tuple(table.shape)} does not fit x {tuple(x.shape)} and {knots.numel()} knots: "
+                         "need (G+1, G+1, N_out, N_in/2)")
     i, u = locate(x, knots.to(x.dtype))
     i, u = i.view(B, P, 2), u.view(B, P, 2)                               # (x_2p, x_2p+1) pairs
     base = (i * torch.tensor([G1 * P, P], device=x.device)).sum(-1) + torch.arange(P, device=x.device)
@@ -186,6 +192,7 @@ class LMKAN2D(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if not isinstance(x, torch.Tensor): raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
+        if not x.is_floating_point(): raise TypeError(f"x must be floating point, got {x.dtype}")
         if x.shape[-1] != self.in_features:
             raise ValueError(f"x must have {self.in_features} features in its last dim, got shape {tuple(x.shape)}")
         lead = x.shape[:-1]
@@ -250,13 +257,17 @@ def hessian_penalty(table: torch.Tensor, knots: torch.Tensor) -> torch.Tensor:
 
 def hessian_lambda(epoch: float, lam0: float = 1.0, decay: float = 30.0) -> float:
     "The paper's schedule $\\lambda = \\lambda_0 10^{-\\text{epoch}/\\text{decay}}$."
-    if decay <= 0: raise ValueError(f"decay must be > 0, got {decay}")
+    if not decay > 0: raise ValueError(f"decay must be > 0, got {decay}")
+    if not math.isfinite(epoch): raise ValueError(f"epoch must be finite, got {epoch}")
     return lam0 * 10 ** (-epoch / decay)
 
 def lmkan_schedule(step: int, steps: int, lr: float, lam0: float = 1.0, decay_epochs: float = 250.0,
                    decay: float = 30.0) -> tuple[float, float]:
     ("(learning rate, Hessian weight) at `step` of `steps`: first half constant lr with decaying $\\lambda$, then "
      "cosine lr and $\\lambda=0$.")
+    if not (isinstance(steps, int) and steps >= 1): raise ValueError(f"steps must be an int >= 1, got {steps!r}")
+    if not (isinstance(step, int) and 0 <= step <= steps): raise ValueError(f"step must be an int in [0, steps], got {step!r}")
+    if not (lr > 0 and math.isfinite(lr)): raise ValueError(f"lr must be finite and > 0, got {lr!r}")
     half = max(1, steps // 2)
     if step < half: return lr, hessian_lambda(decay_epochs * step / half, lam0, decay)
     t = (step - half) / max(1, steps - half)
@@ -300,6 +311,9 @@ def lmkan_net(sizes: Sequence[int], grid_size: int = 8, norm: bool = True, init:
      "even).")
     sizes = list(sizes)
     if len(sizes) < 2: raise ValueError(f"sizes must list at least an input and an output width, got {sizes}")
+    if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in sizes):
+        raise ValueError(f"sizes must be positive ints, got {sizes}")
+    if any(s % 2 for s in sizes[:-1]): raise ValueError(f"sizes: every width but the last must be even, got {sizes}")
     layers = []
     for a, b in zip(sizes[:-1], sizes[1:]):
         if norm: layers.append(nn.BatchNorm1d(a, affine=False))
@@ -310,6 +324,8 @@ def mlp_net(sizes: Sequence[int], act: Callable[[], nn.Module] = nn.SiLU) -> nn.
     "An MLP through the widths `sizes` with `act` between linear layers."
     sizes = list(sizes)
     if len(sizes) < 2: raise ValueError(f"sizes must list at least an input and an output width, got {sizes}")
+    if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in sizes):
+        raise ValueError(f"sizes must be positive ints, got {sizes}")
     layers = []
     for a, b in zip(sizes[:-1], sizes[1:]): layers += [nn.Linear(a, b), act()]
     return nn.Sequential(*layers[:-1])
@@ -342,11 +358,14 @@ def fastkan_net(sizes: Sequence[int], num_grids: int = 8) -> nn.Sequential:
     "A FastKAN through the widths `sizes` (no activation between layers: the basis functions are the non-linearity)."
     sizes = list(sizes)
     if len(sizes) < 2: raise ValueError(f"sizes must list at least an input and an output width, got {sizes}")
+    if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in sizes):
+        raise ValueError(f"sizes must be positive ints, got {sizes}")
     return nn.Sequential(*[FastKANLayer(a, b, num_grids) for a, b in zip(sizes[:-1], sizes[1:])])
 
 def count_flops(model: nn.Module, spatial: dict | None = None) -> int:
     ("Inference FLOPs per sample of the linear maps, conv maps and lmKAN layers in `model` (`spatial`: module -> "
      "output positions).")
+    if not isinstance(model, nn.Module): raise TypeError(f"model must be a torch module, got {type(model).__name__}")
     spatial = spatial or {}
     total = 0
     for m in model.modules():
@@ -386,8 +405,18 @@ def train_regression(model: nn.Module, sample: Callable[[int], tuple[torch.Tenso
     return losses
 
 # %% ../nbs/26_lmkan.ipynb #7aaaefc3
+def _front(flops, err, names=("flops", "err")) -> tuple[np.ndarray, np.ndarray]:
+    "`flops`, `err` as equally long 1-D arrays, FLOPs finite and > 0, errors > 0 (+inf: a diverged run), else a ValueError."
+    f, e = np.asarray(flops, dtype=float), np.asarray(err, dtype=float)
+    if f.ndim != 1 or e.shape != f.shape:
+        raise ValueError(f"{names[0]} and {names[1]} must be 1-D of one length, got {f.shape} and {e.shape}")
+    if not (np.isfinite(f).all() and (f > 0).all()): raise ValueError(f"{names[0]} must be finite and > 0")
+    if np.isnan(e).any() or not (e > 0).all(): raise ValueError(f"{names[1]} must be > 0 (no NaN)")
+    return f, e
+
 def pareto_front(flops: Sequence[float], err: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
     "The (FLOPs, error) points not beaten by a cheaper point with lower error, sorted by FLOPs."
+    flops, err = _front(flops, err)
     o = np.argsort(flops, kind="stable")
     fx, ex = np.asarray(flops, float)[o], np.asarray(err, float)[o]
     keep, best = [], np.inf
@@ -399,6 +428,7 @@ def pareto_front(flops: Sequence[float], err: Sequence[float]) -> tuple[np.ndarr
 
 def flops_at_error(flops: Sequence[float], err: Sequence[float], target: float) -> float:
     "FLOPs the (Pareto) front needs to reach error `target`, log-log interpolated; NaN outside its range."
+    if math.isnan(target): raise ValueError("target must be a number, got NaN")
     fx, ex = pareto_front(flops, err)
     if len(fx) == 0 or not (ex[-1] <= target <= ex[0]): return float("nan")
     if len(fx) == 1: return float(fx[0])
@@ -406,20 +436,26 @@ def flops_at_error(flops: Sequence[float], err: Sequence[float], target: float) 
 
 def error_at_flops(flops: Sequence[float], err: Sequence[float], target: float) -> float:
     "Error of the (Pareto) front at `target` FLOPs, log-log interpolated; NaN outside its FLOPs range."
+    if math.isnan(target): raise ValueError("target must be a number, got NaN")
     fx, ex = pareto_front(flops, err)
     if len(fx) == 0 or not (fx[0] <= target <= fx[-1]): return float("nan")
     return float(np.exp(np.interp(np.log(target), np.log(fx), np.log(ex))))
 
 def flops_ratios(base_flops, base_err, new_flops, new_err) -> list[float]:
     "For each new point, baseline FLOPs at the same error divided by its FLOPs (NaN where not interpolable)."
-    return [flops_at_error(base_flops, base_err, e) / f for f, e in zip(new_flops, new_err)]
+    _front(base_flops, base_err, ("base_flops", "base_err"))
+    nf, ne = _front(new_flops, new_err, ("new_flops", "new_err"))
+    return [flops_at_error(base_flops, base_err, e) / f for f, e in zip(nf, ne)]
 
 def equal_flops_ratios(base_flops, base_err, new_flops, new_err) -> list[float]:
     "For each new point, its error over the baseline front's error at the same FLOPs (NaN where not interpolable)."
+    _front(base_flops, base_err, ("base_flops", "base_err"))
+    _front(new_flops, new_err, ("new_flops", "new_err"))
     return [e / error_at_flops(base_flops, base_err, f) for f, e in zip(new_flops, new_err)]
 
 def front_slope(flops: Sequence[float], err: Sequence[float]) -> float:
     "Least-squares slope of log(error) on log(FLOPs) (NaN for fewer than two distinct FLOPs)."
+    flops, err = _front(flops, err)
     lf, le = np.log(np.asarray(flops, float)), np.log(np.asarray(err, float))
     if len(np.unique(lf)) < 2: return float("nan")
     return float(np.polyfit(lf, le, 1)[0])

@@ -34,8 +34,8 @@ def _check_lattice(L, beta):
     if not isinstance(L, (int, np.integer)) or isinstance(L, bool):
         raise TypeError(f"L must be an int, got {type(L).__name__}")
     if L < 2: raise ValueError(f"L (lattice size) must be >= 2, got {L}")
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or beta < 0:
-        raise ValueError(f"beta must be a number >= 0, got {beta!r}")
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not (0 <= beta < float("inf")):
+        raise ValueError(f"beta must be a finite number >= 0, got {beta!r}")
 
 def ising_energy(x: torch.Tensor, J: float = 1.0, h: float = 0.0) -> torch.Tensor:
     "Energy $V(x)=-J\\sum_{<ij>}x_ix_j-h\\sum_i x_i$ of spins `x` of shape (B, L, L) on a periodic lattice."
@@ -191,6 +191,7 @@ def qubo_target(Q: torch.Tensor, beta: float = 1.0, name: str = "QUBO") -> Discr
     "QUBO target $V(x)=x^\\top Qx$ over $x\\in\\{0,1\\}^N$ (Q symmetrised)."
     Q = torch.as_tensor(Q, dtype=torch.float64)
     if Q.dim() != 2 or Q.shape[0] != Q.shape[1]: raise ValueError(f"Q must be a square matrix, got {tuple(Q.shape)}")
+    if not torch.isfinite(Q).all(): raise ValueError("Q must be finite (no NaN or inf)")
     Q = 0.5 * (Q + Q.T)
     def energy(x):
         xf = x.to(torch.float64)
@@ -286,13 +287,24 @@ def path_logprob(model: nn.Module, x: torch.Tensor, order: torch.Tensor, q: int)
     return lp_t.gather(2, x.gather(1, order)[:, :, None]).squeeze(2).sum(1)
 
 # %% ../nbs/25_pdns.ipynb #606dd723
+def _check_vector(name: str, v, allow_neg_inf: bool = False) -> torch.Tensor:
+    "`v` as a non-empty 1-D float tensor without NaN (and without inf, except -inf when `allow_neg_inf`), else a ValueError."
+    if not isinstance(v, torch.Tensor): raise TypeError(f"{name} must be a torch.Tensor, got {type(v).__name__}")
+    if v.dim() != 1 or len(v) == 0: raise ValueError(f"{name} must be a non-empty 1-D tensor, got shape {tuple(v.shape)}")
+    bad = v.isnan() | (v == float("inf")) | ((v == float("-inf")) if not allow_neg_inf else False)
+    if bad.any(): raise ValueError(f"{name} must be finite{' or -inf' if allow_neg_inf else ''} (no NaN)")
+    return v
+
 def ess(weights: torch.Tensor) -> float:
     "Normalised effective sample size $1/(B\\sum_i w_i^2)$ of (unnormalised) weights, in [1/B, 1]."
+    weights = _check_vector("weights", weights)
+    if (weights < 0).any() or not weights.sum() > 0: raise ValueError("weights must be >= 0 with a positive sum")
     w = weights.double() / weights.double().sum()
     return float(1.0 / (len(w) * (w ** 2).sum()))
 
 def ess_logw(logw: torch.Tensor) -> float:
     "Normalised ESS of the self-normalised weights softmax(logw)."
+    logw = _check_vector("logw", logw, allow_neg_inf=True)
     return ess(torch.softmax(logw.detach().double(), 0))
 
 def _check_gamma(gamma):
@@ -307,6 +319,7 @@ def tempered_weights(logw: torch.Tensor, gamma: float = 1.0) -> torch.Tensor:
 def adaptive_gamma(logw: torch.Tensor, ess_target: float = 0.3, tol: float = 1e-2) -> float:
     "Largest gamma in (0, 1] with ESS(softmax(gamma log w)) >= ess_target (bisection)."
     if not (0 < ess_target <= 1): raise ValueError(f"ess_target must be in (0, 1], got {ess_target}")
+    _check_vector("logw", logw, allow_neg_inf=True)
     if ess(tempered_weights(logw, 1.0)) >= ess_target: return 1.0
     lo, hi = 0.0, 1.0
     while hi - lo > tol:
@@ -319,6 +332,9 @@ def adaptive_gamma(logw: torch.Tensor, ess_target: float = 0.3, tol: float = 1e-
 def iterate_logw(log_pi: torch.Tensor, log_p0: torch.Tensor | float, logq: torch.Tensor, lam: float) -> torch.Tensor:
     "Log-weights of draws of $q_\\theta$ towards the iterate $P_\\lambda\\propto P_0^{1-\\lambda}P^{*\\lambda}$."
     if not 0 <= lam <= 1: raise ValueError(f"lam must be in [0, 1], got {lam!r}")
+    if not isinstance(log_pi, torch.Tensor) or not isinstance(logq, torch.Tensor) or log_pi.shape != logq.shape:
+        raise ValueError(f"log_pi and logq must be tensors of one shape, got {tuple(getattr(log_pi, 'shape', ()))} and "
+                         f"{tuple(getattr(logq, 'shape', ()))}")
     # Eq. (closed-form proximal iterate): log dP_lam/dP_theta = lam log P* + (1 - lam) log P_0 - log q_theta + const
     return lam * log_pi.double() + (1 - lam) * torch.as_tensor(log_p0, dtype=torch.float64) - logq.double()
 
@@ -340,7 +356,10 @@ def adaptive_lambda(log_pi: torch.Tensor, log_p0: torch.Tensor | float, logq: to
 
 def implied_eta(lams) -> np.ndarray:
     "Proximal step sizes implied by a path schedule: $1-\\lambda_{k+1}=(1-\\lambda_k)/(1+\\eta_k)$."
-    lam = np.minimum(np.asarray(lams, dtype=np.float64), 1 - 1e-12)
+    lam = np.asarray(lams, dtype=np.float64)
+    if lam.ndim != 1 or not np.isfinite(lam).all() or (lam < 0).any() or (lam > 1).any() or (np.diff(lam) < 0).any():
+        raise ValueError("lams must be a 1-D non-decreasing schedule in [0, 1]")
+    lam = np.minimum(lam, 1 - 1e-12)
     return (1 - lam[:-1]) / (1 - lam[1:]) - 1
 
 # %% ../nbs/25_pdns.ipynb #7e7ea5ef
@@ -472,6 +491,9 @@ def evaluate_discrete(model: nn.Module, target: DiscreteTarget, n: int = 4000, c
 def mode_summary(p_hat, p_ref, min_frac: float = 0.2) -> dict:
     "Coverage (share of modes holding >= min_frac of their reference mass), TV and max mode-mass error."
     p_hat, p_ref = np.asarray(p_hat, dtype=float), np.asarray(p_ref, dtype=float)
+    if p_hat.ndim != 1 or p_hat.shape != p_ref.shape or len(p_hat) == 0:
+        raise ValueError(f"p_hat and p_ref must be non-empty 1-D of one length, got {p_hat.shape} and {p_ref.shape}")
+    if not (np.isfinite(p_hat).all() and np.isfinite(p_ref).all()): raise ValueError("p_hat and p_ref must be finite")
     return dict(coverage=float((p_hat >= min_frac * p_ref).mean()), tv=float(0.5 * np.abs(p_hat - p_ref).sum()),
                 max_err=float(np.abs(p_hat - p_ref).max()))
 
@@ -694,5 +716,10 @@ def train_continuous(target, method: str = "PDNS", iters: int = 400, batch: int 
 
 def energy_distance(x: torch.Tensor, y: torch.Tensor) -> float:
     "Energy distance $2E|X-Y|-E|X-X'|-E|Y-Y'|$ (V-statistic) between two samples."
+    for name, s in (("x", x), ("y", y)):
+        if not isinstance(s, torch.Tensor) or s.dim() != 2 or len(s) == 0:
+            raise ValueError(f"{name} must be a non-empty 2-D sample (n, d), got {tuple(getattr(s, 'shape', ()))}")
+        if not torch.isfinite(s).all(): raise ValueError(f"{name} must be finite (no NaN or inf)")
+    if x.shape[1] != y.shape[1]: raise ValueError(f"x and y must have the same dimension, got {x.shape[1]} and {y.shape[1]}")
     x, y = x.double(), y.double()
     return float(2 * torch.cdist(x, y).mean() - torch.cdist(x, x).mean() - torch.cdist(y, y).mean())

@@ -61,6 +61,8 @@ def jsd(logp: torch.Tensor, logq: torch.Tensor) -> torch.Tensor:
         raise TypeError("logp and logq must be tensors")
     if logp.shape != logq.shape:
         raise ValueError(f"logp and logq must share a shape, got {tuple(logp.shape)} and {tuple(logq.shape)}")
+    if not (logp.is_floating_point() and logq.is_floating_point()): raise TypeError("logp and logq must be floating point")
+    if logp.isnan().any() or logq.isnan().any(): raise ValueError("logp and logq must not hold NaN (-inf is a zero probability)")
     logp, logq = logp.double(), logq.double()
     logm = torch.logaddexp(logp, logq) - LN2
     kl = lambda a: (a.exp() * (a - logm)).nansum(-1)   # 0·log0 = 0
@@ -152,6 +154,7 @@ def step_spans(token_texts: Sequence[str], delim: str = "\n") -> list[tuple[int,
     """Reasoning steps as half-open token ranges [s, e): a step ends with the token that contains `delim` (it belongs to
     the step it closes); a trailing run without `delim` is the last step. Empty steps (a lone delimiter) are dropped."""
     if isinstance(token_texts, str): raise TypeError("token_texts must be a list of token strings, not one string")
+    if not all(isinstance(t, str) for t in token_texts): raise TypeError("token_texts must hold strings (token texts)")
     if not isinstance(delim, str) or not delim: raise ValueError("delim must be a non-empty string")
     spans, s = [], 0
     for i, t in enumerate(token_texts):
@@ -428,6 +431,7 @@ def eigenscore(embeddings: torch.Tensor | np.ndarray, alpha: float = 1e-3) -> fl
     Z = torch.as_tensor(embeddings, dtype=torch.float64)
     if Z.dim() != 2 or Z.shape[0] < 2: raise ValueError(f"embeddings must be [K >= 2, d], got {tuple(Z.shape)}")
     if not alpha > 0: raise ValueError(f"alpha must be > 0, got {alpha}")
+    if not torch.isfinite(Z).all(): raise ValueError("embeddings must be finite (no NaN or inf)")
     Zc = Z - Z.mean(1, keepdim=True)          # centre each embedding over its features (J_d)
     S = Zc @ Zc.T / Z.shape[1]
     return float(torch.linalg.eigvalsh(S + alpha * torch.eye(len(S), dtype=S.dtype)).clamp(min=1e-300).log().mean())
@@ -463,8 +467,11 @@ def sample_embeddings(model, tokenizer, prompt: str, completions: Sequence[str],
 # %% ../nbs/24_reasoning_hallucination.ipynb #cddfc330
 def shaping_potential(R: np.ndarray | Sequence[float], alpha: float = 1.0, tau: float = 0.1) -> np.ndarray:
     "Φ(s_k) = −R̃_k with R̃_k = α·R_k if R_k ≤ τ else 0 (the paper's step-level deep-reasoning potential)."
-    if not alpha >= 0: raise ValueError(f"alpha must be >= 0, got {alpha}")
+    if not (alpha >= 0 and math.isfinite(alpha)): raise ValueError(f"alpha must be finite and >= 0, got {alpha}")
+    if not math.isfinite(tau): raise ValueError(f"tau must be finite, got {tau}")
     R = np.asarray(R, dtype=np.float64)
+    if R.ndim != 1: raise ValueError(f"R must be 1-D (one Reasoning Score per step), got shape {R.shape}")
+    if not np.isfinite(R).all(): raise ValueError("R must be finite (no NaN or inf)")
     # R̃_k = α R_k 1[R_k ≤ τ]; Φ = −R̃
     return -np.where(R <= tau, alpha * R, 0.0)
 
@@ -486,6 +493,7 @@ def shaped_step_rewards(step_R: Sequence[float], outcome: float, alpha: float = 
     R = np.asarray(step_R, dtype=np.float64)
     if R.ndim != 1 or len(R) == 0:
         raise ValueError("step_R must be a non-empty 1-D sequence (one Reasoning Score per step)")
+    if not math.isfinite(outcome): raise ValueError(f"outcome must be finite, got {outcome}")
     phi = _potentials(R, alpha, tau)
     r = np.zeros(len(R))
     r[-1] = float(outcome)
@@ -612,6 +620,7 @@ def paired_ci(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> di
     if a.shape != b.shape or a.ndim != 1 or len(a) == 0:
         raise ValueError(f"a and b must be equally long 1-D, got {a.shape}, {b.shape}")
     if not 0 < level < 1: raise ValueError(f"level must be in (0, 1), got {level}")
+    if not (np.isfinite(a).all() and np.isfinite(b).all()): raise ValueError("a and b must be finite (no NaN or inf)")
     d = a - b
     n, m = len(d), float(d.mean())
     if n < 2:

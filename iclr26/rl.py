@@ -173,6 +173,7 @@ def _grouped(x: torch.Tensor, group_size: int, name: str = "rewards") -> torch.T
     if x.dim() != 1: raise ValueError(f"{name} must be 1-D [N], got shape {tuple(x.shape)}")
     if len(x) == 0 or len(x) % G:
         raise ValueError(f"{name} has {len(x)} entries, not a positive multiple of group_size={G}")
+    if not torch.isfinite(x).all(): raise ValueError(f"{name} must be finite (no NaN or inf)")
     return x.float().view(-1, G)
 
 def group_advantages(rewards: torch.Tensor | Sequence[float], group_size: int, eps: float = 1e-4, scale: bool = True,
@@ -232,6 +233,8 @@ AGGREGATIONS = ("sequence_mean", "token_mean", "fixed_length")
 
 def k3_kl(logp: torch.Tensor, ref_logp: torch.Tensor) -> torch.Tensor:
     "Per-token k3 estimate of KL(pi || ref): exp(ref - logp) - (ref - logp) - 1 (>= 0)."
+    if logp.shape != ref_logp.shape:
+        raise ValueError(f"ref_logp must have logp's shape {tuple(logp.shape)}, got {tuple(ref_logp.shape)}")
     d = ref_logp - logp
     return torch.exp(d) - d - 1
 
@@ -239,6 +242,11 @@ def clip_objective(ratio: torch.Tensor, advantages: torch.Tensor, eps_low: float
                    centre: torch.Tensor | float = 1.0) -> torch.Tensor:
     "min(ratio * A, clip(ratio, max(centre - eps_low, 0), centre + eps_high) * A), elementwise."
     eps_high = eps_low if eps_high is None else eps_high
+    if not eps_low >= 0: raise ValueError(f"eps_low must be >= 0, got {eps_low}")
+    if not eps_high >= 0: raise ValueError(f"eps_high must be >= 0, got {eps_high}")
+    try: torch.broadcast_shapes(ratio.shape, advantages.shape)
+    except RuntimeError:
+        raise ValueError(f"advantages {tuple(advantages.shape)} must broadcast against ratio {tuple(ratio.shape)}") from None
     centre = torch.as_tensor(centre, dtype=ratio.dtype, device=ratio.device)
     lo, hi = torch.clamp(centre - eps_low, min=0.0), centre + eps_high
     clipped = torch.minimum(torch.maximum(ratio, lo), hi)
@@ -404,7 +412,7 @@ class RLConfig:
         if self.clip_centre not in ("one", "pi_k"):
             raise ValueError("clip_centre must be 'one' (PPO/trl) or 'pi_k' (off-policy GRPO's pi_k/alpha), got "
                              f"{self.clip_centre!r}")
-        if self.beta < 0: raise ValueError(f"beta must be >= 0, got {self.beta}")
+        if not self.beta >= 0: raise ValueError(f"beta must be >= 0, got {self.beta}")
         if self.ratio_level not in RATIO_LEVELS:
             raise ValueError(f"ratio_level must be one of {RATIO_LEVELS}, got {self.ratio_level!r}")
         if self.aggregation not in AGGREGATIONS:

@@ -27,9 +27,9 @@ __all__ = ['STDLIB_EXCLUDE', 'SPLITS', 'JOBS', 'COLOURS', 'PETS', 'FACT_QUESTION
            'load_tokenizer', 'parse_size', 'model_config', 'make_model', 'n_params', 'causal_allowed',
            'segment_allowed', 'additive_mask', 'positions_from_mask', 'forward_logits', 'encode_corpus',
            'random_windows', 'sft_encode', 'pad_id_of', 'collate', 'TrainConfig', 'TrainResult', 'make_optimizer',
-           'fit', 'eval_loss', 'perplexity', 'unigram_perplexity', 'check_lm', 'sample_tokens', 'generate',
-           'exact_match', 'train_lm', 'train_sft', 'register_corpus', 'load_corpus', 'cache_dir', 'cache_key',
-           'save_model', 'load_model', 'cached_model', 'corpus_tokens', 'pretrained', 'train_throughput']
+           'fit', 'eval_loss', 'window_losses', 'perplexity', 'unigram_perplexity', 'check_lm', 'sample_tokens',
+           'generate', 'exact_match', 'train_lm', 'train_sft', 'register_corpus', 'load_corpus', 'cache_dir',
+           'cache_key', 'save_model', 'load_model', 'cached_model', 'corpus_tokens', 'pretrained', 'train_throughput']
 
 # %% ../nbs/01_tinylm.ipynb #4960406b
 def stdlib_root() -> Path:
@@ -78,6 +78,7 @@ SPLITS = ("train", "validation", "test")
 
 def split_of(key: str, fracs: Sequence[float] = (0.9, 0.05, 0.05)) -> str:
     "The split ('train', 'validation' or 'test') a document with this `key` belongs to, from a hash of the key."
+    fracs = _check_fracs(fracs)
     u, acc = _unit_hash("split:" + key), 0.0
     for name, f in zip(SPLITS, fracs):
         acc += f
@@ -551,6 +552,7 @@ def make_model(
 
 def n_params(model: torch.nn.Module, trainable_only: bool = False) -> int:
     "Number of (unique) parameters of `model`; tied weights count once."
+    if not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a torch module, got {type(model).__name__}")
     seen, n = set(), 0
     for p in model.parameters():
         if id(p) in seen or (trainable_only and not p.requires_grad): continue
@@ -793,18 +795,28 @@ def fit(model: torch.nn.Module, next_batch: Callable[[int], Mapping], cfg: Train
 # %% ../nbs/01_tinylm.ipynb #88a2ec0f
 def _windows(tokens: torch.Tensor, seq_len: int, max_tokens: int | None) -> torch.Tensor:
     if not isinstance(tokens, torch.Tensor) or tokens.dim() != 1: raise ValueError("tokens must be a 1-D tensor of ids")
+    if tokens.is_floating_point() or tokens.is_complex() or tokens.dtype == torch.bool:
+        raise TypeError(f"tokens must hold integer ids, got {tokens.dtype}")
     seq_len = check_int("seq_len", seq_len, 2)
     n = len(tokens) if max_tokens is None else min(len(tokens), check_int("max_tokens", max_tokens, seq_len))
     n -= n % seq_len
     if n < seq_len: raise ValueError(f"need at least seq_len={seq_len} tokens to evaluate, got {len(tokens)}")
     return tokens[:n].view(-1, seq_len)
 
+def _check_ids(model, w: torch.Tensor) -> torch.Tensor:
+    "`w` unchanged, or a ValueError when it holds an id outside the model's vocabulary (`config.vocab_size`)."
+    V = getattr(getattr(model, "config", None), "vocab_size", None)
+    if V is not None and (int(w.min()) < 0 or int(w.max()) >= V):
+        raise ValueError(f"tokens hold ids outside the model's vocabulary [0, {V}): min {int(w.min())}, max {int(w.max())}")
+    return w
+
 @torch.no_grad()
 def eval_loss(
     model, tokens: torch.Tensor, seq_len: int = 128, batch_size: int = 16, max_tokens: int | None = None
 ) -> float:
     "Mean next-token negative log-likelihood (nats) of `model` over non-overlapping windows of the 1-D stream `tokens`."
-    w = _windows(tokens, seq_len, max_tokens)
+    w = _check_ids(model, _windows(tokens, seq_len, max_tokens))
+    batch_size = check_int("batch_size", batch_size, 1)
     was = model.training
     model.eval()
     dev, tot, cnt = _device_of(model), 0.0, 0
@@ -815,6 +827,25 @@ def eval_loss(
         cnt += x[:, 1:].numel()
     model.train(was)
     return tot / cnt
+
+@torch.no_grad()
+def window_losses(
+    model, tokens: torch.Tensor, seq_len: int = 128, batch_size: int = 16, max_tokens: int | None = None
+) -> torch.Tensor:
+    """Mean next-token NLL (nats) of each of `eval_loss`'s windows, as a float64 tensor: the units a bootstrap
+    resamples. The windows have equal lengths, so `exp(window_losses(...).mean())` is `perplexity(...)`."""
+    w = _check_ids(model, _windows(tokens, seq_len, max_tokens))
+    batch_size = check_int("batch_size", batch_size, 1)
+    was = model.training
+    model.eval()
+    dev, out = _device_of(model), []
+    for i in range(0, len(w), batch_size):
+        x = w[i:i + batch_size].to(dev)
+        logits = model(input_ids=x, use_cache=False).logits[:, :-1].float()
+        nll = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1), reduction="none")
+        out.append(nll.view(len(x), -1).double().mean(1).cpu())
+    model.train(was)
+    return torch.cat(out)
 
 def perplexity(
     model, tokens: torch.Tensor, seq_len: int = 128, batch_size: int = 16, max_tokens: int | None = None
