@@ -493,6 +493,7 @@ def shaped_step_rewards(step_R: Sequence[float], outcome: float, alpha: float = 
     R = np.asarray(step_R, dtype=np.float64)
     if R.ndim != 1 or len(R) == 0:
         raise ValueError("step_R must be a non-empty 1-D sequence (one Reasoning Score per step)")
+    if not np.isfinite(R).all(): raise ValueError("step_R must be finite (no NaN or inf)")
     if not math.isfinite(outcome): raise ValueError(f"outcome must be finite, got {outcome}")
     phi = _potentials(R, alpha, tau)
     r = np.zeros(len(R))

@@ -293,3 +293,51 @@ def test_sequential_reconstruction_does_not_raise_end_to_end_error(one_torch_thr
         blockwise_reconstruct(q, lm, calib, steps=1, mode="both")
     with pytest.raises(ValueError, match="mix"):
         blockwise_reconstruct(q, lm, calib, steps=1, mix=1.5)
+
+
+# ---- property tests for bad input (issue #60): a ValueError/TypeError naming the argument, never a silent result ----
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 4), i=st.integers(0, 63), bad=st.sampled_from([float("nan"), float("inf"), float("-inf")]))
+def test_prop_quantisers_reject_non_finite_weights(n, i, bad):
+    W = torch.randn(n, 64)
+    W.view(-1)[i % W.numel()] = bad
+    for f in (lambda: anybcq_quantize(W, 2, 3, group_size=32, iters=1), lambda: rtn_quantize(W, 2, 32),
+              lambda: nested_uniform(W, 2, 4, 32), lambda: separate_bcq(W, 2, 32, 1), lambda: nested_kmeans(W, 2, 3, 1)):
+        with pytest.raises(ValueError, match="W must"):
+            f()
+    with pytest.raises(ValueError, match="W and W_hat"):
+        relative_error(W, torch.randn(n, 64))
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 4), g=st.integers(1, 200).filter(lambda g: g % 32), p_min=st.integers(1, 4), dp=st.integers(1, 3))
+def test_prop_quantiser_settings_out_of_range(n, g, p_min, dp):
+    with pytest.raises(ValueError, match="group_size"):
+        group_size_for(192, max(g, 32) if g >= 32 else 32 + g)
+    with pytest.raises(ValueError, match="p_max"):
+        anybcq_quantize(torch.randn(n, 64), p_min + dp, p_min, group_size=32)
+    with pytest.raises(TypeError, match="W must be floating point"):
+        anybcq_quantize(torch.ones(n, 64, dtype=torch.long), group_size=32)
+    with pytest.raises(ValueError, match="W must not be empty"):
+        anybcq_quantize(torch.ones(0, 64), group_size=32)
+    with pytest.raises(ValueError, match="bits"):
+        separate_bcq(torch.randn(n, 64), 1 - p_min, 32)
+    with pytest.raises(ValueError, match="W_hat"):
+        relative_error(torch.randn(n, 64), torch.randn(n + dp, 64))
+
+
+@settings(max_examples=20, deadline=None)
+@given(k=st.integers(1, 3), d=st.integers(1, 20), p=st.integers(-2, 8).filter(lambda p: not 2 <= p <= 4))
+def test_prop_anybcq_linear_rejects_bad_inputs(k, d, p):
+    lay = AnyBCQLinear(32 * k, 4, group_size=32)
+    with pytest.raises(ValueError, match="x must have"):
+        lay(torch.randn(2, 32 * k + d))
+    with pytest.raises(TypeError, match="x must be a floating-point"):
+        lay(torch.ones(2, 32 * k, dtype=torch.long))
+    with pytest.raises(ValueError, match="p must be in"):
+        lay.set_precision(p)
+    with pytest.raises(TypeError, match="fn must be callable"):
+        fake_quantize_model(nn.Sequential(nn.Linear(4, 4)), k)

@@ -297,3 +297,65 @@ def test_no_extrapolation_clamps_to_the_outer_knots():
     assert not torch.allclose(ref(x), lay(x))                       # outside: the paper's layer extrapolates
     with pytest.raises(TypeError, match="extrapolate"):
         LMKAN2D(4, 3, extrapolate=1)
+
+
+# ---- property tests for bad input (issue #60): a ValueError/TypeError naming the argument, never a silent result ----
+from hypothesis import given, settings, strategies as st  # noqa: E402
+import iclr26.lmkan as _lm  # noqa: E402
+
+
+@settings(max_examples=20, deadline=None)
+@given(half=st.integers(1, 4), out=st.integers(1, 4), extra=st.integers(1, 3),
+       bad=st.sampled_from([float("nan"), float("inf"), float("-inf")]))
+def test_prop_lmkan_layer_rejects_bad_inputs(half, out, extra, bad):
+    lay = _lm.LMKAN2D(2 * half, out, 4)
+    with pytest.raises(ValueError, match="in_features"):
+        _lm.LMKAN2D(2 * half + 1, out, 4)
+    with pytest.raises(ValueError, match="x must have"):
+        lay(torch.randn(3, 2 * half + extra))
+    with pytest.raises(TypeError, match="x must be floating point"):
+        lay(torch.ones(3, 2 * half, dtype=torch.long))
+    x = torch.randn(3, 2 * half)
+    x[1, 0] = bad
+    with pytest.raises(ValueError, match="non-finite"):
+        lay(x)
+    with pytest.raises(ValueError, match="table"):
+        _lm.lmkan_lookup(torch.randn(3, 2 * half), torch.randn(5, 5, out, half + extra), _lm.laplace_knots(4))
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 5), m=st.integers(1, 5), bad=st.sampled_from([float("nan"), 0.0, -1.0]))
+def test_prop_fronts_reject_mismatched_and_bad_values(n, m, bad):
+    f, e = [float(2 ** i) for i in range(n)], [1.0 / (i + 1) for i in range(n)]
+    if n != m:
+        with pytest.raises(ValueError, match="flops and err"):
+            _lm.pareto_front(f, e[:1] * m)
+        with pytest.raises(ValueError, match="new_flops and new_err"):
+            _lm.flops_ratios(f, e, [1.0] * n, [0.5] * m)
+        with pytest.raises(ValueError, match="flops and err"):
+            _lm.front_slope(f, [0.5] * m)
+    with pytest.raises(ValueError, match="flops"):
+        _lm.pareto_front([bad] + f[1:], e)
+    with pytest.raises(ValueError, match="err"):
+        _lm.error_at_flops(f, [bad] + e[1:], 1.0)
+    with pytest.raises(ValueError, match="target"):
+        _lm.flops_at_error(f, e, float("nan"))
+
+
+@settings(max_examples=20, deadline=None)
+@given(decay=st.floats(-3, 0), steps=st.integers(1, 20), over=st.integers(1, 5), w=st.integers(-3, 0))
+def test_prop_schedules_and_builders_reject_out_of_range(decay, steps, over, w):
+    with pytest.raises(ValueError, match="decay"):
+        _lm.hessian_lambda(1.0, decay=decay)
+    with pytest.raises(ValueError, match="epoch"):
+        _lm.hessian_lambda(float("nan"))
+    with pytest.raises(ValueError, match="step must be"):
+        _lm.lmkan_schedule(steps + over, steps, 1e-3)
+    with pytest.raises(ValueError, match="lr"):
+        _lm.lmkan_schedule(0, steps, float("nan"))
+    with pytest.raises(ValueError, match="sizes"):
+        _lm.mlp_net([4, w, 1])
+    with pytest.raises(ValueError, match="sizes"):
+        _lm.lmkan_net([3, 4, 1])
+    with pytest.raises(TypeError, match="model"):
+        _lm.count_flops(steps)

@@ -166,3 +166,82 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="dim"): DoubleWellTarget(0)
     with pytest.raises(ValueError, match="method"): train_continuous(ring_mixture(), "nope")
     with pytest.raises(ValueError, match="sweeps"): parallel_tempering(t, sweeps=10, burn=10)
+
+
+# ---- property tests for bad input (issue #60): a ValueError/TypeError naming the argument, never a silent result ----
+from hypothesis import given, settings, strategies as st  # noqa: E402
+import iclr26.pdns as _pdns  # noqa: E402
+
+_BAD = st.sampled_from([float("nan"), float("inf"), float("-inf")])
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 8), i=st.integers(0, 7), bad=st.sampled_from([float("nan"), float("inf")]))
+def test_prop_ess_rejects_empty_and_non_finite(n, i, bad):
+    w = torch.rand(n) + 0.1
+    w[i % n] = bad
+    with pytest.raises(ValueError, match="weights"):
+        _pdns.ess(w)
+    with pytest.raises(ValueError, match="logw"):
+        _pdns.ess_logw(w)
+    with pytest.raises(ValueError, match="weights"):
+        _pdns.ess(torch.tensor([]))
+    with pytest.raises(ValueError, match="weights"):
+        _pdns.ess(-torch.rand(n) - 0.1)
+    with pytest.raises(ValueError, match="logw"):
+        _pdns.adaptive_gamma(w)
+    assert _pdns.ess_logw(torch.tensor([0.0, float("-inf")])) == pytest.approx(0.5)   # -inf: a zero weight
+
+
+@settings(max_examples=20, deadline=None)
+@given(g=st.one_of(st.floats(-3, 0), st.floats(1.0001, 3), st.just(float("nan"))),
+       t=st.one_of(st.floats(-3, 0), st.floats(1.0001, 3)), lam=st.one_of(st.floats(-3, -1e-6), st.floats(1.0001, 3)))
+def test_prop_tempering_parameters_out_of_range(g, t, lam):
+    lw = torch.randn(6)
+    with pytest.raises(ValueError, match="gamma"):
+        _pdns.tempered_weights(lw, g)
+    with pytest.raises(ValueError, match="ess_target"):
+        _pdns.adaptive_gamma(lw, t)
+    with pytest.raises(ValueError, match="lam"):
+        _pdns.iterate_logw(lw, 0.0, lw, lam)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 6), m=st.integers(1, 6))
+def test_prop_iterate_logw_and_mode_summary_reject_mismatched_lengths(n, m):
+    if n != m:
+        with pytest.raises(ValueError, match="log_pi and logq"):
+            _pdns.iterate_logw(torch.randn(n), 0.0, torch.randn(m), 0.5)
+        with pytest.raises(ValueError, match="p_hat and p_ref"):
+            _pdns.mode_summary([0.5] * n, [0.5] * m)
+    with pytest.raises(ValueError, match="p_hat and p_ref"):
+        _pdns.mode_summary([float("nan")] * n, [0.5] * n)
+
+
+@settings(max_examples=20, deadline=None)
+@given(beta=st.one_of(_BAD, st.floats(-5, -1e-6)), L=st.integers(-2, 1))
+def test_prop_ising_rejects_bad_beta_and_lattice(beta, L):
+    with pytest.raises(ValueError, match="beta"):
+        _pdns.ising_enumerate(2, beta)
+    with pytest.raises(ValueError, match="beta"):
+        _pdns.ising_transfer(2, beta)
+    with pytest.raises(ValueError, match="L"):
+        _pdns.ising_enumerate(L, 1.0)
+    with pytest.raises(TypeError, match="L must be an int"):
+        _pdns.ising_enumerate(2.0, 1.0)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 6), d=st.integers(1, 3), dd=st.integers(1, 2), bad=_BAD)
+def test_prop_energy_distance_rejects_bad_samples(n, d, dd, bad):
+    x = torch.randn(n, d)
+    with pytest.raises(ValueError, match="dimension"):
+        _pdns.energy_distance(x, torch.randn(n, d + dd))
+    with pytest.raises(ValueError, match="x must be a non-empty"):
+        _pdns.energy_distance(torch.randn(0, d), x)
+    xb = x.clone()
+    xb[0, 0] = bad
+    with pytest.raises(ValueError, match="x must be finite"):
+        _pdns.energy_distance(xb, x)
+    with pytest.raises(ValueError, match="Q"):
+        _pdns.qubo_target(torch.full((d, d), bad))

@@ -364,3 +364,85 @@ def test_within_pool_auc_removes_the_base_rate():
                           min_class=5)
     assert math.isnan(few["b"]["auc"]["RHD"]) and not math.isnan(few["a"]["auc"]["RHD"])
     with pytest.raises(ValueError): within_pool_auc(rows, y[:10], pools, {}, {"RHD": ["mean_R"]})
+
+
+# ---- property tests for bad input (issue #60): a ValueError/TypeError naming the argument, never a silent result ----
+from hypothesis import given, settings, strategies as st  # noqa: E402
+import iclr26.rhd as _rhd  # noqa: E402
+
+_BAD = st.sampled_from([float("nan"), float("inf"), float("-inf")])
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(2, 5), v=st.integers(2, 6), dv=st.integers(1, 3))
+def test_prop_jsd_rejects_mismatched_shapes_and_nan(n, v, dv):
+    lp = torch.randn(n, v).log_softmax(-1)
+    with pytest.raises(ValueError, match="logp and logq"):
+        _rhd.jsd(lp, torch.randn(n, v + dv).log_softmax(-1))
+    bad = lp.clone()
+    bad[0, 0] = float("nan")
+    with pytest.raises(ValueError, match="logp and logq"):
+        _rhd.jsd(bad, lp)
+    with pytest.raises(TypeError, match="floating point"):
+        _rhd.jsd(torch.zeros(n, v, dtype=torch.long), torch.zeros(n, v, dtype=torch.long))
+
+
+@settings(max_examples=20, deadline=None)
+@given(k=st.integers(1, 6), i=st.integers(0, 5), bad=_BAD)
+def test_prop_shaping_rejects_non_finite_scores(k, i, bad):
+    r = [0.05] * k
+    r[i % k] = bad
+    with pytest.raises(ValueError, match="R must be finite"):
+        _rhd.shaping_potential(r)
+    with pytest.raises(ValueError, match="R must be finite"):
+        _rhd.shaped_step_rewards(r, 1.0)
+    with pytest.raises(ValueError, match="outcome"):
+        _rhd.shaped_step_rewards([0.05] * k, bad)
+    with pytest.raises(ValueError, match="tau"):
+        _rhd.shaping_potential([0.05] * k, tau=float("nan"))
+
+
+@settings(max_examples=20, deadline=None)
+@given(gamma=st.one_of(st.floats(-5, 0), st.floats(1.0001, 5), _BAD), alpha=st.floats(-5, -1e-6))
+def test_prop_shaping_rejects_out_of_range_parameters(gamma, alpha):
+    with pytest.raises(ValueError, match="gamma"):
+        _rhd.shaped_step_rewards([0.1, 0.2], 1.0, gamma=gamma)
+    with pytest.raises(ValueError, match="alpha"):
+        _rhd.shaping_potential([0.1, 0.2], alpha=alpha)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 6), m=st.integers(1, 6), bad=_BAD, level=st.one_of(st.floats(-1, 0), st.floats(1, 3)))
+def test_prop_paired_ci_rejects_mismatch_non_finite_and_level(n, m, bad, level):
+    if n != m:
+        with pytest.raises(ValueError, match="a and b"):
+            _rhd.paired_ci([0.0] * n, [0.0] * m)
+    with pytest.raises(ValueError, match="a and b"):
+        _rhd.paired_ci([0.0] * n + [bad], [0.0] * (n + 1))
+    with pytest.raises(ValueError, match="level"):
+        _rhd.paired_ci([0.0, 1.0], [1.0, 0.0], level=level)
+
+
+@settings(max_examples=20, deadline=None)
+@given(auc=st.one_of(st.floats(-3, -1e-6), st.floats(1.000001, 3), st.just(float("nan"))),
+       frac=st.one_of(st.floats(-2, 0), st.floats(1.0001, 3)), nl=st.integers(-3, 1))
+def test_prop_auc_se_and_late_layers_reject_out_of_range(auc, frac, nl):
+    with pytest.raises(ValueError, match="auc"):
+        _rhd.auc_se(auc, 5, 5)
+    with pytest.raises(ValueError, match="late_frac"):
+        _rhd.late_layers(4, frac)
+    with pytest.raises(ValueError, match="n_layers"):
+        _rhd.late_layers(nl)
+
+
+@settings(max_examples=20, deadline=None)
+@given(k=st.integers(2, 4), d=st.integers(1, 5), bad=_BAD)
+def test_prop_eigenscore_rejects_bad_embeddings(k, d, bad):
+    z = torch.randn(k, d)
+    z[0, 0] = bad
+    with pytest.raises(ValueError, match="embeddings"):
+        _rhd.eigenscore(z)
+    with pytest.raises(ValueError, match="embeddings"):
+        _rhd.eigenscore(torch.randn(d))
+    with pytest.raises(TypeError, match="token_texts"):
+        _rhd.step_spans(list(range(k)))

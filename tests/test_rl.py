@@ -407,3 +407,56 @@ def test_trl_grpo_trainer_runs_a_to_trl_config_on_a_zoo_model(tmp_path):
     assert out["trl"] == "1.16.0" and out["steps"] == 3
     assert out["logged"] == 2, "a fresh generation every steps_per_generation = 2 steps: at steps 1 and 3"
     assert all(0.0 <= x <= 1.0 for x in out["rewards"]) and "rewards/first_digit_reward/mean" in out["keys"]
+
+
+# ---- property tests for bad input (issue #60): a ValueError/TypeError naming the argument, never a silent result ----
+from hypothesis import given, settings, strategies as st  # noqa: E402
+import iclr26.rl as _rl  # noqa: E402
+
+_BAD = st.sampled_from([float("nan"), float("inf"), float("-inf")])
+
+
+@settings(max_examples=20, deadline=None)
+@given(g=st.integers(2, 5), k=st.integers(1, 4), r=st.integers(1, 4), bad=_BAD, eps=st.floats(-3, -1e-9))
+def test_prop_group_advantages_reject_bad_rewards(g, k, r, bad, eps):
+    rew = torch.rand(g * k)
+    if r % g:
+        with pytest.raises(ValueError, match="group_size"):
+            _rl.group_advantages(torch.rand(g * k + r), g)
+    rb = rew.clone()
+    rb[0] = bad
+    with pytest.raises(ValueError, match="rewards must be finite"):
+        _rl.group_advantages(rb, g)
+    with pytest.raises(ValueError, match="rewards must be finite"):
+        _rl.zero_variance_mask(rb, g)
+    with pytest.raises(ValueError, match="eps"):
+        _rl.group_advantages(rew, g, eps=eps)
+    with pytest.raises(ValueError, match="group_size"):
+        _rl.group_advantages(rew, 1 - g)
+    with pytest.raises(ValueError, match="rewards has 0 entries"):
+        _rl.group_advantages([], g)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 4), t=st.integers(1, 5), d=st.integers(1, 3), e=st.floats(-2, -1e-6))
+def test_prop_losses_reject_mismatched_shapes_and_bad_clips(n, t, d, e):
+    with pytest.raises(ValueError, match="ref_logp"):
+        _rl.k3_kl(torch.zeros(n, t), torch.zeros(n, t + d))
+    with pytest.raises(ValueError, match="advantages"):
+        _rl.clip_objective(torch.ones(n, t + 1), torch.ones(n, t + 1 + d))
+    with pytest.raises(ValueError, match="eps_low"):
+        _rl.clip_objective(torch.ones(n, t), torch.ones(n, t), eps_low=e)
+    with pytest.raises(ValueError, match="eps_high"):
+        _rl.clip_objective(torch.ones(n, t), torch.ones(n, t), eps_high=e)
+    with pytest.raises(ValueError, match="advantages"):
+        _rl.expand_advantages(torch.ones(n + d), torch.ones(n, t))
+
+
+@settings(max_examples=20, deadline=None)
+@given(lr=st.one_of(st.floats(-1, 0), st.just(float("nan"))), temp=st.floats(-1, 0), gs=st.integers(-3, 0),
+       beta=st.one_of(st.floats(-3, -1e-9), st.just(float("nan"))))
+def test_prop_rlconfig_rejects_out_of_range(lr, temp, gs, beta):
+    for kw, name in ((dict(lr=lr), "lr"), (dict(temperature=temp), "temperature"), (dict(group_size=gs), "group_size"),
+                     (dict(beta=beta), "beta")):
+        with pytest.raises(ValueError, match=name):
+            _rl.RLConfig(**kw)

@@ -303,3 +303,56 @@ def test_throughput_reports_positive_rates():
     r = T.train_throughput("llama-1L-64", vocab_size=64, batch_size=2, seq_len=16, steps=1, warmup=0)
     assert r["steps_per_s"] > 0 and r["tokens_per_s"] == pytest.approx(32 * r["steps_per_s"]) and r["params"] > 0
     with pytest.raises(TypeError, match="size"): T.train_throughput(3)
+
+
+# ---- property tests for bad input (issue #60): a ValueError/TypeError naming the argument, never a silent result ----
+from hypothesis import given, settings, strategies as st  # noqa: E402
+import iclr26.tinylm as _tl  # noqa: E402
+
+_TINY = {}
+
+
+def _tiny():
+    "One tiny untrained model for every example (built once)."
+    if not _TINY: _TINY["m"] = _tl.make_model("llama-1L-64", vocab_size=32, seed=0)
+    return _TINY["m"]
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(8, 40), seq=st.integers(-2, 1), bs=st.integers(-3, 0), oob=st.integers(32, 100))
+def test_prop_eval_loss_rejects_bad_streams_and_settings(n, seq, bs, oob):
+    m, toks = _tiny(), torch.randint(0, 32, (n,))
+    for f in (_tl.eval_loss, _tl.window_losses, _tl.perplexity):
+        with pytest.raises(ValueError, match="tokens must be a 1-D"):
+            f(m, toks.view(1, -1), seq_len=4)
+        with pytest.raises(TypeError, match="tokens must hold integer ids"):
+            f(m, toks.float(), seq_len=4)
+        with pytest.raises(ValueError, match="seq_len"):
+            f(m, toks, seq_len=seq)
+        with pytest.raises(ValueError, match="batch_size"):
+            f(m, toks, seq_len=4, batch_size=bs)
+        bad = toks.clone()
+        bad[0] = oob
+        with pytest.raises(ValueError, match="vocabulary"):
+            f(m, bad, seq_len=4)
+        with pytest.raises(ValueError, match="seq_len"):
+            f(m, toks, seq_len=n + 1)
+
+
+@settings(max_examples=20, deadline=None)
+@given(fr=st.lists(st.floats(-1, 2, allow_nan=False), min_size=0, max_size=4), lr=st.floats(-1, 0),
+       n=st.integers(-3, 0))
+def test_prop_splits_configs_and_tasks_reject_bad_values(fr, lr, n):
+    if len(fr) != 3 or any(f < 0 for f in fr) or abs(sum(fr) - 1) > 1e-6:
+        with pytest.raises(ValueError, match="fracs"):
+            _tl.split_of("a.py", tuple(fr))
+    with pytest.raises(ValueError, match="lr"):
+        _tl.TrainConfig(lr=lr)
+    with pytest.raises(ValueError, match="lr"):
+        _tl.TrainConfig(lr=float("nan"))
+    with pytest.raises(ValueError, match="steps"):
+        _tl.TrainConfig(steps=n)
+    with pytest.raises(ValueError, match="n"):
+        _tl.arithmetic(n)
+    with pytest.raises(TypeError, match="model"):
+        _tl.n_params(n)
