@@ -135,12 +135,13 @@ def output_dirs(scale: str, out: str | Path | None = None, results: str | Path |
                 root: str | Path | None = None) -> tuple[Path, Path]:
     """(executed notebooks, results folder) of a run at `scale`. Inside the checkout: `_build/<scale>/nbs` and the
     checkout's `results/`. From another folder nothing goes into the checkout: `_build/<scale>/nbs` of that folder, and
-    `results/` beside `out` (or in that folder)."""
+    `results/` beside `out` (or in that folder). `$ICLR26_RESULTS`, when set, is the default results folder."""
     check_scale(scale)
     root, here = nbs_dir(root).parent, Path.cwd()
     base = root if _inside(here, root) else here
     out_dir = Path(out) if out else base / "_build" / scale / "nbs"
     if results: res = Path(results)
+    elif os.environ.get("ICLR26_RESULTS"): res = Path(os.environ["ICLR26_RESULTS"])
     elif base == root: res = root / "results"
     else: res = (Path(out).resolve().parent if out else here) / "results"
     return out_dir.resolve(), res.resolve()

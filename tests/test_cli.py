@@ -315,6 +315,7 @@ def test_reproduce_from_another_folder_keeps_out_of_the_checkout(fake_runs, monk
     "Run from another folder with --out, the results go beside --out (or in that folder), never into the checkout."
     from iclr26.cli import main
     monkeypatch.setenv("ICLR26_ROOT", str(ROOT))
+    monkeypatch.delenv("ICLR26_RESULTS", raising=False)
     monkeypatch.chdir(tmp_path)
     before = sorted((ROOT / "results").rglob("*"))
     assert main(["reproduce", "arena", "--scale", "smoke", "--out", "run/nbs"]) == 0
@@ -332,7 +333,10 @@ def test_reproduce_inside_the_checkout_keeps_its_results_folder(fake_runs, monke
     "`make run` and `make full` (cwd: the checkout, --out _build/...) still write the checkout's results/."
     from iclr26.cli import output_dirs
     monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("ICLR26_RESULTS", raising=False)
     assert output_dirs("smoke", "_build/smoke/nbs") == ((ROOT / "_build/smoke/nbs").resolve(), ROOT / "results")
+    monkeypatch.setenv("ICLR26_RESULTS", str(tmp_path))            # the environment's results folder is honoured
+    assert output_dirs("smoke")[1] == tmp_path.resolve()
 
 
 @pytest.mark.parametrize("bad", ["-5", "0", "nan", "abc"])

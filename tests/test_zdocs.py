@@ -102,8 +102,12 @@ def test_site_files(site):
 
 def test_home_page_has_paper_index(site):
     html = dom(site / "index.html")
-    assert "The papers" in html and "<table" in html and "headline verdict" in html
+    assert "The papers" in html and "<table" in html and "How to read the verdicts" in html
+    for col in ("headline claim", "ours [95 % CI]", "null", "oracle", "verdict", "why"):
+        assert f">{col}<" in html, col
     assert "Information-efficient arena evaluation" in html
+    assert 'href="23_arena.html#what-we-found"' in html, "the reason links to the notebook's What we found"
+    assert 'id="what-we-found"' in dom(site / "23_arena.html"), "the link's target exists on the paper page"
     assert "make test" in html
 
 
@@ -143,7 +147,8 @@ def test_scoreboard_page_leads_with_headlines(site):
     a, b = html.index('id="headline-claims"'), html.index('id="every-claim-per-paper"')  # the sections, not the TOC
     assert a < b
     head = html[a:b]
-    assert "<table" in head and "verdict" in head and "commit" in head
+    assert "<table" in head and "verdict" in head and "commit" in head and "ours [95 % CI]" in head
+    assert "#what-we-found" in head and "How to read the verdicts" in html[:a]
     assert any(f.name == "scoreboard.png" for f in png_files(page, html)), "the at-a-glance figure is missing"
     for r in load_results("full", base=ROOT / "results"):
         assert f"{r['paper']}" in html
