@@ -405,13 +405,14 @@ def train_regression(model: nn.Module, sample: Callable[[int], tuple[torch.Tenso
     return losses
 
 # %% ../nbs/26_lmkan.ipynb #7aaaefc3
-def _front(flops, err, names=("flops", "err")) -> tuple[np.ndarray, np.ndarray]:
-    "`flops`, `err` as equally long 1-D arrays, FLOPs finite and > 0, errors > 0 (+inf: a diverged run), else a ValueError."
+def _front(flops, err, names=("flops", "err"), nan_ok: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """`flops`, `err` as equally long 1-D arrays, FLOPs finite and > 0, errors >= 0 (+inf: a diverged run; NaN only
+    with `nan_ok`, for points that get no ratio), else a ValueError."""
     f, e = np.asarray(flops, dtype=float), np.asarray(err, dtype=float)
     if f.ndim != 1 or e.shape != f.shape:
         raise ValueError(f"{names[0]} and {names[1]} must be 1-D of one length, got {f.shape} and {e.shape}")
     if not (np.isfinite(f).all() and (f > 0).all()): raise ValueError(f"{names[0]} must be finite and > 0")
-    if np.isnan(e).any() or not (e > 0).all(): raise ValueError(f"{names[1]} must be > 0 (no NaN)")
+    if (not nan_ok and np.isnan(e).any()) or (e < 0).any(): raise ValueError(f"{names[1]} must be >= 0 (no NaN)")
     return f, e
 
 def pareto_front(flops: Sequence[float], err: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -444,13 +445,13 @@ def error_at_flops(flops: Sequence[float], err: Sequence[float], target: float) 
 def flops_ratios(base_flops, base_err, new_flops, new_err) -> list[float]:
     "For each new point, baseline FLOPs at the same error divided by its FLOPs (NaN where not interpolable)."
     _front(base_flops, base_err, ("base_flops", "base_err"))
-    nf, ne = _front(new_flops, new_err, ("new_flops", "new_err"))
-    return [flops_at_error(base_flops, base_err, e) / f for f, e in zip(nf, ne)]
+    nf, ne = _front(new_flops, new_err, ("new_flops", "new_err"), nan_ok=True)
+    return [flops_at_error(base_flops, base_err, e) / f if not math.isnan(e) else float("nan") for f, e in zip(nf, ne)]
 
 def equal_flops_ratios(base_flops, base_err, new_flops, new_err) -> list[float]:
     "For each new point, its error over the baseline front's error at the same FLOPs (NaN where not interpolable)."
     _front(base_flops, base_err, ("base_flops", "base_err"))
-    _front(new_flops, new_err, ("new_flops", "new_err"))
+    _front(new_flops, new_err, ("new_flops", "new_err"), nan_ok=True)
     return [e / error_at_flops(base_flops, base_err, f) for f, e in zip(new_flops, new_err)]
 
 def front_slope(flops: Sequence[float], err: Sequence[float]) -> float:

@@ -324,8 +324,9 @@ def test_prop_lmkan_layer_rejects_bad_inputs(half, out, extra, bad):
 
 
 @settings(max_examples=20, deadline=None)
-@given(n=st.integers(1, 5), m=st.integers(1, 5), bad=st.sampled_from([float("nan"), 0.0, -1.0]))
-def test_prop_fronts_reject_mismatched_and_bad_values(n, m, bad):
+@given(n=st.integers(1, 5), m=st.integers(1, 5), bad=st.sampled_from([float("nan"), 0.0, -1.0]),
+       bad_e=st.sampled_from([float("nan"), -1.0]))
+def test_prop_fronts_reject_mismatched_and_bad_values(n, m, bad, bad_e):
     f, e = [float(2 ** i) for i in range(n)], [1.0 / (i + 1) for i in range(n)]
     if n != m:
         with pytest.raises(ValueError, match="flops and err"):
@@ -337,7 +338,8 @@ def test_prop_fronts_reject_mismatched_and_bad_values(n, m, bad):
     with pytest.raises(ValueError, match="flops"):
         _lm.pareto_front([bad] + f[1:], e)
     with pytest.raises(ValueError, match="err"):
-        _lm.error_at_flops(f, [bad] + e[1:], 1.0)
+        _lm.error_at_flops(f, [bad_e] + e[1:], 1.0)
+    assert np.isnan(_lm.flops_ratios(f, e, [1.0], [float("nan")])[0])     # a diverged point gets no ratio
     with pytest.raises(ValueError, match="target"):
         _lm.flops_at_error(f, e, float("nan"))
 
