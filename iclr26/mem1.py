@@ -105,8 +105,10 @@ class Task:
 
 def make_tasks(kb: KnowledgeBase, k: int, n: int, hops: int = 2, seed: int = 0) -> list[Task]:
     "`n` tasks of `k` distinct `hops`-hop questions each, drawn from `kb` (seeded)."
-    if not isinstance(k, int) or k < 1: raise ValueError(f"k must be an int >= 1, got {k!r}")
-    if not isinstance(n, int) or n < 1: raise ValueError(f"n must be an int >= 1, got {n!r}")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1: raise ValueError(f"k must be an int >= 1, got {k!r}")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1: raise ValueError(f"n must be an int >= 1, got {n!r}")
+    if isinstance(hops, bool) or not isinstance(hops, int) or hops < 1:
+        raise ValueError(f"hops must be an int >= 1, got {hops!r}")
     if not isinstance(kb, KnowledgeBase): raise TypeError(f"kb must be a KnowledgeBase, got {type(kb).__name__}")
     if not kb.facts: raise ValueError("kb is empty: it has no facts")
     pool = kb.multihop(max(4 * k, 60), hops=hops, seed=seed)
@@ -153,6 +155,9 @@ def f1_score(pred: str, gold: str) -> float:
 
 def score(answers: Sequence[str], task: Task) -> dict:
     "EM (sum over the k questions of normalised exact match: the reward), EM/k, F1 (sum) of `answers` for `task`."
+    if isinstance(answers, str) or not all(isinstance(a, str) for a in answers):
+        raise TypeError("answers must be a sequence of strings (one per question)")
+    if len(answers) != task.k: raise ValueError(f"answers must hold task.k = {task.k} answers, got {len(answers)}")
     em = sum(float(normalize_answer(a) == normalize_answer(b)) for a, b in zip(answers, task.answers))
     f1 = sum(f1_score(a, b) for a, b in zip(answers, task.answers))
     return {"em": em, "em_k": em / task.k, "f1": f1}
@@ -364,6 +369,9 @@ def official_style_trajectory(ep: Episode, state_end_id: int | None = None) -> d
 # %% ../nbs/17_mem1.ipynb #85acd2d8
 def batch_trajectories(trajs: Sequence[dict], pad_id: int) -> dict:
     "Right-pad masked trajectories into a batch: input_ids, allowed [B, L, L], position_ids, loss_mask, turn_index."
+    if not trajs: raise ValueError("trajs is empty")
+    if isinstance(pad_id, bool) or not isinstance(pad_id, int) or pad_id < 0:
+        raise ValueError(f"pad_id must be an int >= 0, got {pad_id!r}")
     L = max(len(t["input_ids"]) for t in trajs)
     B = len(trajs)
     out = {"input_ids": torch.full((B, L), pad_id), "allowed": torch.zeros(B, L, L, dtype=torch.bool),
@@ -398,38 +406,54 @@ def run_episodes(model, tok, tool: SearchTool, tasks: Sequence[Task], prune: boo
                  generator: torch.Generator | None = None, record_logprobs: bool = True) -> list[Episode]:
     """Roll out `model` as a MEM1 agent (`prune=True`: the context is prompt + latest state, action, observation)
     or a full-context agent, on all `tasks` in one batch. Each turn ends at eos; the sampler's log-probs of the
-    generated tokens are recomputed from the exact rollout context (one forward per turn)."""
+    generated tokens are recomputed from the exact rollout context (one forward per turn). The model runs in eval
+    mode (no dropout: the log-probs are the policy's own) and gets its previous mode back afterwards, also when the
+    rollout raises."""
+    if not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
     if not tasks: raise ValueError("tasks is empty")
+    if isinstance(tasks, Task) or not all(isinstance(t, Task) for t in tasks):
+        raise TypeError("tasks must be a sequence of Task")
+    if not isinstance(prune, bool): raise TypeError(f"prune must be a bool, got {type(prune).__name__}")
+    for name, v in (("max_turns", max_turns), ("max_new_tokens", max_new_tokens)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            raise ValueError(f"{name} must be None or an int >= 1, got {v!r}")
+    if do_sample and not (isinstance(temperature, (int, float)) and math.isfinite(temperature) and temperature > 0):
+        raise ValueError(f"temperature must be a finite number > 0 when sampling, got {temperature!r}")
     k = max(t.k for t in tasks)
     max_turns = max_turns or 2 * k + 2 + k // 2
     max_new_tokens = max_new_tokens or 40 + 8 * k
     eos, pad = tok.eos_token_id, pad_id_of(tok)
     eps = [Episode(t, _bos(tok) + _enc(tok, task_prompt(t))) for t in tasks]
     envs = [MultiObjectiveEnv(tool, t, max_turns) for t in tasks]
-    t0 = time.time()
-    dev = next(model.parameters()).device
-    while True:
-        live = [i for i, e in enumerate(envs) if not e.done]
-        if not live: break
-        ctxs = [context_ids(eps[i], prune) for i in live]
-        new, mask = sample_tokens(model, ctxs, max_new_tokens, eos, pad_id=pad, do_sample=do_sample,
-                                  temperature=temperature, generator=generator)
-        gens = [[int(x) for x, m in zip(new[j], mask[j]) if m] for j in range(len(live))]
-        if record_logprobs:
-            b = collate([{"input_ids": c + g} for c, g in zip(ctxs, gens)], pad, side="left")
-            lp = sequence_logprobs(model, b["input_ids"].to(dev), b["attention_mask"].to(dev)).cpu()
-        for j, i in enumerate(live):
-            g, ep = gens[j], eps[i]
-            ep.ctx_lens.append(len(ctxs[j]))
-            ep.gen_ids.append(g)
-            ep.gen_logp.append(lp[j, lp.shape[1] - len(g):].tolist() if record_logprobs and g else [])
-            text = tok.decode(g, skip_special_tokens=False).replace(tok.eos_token or "\0", "")
-            ep.texts.append(text)
-            obs = envs[i].step(text)
-            ep.obs_ids.append(_enc(tok, obs))
-    for ep, env in zip(eps, envs):
-        ep.reward, ep.answers, ep.seconds = env.reward, env.answers, time.time() - t0
-    return eps
+    was_training = model.training
+    model.eval()
+    try:
+        t0 = time.time()
+        dev = next(model.parameters()).device
+        while True:
+            live = [i for i, e in enumerate(envs) if not e.done]
+            if not live: break
+            ctxs = [context_ids(eps[i], prune) for i in live]
+            new, mask = sample_tokens(model, ctxs, max_new_tokens, eos, pad_id=pad, do_sample=do_sample,
+                                      temperature=temperature, generator=generator)
+            gens = [[int(x) for x, m in zip(new[j], mask[j]) if m] for j in range(len(live))]
+            if record_logprobs:
+                b = collate([{"input_ids": c + g} for c, g in zip(ctxs, gens)], pad, side="left")
+                lp = sequence_logprobs(model, b["input_ids"].to(dev), b["attention_mask"].to(dev)).cpu()
+            for j, i in enumerate(live):
+                g, ep = gens[j], eps[i]
+                ep.ctx_lens.append(len(ctxs[j]))
+                ep.gen_ids.append(g)
+                ep.gen_logp.append(lp[j, lp.shape[1] - len(g):].tolist() if record_logprobs and g else [])
+                text = tok.decode(g, skip_special_tokens=False).replace(tok.eos_token or "\0", "")
+                ep.texts.append(text)
+                obs = envs[i].step(text)
+                ep.obs_ids.append(_enc(tok, obs))
+        for ep, env in zip(eps, envs):
+            ep.reward, ep.answers, ep.seconds = env.reward, env.answers, time.time() - t0
+        return eps
+    finally:
+        model.train(was_training)
 
 def scripted_episode(tok, tool: SearchTool, task: Task, max_turns: int, p_noise: float = 0.0,
                      rng: random.Random | None = None, prune: bool = True) -> Episode:

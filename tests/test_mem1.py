@@ -229,3 +229,78 @@ def test_unpacked_rows_equal_packed_trajectories(env_parts):
             b = model(**sft_batches(eps, prune, tok.pad_token_id, 2, packed=True)(0)).loss
         assert abs(a.item() - b.item()) <= 1e-5
     with pytest.raises(ValueError, match="batch_size"): sft_batches(eps, True, 0, 0)
+
+
+def test_run_episodes_runs_in_eval_mode_and_restores_the_mode(env_parts):
+    "issue #60 item 3: a model left in train mode (dropout > 0) must roll out as in eval mode, and keep its mode."
+    kb, tool, tok = env_parts
+    model = make_model("llama-1L-64", tok, seed=0, attention_dropout=0.5)
+    tasks = make_tasks(kb, 2, 2, seed=4)
+    kw = dict(prune=True, max_new_tokens=6, max_turns=3)
+    model.eval()
+    ref = run_episodes(model, tok, tool, tasks, **kw)
+    assert not model.training
+    model.train()
+    torch.manual_seed(1)
+    got = run_episodes(model, tok, tool, tasks, **kw)
+    assert model.training                                   # the caller's mode is back
+    assert [e.gen_ids for e in got] == [e.gen_ids for e in ref]
+    for a, b in zip(got, ref):
+        la, lb = [x for l in a.gen_logp for x in l], [x for l in b.gen_logp for x in l]
+        assert len(la) == len(lb) and max(abs(x - y) for x, y in zip(la, lb)) <= 1e-6
+
+    def boom(*args, **kwargs): raise RuntimeError("boom")
+    model.forward = boom                                    # the rollout raises after eval() was called
+    with pytest.raises(RuntimeError, match="boom"): run_episodes(model, tok, tool, tasks, **kw)
+    assert model.training                                   # restored on the exception too
+
+
+# ---- property tests for bad input (issue #60) ----
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=20, deadline=None)
+@given(k=st.one_of(st.integers(-3, 0), st.just(True), st.floats(1.0, 3.0)), hops=st.integers(-2, 0))
+def test_property_make_tasks_bad_sizes(env_parts, k, hops):
+    kb = env_parts[0]
+    with pytest.raises(ValueError, match="k must"): make_tasks(kb, k, 1)
+    with pytest.raises(ValueError, match="n must"): make_tasks(kb, 1, k)
+    with pytest.raises(ValueError, match="hops"): make_tasks(kb, 1, 1, hops=hops)
+
+
+@settings(max_examples=20, deadline=None)
+@given(extra=st.integers(-2, 2), bad=st.sampled_from([None, 3, b"x"]))
+def test_property_score_mismatched_answers(env_parts, extra, bad):
+    t = make_tasks(env_parts[0], 2, 1, seed=0)[0]
+    if extra:
+        with pytest.raises(ValueError, match="answers must hold"): score(list(t.answers) + [""] * extra
+                                                                         if extra > 0 else t.answers[:2 + extra], t)
+    with pytest.raises(TypeError, match="answers"): score([t.answers[0], bad], t)
+    with pytest.raises(TypeError, match="answers"): score("a ; b", t)
+
+
+@settings(max_examples=20, deadline=None)
+@given(what=st.sampled_from(["max_turns", "max_new_tokens", "temperature", "tasks", "prune", "model", "empty"]),
+       v=st.sampled_from([0, -1, True, 2.5, float("nan"), float("inf")]))
+def test_property_run_episodes_bad_arguments(env_parts, what, v):
+    kb, tool, tok = env_parts
+    model = make_model("llama-1L-64", tok, seed=0)
+    tasks = make_tasks(kb, 1, 1, seed=0)
+    kw = dict(model=model, tok=tok, tool=tool, tasks=tasks, prune=True, max_turns=2, max_new_tokens=4)
+    if what in ("max_turns", "max_new_tokens"): kw[what] = v
+    if what == "temperature": kw.update(do_sample=True, temperature=-abs(v) if v == v and abs(v) < 3 else v)
+    if what == "tasks": kw["tasks"] = ["what is x?"]
+    if what == "prune": kw["prune"] = 1
+    if what == "model": kw["model"] = "llama"
+    if what == "empty": kw["tasks"] = []
+    word = {"tasks": "tasks", "prune": "prune", "model": "model", "empty": "tasks"}.get(what, what)
+    with pytest.raises((ValueError, TypeError), match=word): run_episodes(**kw)
+    assert not model.training or what != "model"            # validation leaves the model alone
+
+
+@settings(max_examples=20, deadline=None)
+@given(pad=st.one_of(st.integers(-5, -1), st.just(True), st.just(1.5)))
+def test_property_batch_trajectories_bad_input(pad):
+    with pytest.raises(ValueError, match="trajs"): batch_trajectories([], pad_id=0)
+    traj = masked_trajectory(_hand_episode(), True)
+    with pytest.raises(ValueError, match="pad_id"): batch_trajectories([traj], pad_id=pad)
