@@ -557,8 +557,8 @@ def full_run_markdown(result: Mapping, fig_prefix: str = "results") -> str:
             f"Results file `results/{result['scale']}/{result['paper']}.json`: scale **`{result['scale']}`**, commit "
             f"`{short_commit(result.get('commit'))}`{flag}, {result.get('date', '')}, "
             f"{result.get('wall_time_s', '?')} s. "
-            f"Headline verdict: **{headline_verdict(result)}**; {sum(r['status'] == 'pass' for r in rows)}/{len(rows)} "
-            "claims hold.\n\n"
+            f"Headline verdict: **{headline_verdict(result)}** ({headline_summary([result])[0]['reason']}); "
+            f"{sum(r['status'] == 'pass' for r in rows)}/{len(rows)} claims hold.\n\n"
             + markdown_table(rows, cols, ["claim", "kind", "paper's figure", "ours", "test", "gate", "status"])
             + ("\n" + figs + "\n" if figs else ""))
 
