@@ -254,7 +254,8 @@ def load_digits_data(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
 def random_label_tasks(X: torch.Tensor, n_tasks: int, n_samples: int, n_classes: int = 10, seed: int = 0) -> list[dict]:
     ("`n_tasks` tasks on the first `n_samples` rows of `X`, each with fresh uniform random labels (scored on the "
      "training set).")
-    if not isinstance(X, torch.Tensor) or X.ndim != 2: raise TypeError("X must be a 2-D torch.Tensor (samples x features)")
+    if not isinstance(X, torch.Tensor) or X.ndim != 2:
+        raise TypeError("X must be a 2-D torch.Tensor (samples x features)")
     if isinstance(n_classes, bool) or not isinstance(n_classes, int) or n_classes < 2:
         raise ValueError(f"n_classes must be an int >= 2, got {n_classes!r}")
     if n_tasks < 1 or n_samples < 1 or n_samples > len(X):
@@ -302,7 +303,8 @@ def accuracy(model: nn.Module, X: torch.Tensor, y: torch.Tensor) -> float:
     finally: model.train(was)
 
 def _check_task(t: int, task: Mapping) -> None:
-    "A `ValueError`/`TypeError` naming `tasks[t]` when its rows are not finite 2-D tensors with one label in [0, 10) each."
+    ("A `ValueError`/`TypeError` naming `tasks[t]` when its rows are not finite 2-D tensors with one label in [0, 10) "
+     "each.")
     if not isinstance(task, Mapping) or "Xtr" not in task or "ytr" not in task:
         raise TypeError(f"tasks[{t}] must be a mapping with 'Xtr' and 'ytr'")
     for Xk, yk in (("Xtr", "ytr"), ("Xte", "yte")):
@@ -313,7 +315,8 @@ def _check_task(t: int, task: Mapping) -> None:
         if not isinstance(yv, torch.Tensor) or yv.ndim != 1 or yv.dtype != torch.long:
             raise TypeError(f"tasks[{t}]['{yk}'] must be a 1-D long torch.Tensor")
         if len(Xv) != len(yv) or not len(Xv):
-            raise ValueError(f"tasks[{t}]: '{Xk}' and '{yk}' must be non-empty and of equal length, got {len(Xv)} and {len(yv)}")
+            raise ValueError(f"tasks[{t}]: '{Xk}' and '{yk}' must be non-empty and of equal length, got {len(Xv)} and "
+                             f"{len(yv)}")
         if not bool(torch.isfinite(Xv).all()): raise ValueError(f"tasks[{t}]['{Xk}'] must be finite (no NaN or inf)")
         if int(yv.min()) < 0 or int(yv.max()) >= 10: raise ValueError(f"tasks[{t}]['{yk}'] labels must lie in [0, 10)")
 
@@ -482,7 +485,8 @@ def plasticity_score(returns: Mapping[str, np.ndarray], final: Sequence[int] | N
     arrs = {k: np.asarray(v, dtype=float) for k, v in returns.items()}
     if any(a.ndim != 3 or 0 in a.shape for a in arrs.values()):
         raise ValueError("returns: each array must be a non-empty (seeds x cycles x shifts) array")
-    if len({a.shape[-1] for a in arrs.values()}) != 1: raise ValueError("returns: every array must have the same shifts")
+    if len({a.shape[-1] for a in arrs.values()}) != 1:
+        raise ValueError("returns: every array must have the same shifts")
     if not all(np.isfinite(a).all() for a in arrs.values()): raise ValueError("returns must be finite (no NaN or inf)")
     allv = np.concatenate([a.reshape(-1, a.shape[-1]) for a in arrs.values()])
     lo, hi = allv.min(0), allv.max(0)
