@@ -409,7 +409,8 @@ def run_episodes(model, tok, tool: SearchTool, tasks: Sequence[Task], prune: boo
     generated tokens are recomputed from the exact rollout context (one forward per turn). The model runs in eval
     mode (no dropout: the log-probs are the policy's own) and gets its previous mode back afterwards, also when the
     rollout raises."""
-    if not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
     if not tasks: raise ValueError("tasks is empty")
     if isinstance(tasks, Task) or not all(isinstance(t, Task) for t in tasks):
         raise TypeError("tasks must be a sequence of Task")
