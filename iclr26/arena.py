@@ -412,6 +412,7 @@ def fisher_information(ratings, counts, C: float = C_ELO) -> np.ndarray:
     r = _check_ratings(ratings)
     n = np.asarray(counts, float)
     if n.shape != (r.size, r.size): raise ValueError(f"counts must be {r.size}×{r.size}, got {n.shape}")
+    if not (np.isfinite(n).all() and (n >= 0).all()): raise ValueError("counts must be finite and >= 0")
     if not np.allclose(n, n.T): raise ValueError("counts must be symmetric (n_ij = n_ji)")
     return _laplacian(n * bt_weights(r, C))
 
@@ -423,24 +424,30 @@ def drop_anchor(M: np.ndarray, anchor: int = 0) -> np.ndarray:
     keep = np.arange(M.shape[0]) != anchor
     return M[np.ix_(keep, keep)]
 
+def _check_fisher(I, anchor) -> np.ndarray:
+    "`I` as a finite square N×N float matrix (N >= 2), with `anchor` one of its models."
+    I = np.asarray(I, float)
+    if I.ndim != 2 or I.shape[0] != I.shape[1] or I.shape[0] < 2:
+        raise ValueError(f"I must be a square N×N matrix with N >= 2, got {I.shape}")
+    if not np.isfinite(I).all(): raise ValueError("I must be finite (no NaN or inf)")
+    anchor = _check_int("anchor", anchor, 0)
+    if anchor >= I.shape[0]: raise ValueError(f"anchor must be < {I.shape[0]}, got {anchor}")
+    return I
+
 def _connected_fisher(I):
     return n_components(np.abs(I - np.diag(np.diag(I))) > 0) == 1
 
 def d_info(I: np.ndarray, anchor: int = 0) -> float:
     ("D-info $|I_S|^{1/(N-1)}$ of an N×N Fisher matrix with the anchor dropped (0 when the comparison graph is not "
      "connected).")
-    I = np.asarray(I, float)
-    if I.ndim != 2 or I.shape[0] != I.shape[1] or I.shape[0] < 2:
-        raise ValueError(f"I must be a square N×N matrix with N >= 2, got {I.shape}")
+    I = _check_fisher(I, anchor)
     if not _connected_fisher(I): return 0.0
     sign, logdet = np.linalg.slogdet(drop_anchor(I, anchor))
     return float(np.exp(logdet / (I.shape[0] - 1))) if sign > 0 else 0.0
 
 def a_info(I: np.ndarray, anchor: int = 0) -> float:
     "A-info $\\operatorname{tr} I_S^{-1}$ of an N×N Fisher matrix with the anchor dropped (inf when not connected)."
-    I = np.asarray(I, float)
-    if I.ndim != 2 or I.shape[0] != I.shape[1] or I.shape[0] < 2:
-        raise ValueError(f"I must be a square N×N matrix with N >= 2, got {I.shape}")
+    I = _check_fisher(I, anchor)
     if not _connected_fisher(I): return float("inf")
     return float(np.trace(np.linalg.inv(drop_anchor(I, anchor))))
 
@@ -541,6 +548,14 @@ def brute_force_gains(I: np.ndarray, w: np.ndarray, anchor: int = 0, criterion: 
 # %% ../nbs/23_arena.ipynb #e95ee359
 METHODS = ("random", "nearest", "ada-pair", "a-opt", "d-opt")
 
+def _check_index(a, name: str) -> np.ndarray:
+    "`a` as a 1-D int64 array of model indices; a `TypeError` naming it for non-integer values."
+    x = np.atleast_1d(np.asarray(a))
+    if x.dtype.kind in "iu": return x.astype(np.int64)
+    if x.dtype.kind == "f" and x.size and np.isfinite(x).all() and np.all(x == np.round(x)): return x.astype(np.int64)
+    if x.dtype.kind == "f" and x.size == 0: return x.astype(np.int64)
+    raise TypeError(f"{name} must hold integer model indices, got {x.dtype} values {x.ravel()[:3].tolist()}")
+
 class ArenaScheduler:
     ("Adaptive pair selection for an arena: `next_pairs(k)`, `update(battles)`, `ratings()`, `add_model(name)`; "
      "`method` is one of `METHODS`.")
@@ -567,6 +582,9 @@ class ArenaScheduler:
         self.refit_every = _check_int("refit_every", refit_every, 1)
         if not isinstance(auto_refit, bool):
             raise TypeError(f"auto_refit must be a bool, got {type(auto_refit).__name__}")
+        if isinstance(init_rating, bool) or not isinstance(init_rating, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(init_rating):
+            raise ValueError(f"init_rating must be a finite number, got {init_rating!r}")
         self.auto_refit, self.init_rating = auto_refit, float(init_rating)
         self.rng = np.random.default_rng(seed)
         self.pi, self.pj = np.triu_indices(self.N, 1)
@@ -681,11 +699,9 @@ class ArenaScheduler:
     def observe(self, i, j, y) -> "ArenaScheduler":
         ("Record battles `(i, j, y)` given as index arrays (y: 1 = `i` wins, 0 = `j` wins, 0.5 = tie); the Fisher "
          "state gets rank-one updates, the ratings wait for the next refit.")
-        i, j, y = (
-            np.atleast_1d(np.asarray(i, np.int64)),
-            np.atleast_1d(np.asarray(j, np.int64)),
-            np.atleast_1d(np.asarray(y, float)),
-        )
+        i, j = _check_index(i, "i"), _check_index(j, "j")
+        try: y = np.atleast_1d(np.asarray(y, float))
+        except (TypeError, ValueError): raise TypeError("y must hold numbers (1, 0 or 0.5)") from None
         if not (i.shape == j.shape == y.shape): raise ValueError("i, j and y must have the same shape")
         if i.size and (min(i.min(), j.min()) < 0 or max(i.max(), j.max()) >= self.N):
             raise ValueError(f"model indices must lie in [0, {self.N})")

@@ -79,7 +79,9 @@ def log_interval_prob(a, b) -> np.ndarray:
 
 def trunc_moments(a, b) -> tuple[np.ndarray, np.ndarray]:
     "Mean and variance of a standard normal truncated to [a, b], elementwise (infinite ends allowed)."
-    a, b = np.broadcast_arrays(np.asarray(a, float), np.asarray(b, float))
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    try: a, b = np.broadcast_arrays(a, b)
+    except ValueError: raise ValueError(f"a and b must have matching shapes, got {a.shape} and {b.shape}") from None
     if np.any(~(b > a)): raise ValueError("every interval must have b > a (an empty cell has no mass)")
     with np.errstate(invalid="ignore"):
         flip = (a + b) > 0
@@ -97,8 +99,11 @@ def trunc_normal(lo, hi, rng=None, loc=0.0) -> np.ndarray:
     space (`log_ndtr`, `ndtri_exp`) on the reflected interval, as in `scipy.stats.truncnorm`, stable in the tails."""
     rng = _rng(rng)
     loc = np.asarray(loc, float)
-    lo, hi = np.broadcast_arrays(np.asarray(lo, float) - loc, np.asarray(hi, float) - loc)
-    if np.any(~(hi > lo)): raise ValueError("every interval must have hi > lo")
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    try: lo, hi = np.broadcast_arrays(lo - loc, hi - loc)
+    except ValueError:
+        raise ValueError(f"lo, hi and loc must have matching shapes, got {lo.shape}, {hi.shape}, {loc.shape}") from None
+    if np.any(~(hi > lo)): raise ValueError("every interval must have hi > lo (and no NaN)")
     with np.errstate(invalid="ignore"):
         flip = (lo + hi) > 0
     a, b = np.where(flip, -hi, lo), np.where(flip, -lo, hi)
@@ -114,8 +119,11 @@ class BoxSets:
     Infinite bounds are allowed (a slab is a box with one finite pair of bounds); `frame=None` means R = I."""
     kind = "box"
     def __init__(self, lo, hi, frame=None):
-        lo, hi = np.atleast_2d(np.asarray(lo, float)), np.atleast_2d(np.asarray(hi, float))
+        try: lo, hi = np.atleast_2d(np.asarray(lo, float)), np.atleast_2d(np.asarray(hi, float))
+        except (TypeError, ValueError): raise TypeError("lo and hi must be arrays of numbers (n, d)") from None
         if lo.shape != hi.shape: raise ValueError(f"lo and hi must have the same shape, got {lo.shape} and {hi.shape}")
+        if lo.ndim != 2 or lo.shape[0] == 0 or lo.shape[1] == 0:
+            raise ValueError(f"lo and hi must be non-empty (n, d) arrays, got shape {lo.shape}")
         if np.isnan(lo).any() or np.isnan(hi).any(): raise ValueError("lo and hi must not contain NaN")
         if np.any(~(hi > lo)): raise ValueError("every box must have hi > lo on every axis (an empty cell)")
         self.lo, self.hi = lo, hi
@@ -624,7 +632,9 @@ def _check_sets(sets):
 
 def oracle_mean(X) -> np.ndarray:
     "The mean of the hidden (uncoarsened) samples X (n, d): the benchmark no coarse estimator can beat."
-    return _points(X, None).mean(0)
+    X = _points(X, None)
+    if len(X) == 0: raise ValueError("X is empty: the mean needs n >= 1 samples")
+    return X.mean(0)
 
 def midpoint_mean(sets) -> np.ndarray:
     "The naive, biased baseline: the average of the observed cells' midpoints (Chebyshev centres for polytopes)."
@@ -670,6 +680,8 @@ def em_mean(sets, mu0=None, n_iter: int = 500, tol: float = 1e-9, rng=None, mc_s
     below `tol` (at most `n_iter` times). Polytopes: Monte Carlo EM with persistent chains (`mc_steps` HMC moves per
     iteration, `mc_iter` iterations, the last `mc_avg` averaged). `check_identifiable`: warn when an eigenvalue of
     the observed Fisher information at the estimate is below this value (None: no check)."""
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)) or not (0 <= tol < math.inf):
+        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
     _check_sets(sets)
     rng = _rng(rng)
     mu = sets.initial_mean() if mu0 is None else _vec(mu0, sets.d, "mu0")
@@ -721,7 +733,8 @@ def sgd_mean(sets, mu0=None, lr: float = 1.0, n_steps: int = 300, batch: int | N
     _check_sets(sets)
     rng = _rng(rng)
     mu0 = sets.initial_mean() if mu0 is None else _vec(mu0, sets.d, "mu0")
-    if not lr > 0: raise ValueError(f"lr must be > 0, got {lr}")
+    if isinstance(lr, bool) or not isinstance(lr, (int, float, np.integer, np.floating)) or not 0 < lr < math.inf:
+        raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
     if not 0 <= avg_from < 1: raise ValueError(f"avg_from must be in [0, 1), got {avg_from}")
     mc_steps, burn_in, pilot_iter = _chain_defaults(sets, mc_steps, burn_in, pilot_iter)
     n = sets.n
@@ -877,6 +890,7 @@ def compare_estimators(
     rng = _rng(rng)
     mu = _vec(mu, partition.d, "mu")
     n_list = sorted(_posint(n, "n_list entry") for n in n_list)
+    if not n_list: raise ValueError("n_list must name at least one sample size")
     sgd_kw = dict(sgd_kwargs or {})
     fns = {"oracle": None, "midpoint": midpoint_mean, "em": lambda s: em_mean(s, rng=rng, check_identifiable=None),
            "sgd": lambda s: sgd_mean(s, rng=rng, check_identifiable=None, **sgd_kw)}

@@ -67,9 +67,13 @@ def tsls(Z: Any, X: Any, y: Any) -> np.ndarray:
 
 def ols(X: Any, y: Any) -> np.ndarray:
     "Closed-form least squares of `y` on `X` (no intercept added)."
-    X = np.asarray(X, float)
+    try: X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    except (TypeError, ValueError): raise TypeError("X and y must be numeric arrays") from None
     X = X[:, None] if X.ndim == 1 else X
-    return np.linalg.lstsq(X, np.asarray(y, float), rcond=None)[0]
+    if X.ndim != 2 or X.shape[0] == 0: raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
+    if y.shape != (X.shape[0],): raise ValueError(f"y must have shape ({X.shape[0]},) to match X, got {y.shape}")
+    if not (np.isfinite(X).all() and np.isfinite(y).all()): raise ValueError("X and y must not contain NaN or inf")
+    return np.linalg.lstsq(X, y, rcond=None)[0]
 
 # %% ../nbs/27_dp_iv.ipynb #2aed969e
 def clip_weights(norms: np.ndarray, C: float) -> np.ndarray:
@@ -162,6 +166,8 @@ def gdp_delta(mu: float, eps: float) -> float:
     ("Exact privacy profile of $\\mu$-Gaussian DP: "
      "$\\delta(\\varepsilon)=\\Phi(-\\varepsilon/\\mu+\\mu/2)-e^{\\varepsilon}\\Phi(-\\varepsilon/\\mu-\\mu/2)$.")
     mu = _check_rho(mu, "mu")
+    if isinstance(eps, bool) or not isinstance(eps, (int, float, np.integer, np.floating)) or not 0 <= eps < math.inf:
+        raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
     return float(stats.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2))
 
 def gdp_epsilon(mu: float, delta: float) -> float:
@@ -266,6 +272,8 @@ def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: 
     is not part of the private release."""
     seeds = [check_int("seed", s, 0) for s in np.atleast_1d(seeds)]
     S = len(seeds)
+    if S == 0: raise ValueError("seeds must name at least one seed")
+    if np.size(rhos) == 0: raise ValueError("rhos must name at least one budget")
     Zg, Xg, yg = _engine_data(Z, X, y)
     G, n, dz = Zg.shape
     dx = Xg.shape[2]
@@ -273,15 +281,19 @@ def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: 
     T = check_int("T", T, 1)
     rhos = np.array([_check_rho(r) for r in np.atleast_1d(rhos)]) if private else np.atleast_1d(np.asarray(rhos, float))
     R = len(rhos)
+    for nm, v in (("split", split), ("noise_factor", noise_factor)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{nm} must be a number, got {type(v).__name__}")
     if not (0 < split < 1): raise ValueError(f"split must be in (0, 1), got {split!r}")
     for nm, v in (("eta", eta), ("alpha", alpha)):
-        if isinstance(v, bool) or not (isinstance(v, (int, float, np.floating)) and v > 0):
-            raise ValueError(f"{nm} (step size) must be > 0, got {v!r}")
+        if isinstance(v, bool) or not (isinstance(v, (int, float, np.floating)) and 0 < v < math.inf):
+            raise ValueError(f"{nm} (step size) must be a finite number > 0, got {v!r}")
     clip_weights(np.ones(1), C1)
     clip_weights(np.ones(1), C2)
     if schedule not in ("joint", "sequential"):
         raise ValueError(f"schedule must be 'joint' or 'sequential', got {schedule!r}")
-    if not (noise_factor >= 0): raise ValueError(f"noise_factor must be >= 0, got {noise_factor!r}")
+    if not (0 <= noise_factor < math.inf):
+        raise ValueError(f"noise_factor must be finite and >= 0, got {noise_factor!r}")
     if adjacency not in ADJACENCIES: raise ValueError(f"adjacency must be one of {ADJACENCIES}, got {adjacency!r}")
     if not isinstance(check_convergence, bool):
         raise TypeError(f"check_convergence must be a bool, got {type(check_convergence).__name__}")
@@ -424,6 +436,9 @@ def make_iv_data(n: int, seed: int = 0, confounding: float = 0.8, noise: float =
     "The confounded synthetic IV model above: $n$ draws with $d_z=4$, $d_x=2$ and known `beta_true`."
     n = check_int("n", n, 2)
     seed = check_int("seed", seed, 0)
+    for nm, v in (("confounding", confounding), ("noise", noise)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not 0 <= v < math.inf:
+            raise ValueError(f"{nm} must be a finite number >= 0, got {v!r}")
     rng = np.random.default_rng(seed)
     Z = rng.standard_normal((n, 4))
     u = rng.standard_normal(n)
@@ -498,7 +513,12 @@ def private_moments(A: Any, lo: Any, hi: Any, rho: float, adjacency: str = "repl
     A = np.asarray(A, float)
     if A.ndim != 2 or A.shape[0] < 2:
         raise ValueError(f"A must be a 2-D array with at least 2 rows, got shape {A.shape}")
-    lo, hi = np.broadcast_to(np.asarray(lo, float), A.shape[1:]), np.broadcast_to(np.asarray(hi, float), A.shape[1:])
+    if not np.all(np.isfinite(A)): raise ValueError("A contains NaN or inf")
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    for nm, v in (("lo", lo), ("hi", hi)):
+        if v.ndim > 1 or v.size not in (1, A.shape[1]):
+            raise ValueError(f"{nm} must be a number or one bound per column of A ({A.shape[1]}), got shape {v.shape}")
+    lo, hi = np.broadcast_to(lo, A.shape[1:]), np.broadcast_to(hi, A.shape[1:])
     if not np.all(hi > lo): raise ValueError("hi must exceed lo in every column (public bounds of each column)")
     rho = _check_rho(rho)
     if adjacency not in ADJACENCIES: raise ValueError(f"adjacency must be one of {ADJACENCIES}, got {adjacency!r}")

@@ -58,11 +58,13 @@ def to_adjacency(G, name: str = "G", ignore_weights: bool = False) -> np.ndarray
         if any(x != 1 for x in w):
             raise ValueError(f"{name} has weighted edges (weights other than 1): only unweighted graphs are supported "
                              "(pass ignore_weights=True to count the unweighted graph)")
+        if G.number_of_nodes() == 0: raise ValueError(f"{name} has no nodes: densities need n >= 1")
         return nx.to_numpy_array(G, nodelist=list(G.nodes), weight=None, dtype=np.float64)
     if sparse.issparse(G): G = G.toarray()
     if not isinstance(G, np.ndarray):
         raise TypeError(f"{name} must be a networkx Graph or a square 0/1 adjacency matrix, got {type(G).__name__}")
     if G.ndim != 2 or G.shape[0] != G.shape[1]: raise ValueError(f"{name} must be a square matrix, got shape {G.shape}")
+    if G.shape[0] == 0: raise ValueError(f"{name} is empty (0 nodes): densities need n >= 1")
     if G.dtype == bool: G = G.astype(np.float64)
     if not np.issubdtype(G.dtype, np.number): raise TypeError(f"{name} must hold numbers, got dtype {G.dtype}")
     A = np.asarray(G, dtype=np.float64)
@@ -250,6 +252,7 @@ def hom_counts(
         raise TypeError("graphs must be a sequence of graphs (wrap a single graph in a list)")
     pats = [_check_pattern(F, f"patterns[{j}]") for j, F in enumerate(patterns)]
     if not pats: raise ValueError("patterns must not be empty")
+    if len(graphs) == 0: raise ValueError("graphs must not be empty")
     w = _check_int("max_treewidth", max_treewidth, 1)
     cyc = {j for j, F in enumerate(pats) if is_cycle(F)}
     kmax = max((pats[j].number_of_nodes() for j in cyc), default=0)
@@ -601,9 +604,15 @@ class PrivateHomDensities:
     def add_noise(self, T, ns, rng=None) -> np.ndarray:
         "The Gaussian mechanism on precomputed densities `T` (graphs × patterns) of graphs with `ns` nodes."
         T = np.atleast_2d(np.asarray(T, float))
-        ns = np.broadcast_to(np.asarray(ns), (T.shape[0],))
+        if T.ndim != 2 or T.shape[0] == 0:
+            raise ValueError(f"T must be a non-empty (graphs × patterns) matrix, got {T.shape}")
         if T.shape[1] != len(self.patterns):
             raise ValueError(f"T must have {len(self.patterns)} columns (one per pattern), got {T.shape[1]}")
+        if not np.all(np.isfinite(T)): raise ValueError("T has non-finite entries (NaN or inf)")
+        ns = np.asarray(ns)
+        if ns.ndim > 1 or (ns.ndim == 1 and len(ns) not in (1, T.shape[0])):
+            raise ValueError(f"ns must give one node count per row of T ({T.shape[0]}), got shape {ns.shape}")
+        ns = np.broadcast_to(ns, (T.shape[0],))
         rng = np.random.default_rng(rng)
         cache = {int(n): self.sigmas(int(n)) for n in np.unique(ns)}
         S = np.stack([cache[int(n)] for n in ns])
@@ -611,6 +620,8 @@ class PrivateHomDensities:
 
     def release(self, graphs: Sequence, rng=None) -> np.ndarray:
         "Private embeddings of `graphs` (graphs × patterns)."
+        if isinstance(graphs, (nx.Graph, np.ndarray)) or len(graphs) == 0:
+            raise ValueError("graphs must be a non-empty sequence of graphs (wrap a single graph in a list)")
         T, ns = self.densities(graphs)
         return self.add_noise(T, ns, rng)
 
@@ -794,6 +805,7 @@ def cv_accuracy(X, y, model: str = "knn", folds: int = 5, seed: int = 0, standar
     make_pipeline = _optional("sklearn.pipeline").make_pipeline
     StandardScaler = _optional("sklearn.preprocessing").StandardScaler
     X, y = _check_xy(X, y)
+    folds = _check_int("folds", folds, 2)
     clf = make_classifier(model, seed, **kw)
     if standardize: clf = make_pipeline(StandardScaler(), clf)
     return float(np.mean(cross_val_score(clf, X, y, cv=StratifiedKFold(folds, shuffle=True, random_state=seed))))
@@ -803,6 +815,10 @@ def reidentification_rate(noisy, clean, k: int = 1) -> float:
     NearestNeighbors = _optional("sklearn.neighbors").NearestNeighbors
     noisy, clean = np.asarray(noisy, float), np.asarray(clean, float)
     if noisy.shape != clean.shape: raise ValueError("noisy and clean must have the same shape")
+    if noisy.ndim != 2 or noisy.shape[0] == 0:
+        raise ValueError(f"noisy must be a non-empty 2-D array, got {noisy.shape}")
+    for nm, a in (("noisy", noisy), ("clean", clean)):
+        if not np.all(np.isfinite(a)): raise ValueError(f"{nm} has non-finite entries (NaN or inf)")
     idx = NearestNeighbors(n_neighbors=_check_int("k", k, 1)).fit(clean).kneighbors(noisy, return_distance=False)
     return float(np.mean([i in row for i, row in enumerate(idx)]))
 

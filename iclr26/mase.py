@@ -382,12 +382,16 @@ def _check_deviation(deviation: str) -> str:
     return deviation
 
 def _coalition_list(n: int, coalition_set) -> list[tuple[int, ...]]:
-    if coalition_set is None or coalition_set == "all": return coalitions(n)
+    if coalition_set is None or (isinstance(coalition_set, str) and coalition_set == "all"): return coalitions(n)
     if isinstance(coalition_set, (int, np.integer)) and not isinstance(coalition_set, bool):
-        return coalitions(n, max_size=int(coalition_set))
+        return coalitions(n, max_size=_check_int("coalition_set", coalition_set, 1))
+    if isinstance(coalition_set, (str, bytes, bool)) or not isinstance(coalition_set, Iterable):
+        raise TypeError(f"coalition_set must be 'all', an int k or a list of coalitions, got {coalition_set!r}")
     out = []
     for C in coalition_set:
-        C = tuple(sorted(set(int(i) for i in C)))
+        try: C = tuple(sorted(set(int(i) for i in C)))
+        except (TypeError, ValueError):
+            raise TypeError(f"coalition_set: each coalition must be a collection of player indices, got {C!r}") from None
         if not C or C[0] < 0 or C[-1] >= n:
             raise ValueError(f"coalitions must be non-empty subsets of range({n}), got {C}")
         out.append(C)
