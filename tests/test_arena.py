@@ -462,3 +462,68 @@ def test_import_without_optional_choix():
     code = "import sys\nsys.modules['choix'] = None\nimport iclr26.arena\nprint('ok')\n"
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr
+
+
+# ------------------------------------------------------------ property tests: bad input names the argument (issue #60)
+from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+BAD = st.sampled_from([math.nan, math.inf, -math.inf])
+
+
+@settings(max_examples=20, deadline=None)
+@given(arg=st.sampled_from(["C", "ridge", "refit_every", "anchor", "init_rating", "method", "models"]),
+       bad=st.one_of(BAD, st.floats(max_value=0.0).filter(lambda v: v != 0.0), st.just("x"), st.just(-1)))
+def test_property_scheduler_hyperparameters(arg, bad):
+    if arg == "init_rating" and isinstance(bad, (int, float)) and math.isfinite(bad): return   # any finite rating
+    kw = {"models": 4, arg: bad}
+    with pytest.raises((ValueError, TypeError), match=arg): ArenaScheduler(**kw)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 4), m=st.integers(1, 4), frac=st.floats(0.1, 0.9))
+def test_property_observe_mismatched_lengths_and_non_integer_indices(n, m, frac):
+    sc = ArenaScheduler(5, method="d-opt", seed=0)
+    if n != m:
+        with pytest.raises(ValueError, match="same shape"): sc.observe(np.zeros(n, int), np.ones(m, int), np.ones(n))
+    with pytest.raises(TypeError, match="i must"): sc.observe([frac], [1], [1.0])
+    with pytest.raises(TypeError, match="j must"): sc.observe([0], ["b"], [1.0])
+    assert sc.n_battles == 0                                       # nothing was recorded by a refused call
+
+
+@settings(max_examples=20, deadline=None)
+@given(y=st.one_of(BAD, st.floats(0.01, 0.49), st.floats(1.01, 3)))
+def test_property_observe_outcomes(y):
+    with pytest.raises(ValueError, match="y must"): ArenaScheduler(4).observe([0], [1], [y])
+
+
+@settings(max_examples=20, deadline=None)
+@given(W=hnp.arrays(float, st.sampled_from([(3, 3), (2, 3), (1, 1)]), elements=st.one_of(st.floats(0, 5), BAD)))
+def test_property_fit_mle_input(W):
+    ok = W.shape[0] == W.shape[1] and W.shape[0] >= 2 and np.isfinite(W).all()
+    if ok: assert np.isfinite(fit_mle(W, check_connected=False)).all()
+    else:
+        with pytest.raises(ValueError, match="wins"): fit_mle(W)
+
+
+@settings(max_examples=20, deadline=None)
+@given(N=st.integers(2, 5), bad=BAD, anchor=st.integers(5, 9))
+def test_property_fisher_and_info(N, bad, anchor):
+    r = 1000 + 50 * np.arange(N)
+    cnt = np.ones((N, N)) - np.eye(N)
+    I = fisher_information(r, cnt)
+    J = I.copy()
+    J[0, 0] = bad
+    with pytest.raises(ValueError, match="I must"): d_info(J)
+    with pytest.raises(ValueError, match="anchor"): a_info(I, anchor=anchor)
+    with pytest.raises(ValueError, match="counts"): fisher_information(r, -cnt)
+    with pytest.raises(ValueError, match="counts"): fisher_information(r, np.ones((N + 1, N + 1)))
+
+
+@settings(max_examples=20, deadline=None)
+@given(a=st.integers(0, 4), b=st.integers(0, 4))
+def test_property_metric_lengths(a, b):
+    est, ref = np.arange(a, dtype=float), np.arange(b, dtype=float)
+    if a == b and a >= 2: assert pairwise_consistency(est, ref) == 1.0
+    else:
+        with pytest.raises(ValueError, match="est|ref"): pairwise_consistency(est, ref)

@@ -366,3 +366,81 @@ def test_missing_statsmodels_names_the_extra():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     last = p.stderr.strip().splitlines()[-1]
     assert p.returncode != 0 and last.startswith("ImportError") and "pip install 'iclr26[coarse]'" in last, last
+
+
+# ------------------------------------------------------------ property tests: bad input names the argument (issue #60)
+import math  # noqa: E402
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+
+BAD = st.sampled_from([math.nan, math.inf, -math.inf])
+
+
+def _sets(n=20, d=2, seed=0):
+    rng = np.random.default_rng(seed)
+    return GridPartition.random(d, 1.0, rng=rng).sample(np.zeros(d), n, rng)[1]
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(0, 3), d=st.integers(0, 3))
+def test_property_box_sets_shapes(n, d):
+    if n == 0 or d == 0:
+        with pytest.raises(ValueError, match="lo and hi"): BoxSets(np.zeros((n, d)), np.ones((n, d)))
+    else: assert len(BoxSets(np.zeros((n, d)), np.ones((n, d)))) == n
+    with pytest.raises(ValueError, match="lo and hi"): BoxSets(np.zeros((n + 1, 2)), np.ones((n + 2, 2)))
+    with pytest.raises(TypeError, match="lo and hi"): BoxSets([["a"]], [["b"]])
+
+
+@settings(max_examples=20, deadline=None)
+@given(arg=st.sampled_from(["lr", "n_steps", "batch", "avg_from", "mc_steps", "burn_in"]),
+       bad=st.one_of(st.floats(max_value=0.0), BAD, st.just(-1)))
+def test_property_sgd_hyperparameters_out_of_range(arg, bad):
+    if arg == "avg_from" and isinstance(bad, float) and bad == 0.0: return      # avg_from = 0 is valid
+    if arg == "burn_in" and bad == 0: return                                    # no burn-in is valid
+    with pytest.raises((ValueError, TypeError), match=arg): sgd_mean(_sets(), **{arg: bad})
+
+
+@settings(max_examples=20, deadline=None)
+@given(tol=st.one_of(st.floats(max_value=-1e-12), BAD), n_iter=st.integers(-2, 0))
+def test_property_em_hyperparameters(tol, n_iter):
+    with pytest.raises(ValueError, match="tol"): em_mean(_sets(), tol=tol)
+    with pytest.raises(ValueError, match="n_iter"): em_mean(_sets(), n_iter=n_iter)
+
+
+@settings(max_examples=20, deadline=None)
+@given(d0=st.integers(1, 3), d1=st.integers(1, 3), bad=BAD)
+def test_property_mean_vectors_are_checked(d0, d1, bad):
+    S = _sets(d=d0)
+    if d1 != d0:
+        with pytest.raises(ValueError, match="mu0"): sgd_mean(S, mu0=np.zeros(d1))
+    mu0 = np.zeros(d0)
+    mu0[0] = bad
+    with pytest.raises(ValueError, match="mu0"): em_mean(S, mu0=mu0)
+
+
+@settings(max_examples=20, deadline=None)
+@given(X=hnp.arrays(float, st.sampled_from([(0, 2), (3, 2), (2, 2, 2)]), elements=st.one_of(st.floats(-1, 1), BAD)))
+def test_property_oracle_mean_input(X):
+    if X.ndim == 2 and len(X) and np.isfinite(X).all(): assert oracle_mean(X).shape == (2,)
+    else:
+        with pytest.raises(ValueError, match="X"): oracle_mean(X)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(2, 4), m=st.integers(2, 4))
+def test_property_mismatched_interval_lengths(n, m):
+    if n == m: return
+    with pytest.raises(ValueError, match="a and b"): trunc_moments(np.zeros(n), np.ones(m))
+    with pytest.raises(ValueError, match="lo, hi"): trunc_normal(np.zeros(n), np.ones(m))
+    with pytest.raises(ValueError, match="a and b"): interval_mle(np.zeros((n, 2)), np.zeros(m), np.ones(m))
+
+
+@settings(max_examples=20, deadline=None)
+@given(tick=st.one_of(st.floats(max_value=0.0), BAD), y_bad=BAD)
+def test_property_friction_arguments(tick, y_bad):
+    with pytest.raises(ValueError, match="tick"): friction_intervals(np.zeros(3), tick=tick)
+    with pytest.raises(ValueError, match="y"): friction_intervals(np.array([0.0, y_bad]))
+    with pytest.raises(ValueError, match="n_list"):
+        compare_estimators(GridPartition.random(2, 1.0, rng=0), np.zeros(2), [])

@@ -359,3 +359,65 @@ def test_missing_optional_dependency_names_the_extra(blocked, call):
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     last = p.stderr.strip().splitlines()[-1]
     assert p.returncode != 0 and last.startswith("ImportError") and "pip install 'iclr26[dpiv]'" in last, last
+
+
+# ------------------------------------------------------------ property tests: bad input names the argument (issue #60)
+from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+BAD = st.sampled_from([math.nan, math.inf, -math.inf])
+_D = make_iv_data(60, seed=1)
+
+
+@settings(max_examples=20, deadline=None)
+@given(which=st.sampled_from(["Z", "X", "y"]), bad=BAD, data=st.data())
+def test_property_data_with_nan_or_inf_is_refused(which, bad, data):
+    arrs = {"Z": _D.Z.copy(), "X": _D.X.copy(), "y": _D.y.copy()}
+    a = arrs[which]
+    a[tuple(data.draw(st.integers(0, s - 1)) for s in a.shape)] = bad
+    with pytest.raises(ValueError, match=which):
+        dp_2s_gd(arrs["Z"], arrs["X"], arrs["y"], T=5, check_convergence=False)
+    with pytest.raises(ValueError, match=which): tsls(arrs["Z"], arrs["X"], arrs["y"])
+
+
+@settings(max_examples=20, deadline=None)
+@given(nz=st.integers(1, 60), nx=st.integers(1, 60), ny=st.integers(1, 60))
+def test_property_mismatched_lengths(nz, nx, ny):
+    if nz == nx == ny: return
+    with pytest.raises(ValueError, match="same number of rows"): dp_2s_gd(_D.Z[:nz], _D.X[:nx], _D.y[:ny], T=5)
+    if nx != ny:
+        with pytest.raises(ValueError, match="y must have shape"): ols(_D.X[:nx], _D.y[:ny])
+
+
+@settings(max_examples=20, deadline=None)
+@given(arg=st.sampled_from(["rho", "T", "eta", "alpha", "split", "C1", "C2", "noise_factor", "seed", "conv_tol"]),
+       bad=st.one_of(BAD, st.floats(max_value=0.0).filter(lambda v: v != 0.0), st.just("a"), st.just(0)))
+def test_property_hyperparameters_out_of_range(arg, bad):
+    if arg in ("noise_factor", "seed") and bad == 0: return              # zero noise (audits) and seed 0 are valid
+    name = "C" if arg in ("C1", "C2") else arg
+    with pytest.raises((ValueError, TypeError), match=name):
+        dp_2s_gd(_D.Z, _D.X, _D.y, **{"T": 5, "check_convergence": False, arg: bad})
+
+
+@settings(max_examples=20, deadline=None)
+@given(shape=st.sampled_from([(0, 4), (60,), (60, 4, 1)]))
+def test_property_wrong_shapes_and_empty(shape):
+    Z = np.zeros(shape)
+    with pytest.raises(ValueError, match="Z"): dp_2s_gd(Z, _D.X, _D.y, T=5)
+
+
+@settings(max_examples=20, deadline=None)
+@given(rhos=st.just([]), seeds=st.lists(st.integers(0, 3), max_size=0))
+def test_property_empty_budgets_and_seeds(rhos, seeds):
+    with pytest.raises(ValueError, match="rhos"): dp_2s_gd_many(_D.Z, _D.X, _D.y, rhos, 5)
+    with pytest.raises(ValueError, match="seeds"): dp_2s_gd_many(_D.Z, _D.X, _D.y, [1.0], 5, seeds=seeds)
+
+
+@settings(max_examples=20, deadline=None)
+@given(A=hnp.arrays(float, (5, 2), elements=st.one_of(st.floats(0, 1), BAD)),
+       rho=st.one_of(BAD, st.floats(max_value=0)))
+def test_property_private_moments(A, rho):
+    if not np.isfinite(A).all():
+        with pytest.raises(ValueError, match="A"): private_moments(A, [0, 0], [1, 1], 1.0)
+    with pytest.raises((ValueError, TypeError), match="rho"): private_moments(np.zeros((5, 2)), [0, 0], [1, 1], rho)
+    with pytest.raises(ValueError, match="lo"): private_moments(np.zeros((5, 2)), [0, 0, 0], [1, 1], 1.0)

@@ -340,3 +340,67 @@ def test_missing_optional_dependency_names_the_extra(blocked, call):
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     last = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""
     assert p.returncode != 0 and last.startswith("ImportError") and "pip install 'iclr26[homdp]'" in last, last
+
+
+# ------------------------------------------------------------ property tests: bad input names the argument (issue #60)
+from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+from iclr26.homdp import cv_accuracy, reidentification_rate  # noqa: E402
+
+BAD = st.sampled_from([math.nan, math.inf, -math.inf])
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(2, 5), bad=BAD, data=st.data())
+def test_property_adjacency_with_nan_or_inf_is_refused(n, bad, data):
+    A = np.zeros((n, n))
+    i, j = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, n - 1))
+    A[i, j] = A[j, i] = bad
+    with pytest.raises(ValueError, match="G"): to_adjacency(A)
+
+
+@settings(max_examples=20, deadline=None)
+@given(shape=st.sampled_from([(0, 0), (2, 3), (3,), (2, 2, 2), (1, 0)]))
+def test_property_adjacency_of_the_wrong_shape_or_empty(shape):
+    with pytest.raises(ValueError, match="G"): to_adjacency(np.zeros(shape))
+
+
+@settings(max_examples=20, deadline=None)
+@given(rho=st.one_of(st.floats(max_value=0.0), st.just(math.nan)), delta=st.floats(0.1, 0.5))
+def test_property_budgets_out_of_range(rho, delta):
+    with pytest.raises(ValueError, match="rho"): calibrate_noise([1.0, 2.0], rho)
+    with pytest.raises(ValueError, match="rho"): zcdp_epsilon(rho, delta)
+
+
+@settings(max_examples=20, deadline=None)
+@given(delta=st.one_of(st.floats(max_value=0.0), st.floats(min_value=1.0), st.just(math.nan)))
+def test_property_delta_out_of_range(delta):
+    with pytest.raises(ValueError, match="delta"): zcdp_epsilon(1.0, delta)
+
+
+@settings(max_examples=20, deadline=None)
+@given(s=hnp.arrays(float, st.sampled_from([(0,), (2, 2), (3,)]),
+                    elements=st.one_of(st.floats(-1, 1), BAD)))
+def test_property_sensitivities_are_validated(s):
+    ok = s.ndim == 1 and s.size > 0 and np.isfinite(s).all() and (s >= 0).all()
+    if ok: assert calibrate_noise(s, 1.0).shape == s.shape
+    else:
+        with pytest.raises(ValueError, match="s must"): calibrate_noise(s, 1.0)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.one_of(st.integers(-3, 1), st.floats(2.5, 3.5)), deg=st.one_of(st.floats(max_value=0.0), BAD))
+def test_property_sensitivity_arguments(n, deg):
+    C3 = cycle_patterns(3)[0]
+    with pytest.raises((ValueError, TypeError), match="n must"): density_sensitivity(C3, n, 2.0)
+    with pytest.raises(ValueError, match="max_degree"): density_sensitivity(C3, 10, deg)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(4, 8), cut=st.integers(1, 3))
+def test_property_mismatched_lengths(n, cut):
+    X, y = np.zeros((n, 2)), np.arange(n) % 2
+    with pytest.raises(ValueError, match="X"): cv_accuracy(X, y[:-cut])
+    with pytest.raises(ValueError, match="same shape"): reidentification_rate(np.zeros((n, 2)), np.zeros((n - cut, 2)))
+    with pytest.raises(ValueError, match="graphs"): hom_densities([], cycle_patterns(3))

@@ -266,3 +266,69 @@ def test_missing_nashpy_names_the_extra(monkeypatch):
     import sys
     monkeypatch.setitem(sys.modules, "nashpy", None)
     with pytest.raises(ImportError, match=r"pip install 'iclr26\[mase\]'"): prisoners_dilemma().to_nashpy()
+
+
+# ------------------------------------------------------------ property tests: bad input names the argument (issue #60)
+from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+import math  # noqa: E402
+
+BAD_FLOATS = st.sampled_from([math.nan, math.inf, -math.inf])
+
+
+@settings(max_examples=20, deadline=None)
+@given(shape=st.lists(st.integers(1, 3), min_size=2, max_size=3), bad=BAD_FLOATS, data=st.data())
+def test_property_payoffs_with_nan_or_inf_are_refused(shape, bad, data):
+    P = np.zeros((len(shape), *shape))
+    idx = tuple(data.draw(st.integers(0, s - 1)) for s in P.shape)
+    P[idx] = bad
+    with pytest.raises(ValueError, match="payoffs"): NormalFormGame(P)
+
+
+@settings(max_examples=20, deadline=None)
+@given(players=st.integers(1, 3), extra=st.integers(-1, 2).filter(lambda k: k != 0))
+def test_property_payoffs_of_the_wrong_rank_are_refused(players, extra):
+    shape = (players,) + (2,) * max(players + extra, 0)
+    with pytest.raises(ValueError, match="payoffs"): NormalFormGame(np.zeros(shape))
+
+
+@settings(max_examples=20, deadline=None)
+@given(arg=st.sampled_from(["tol", "max_iter", "batch", "time_limit", "max_table", "aggregator", "deviation",
+                            "method", "coalition_set"]),
+       bad=st.one_of(st.floats(allow_nan=True, allow_infinity=True).filter(lambda x: not (x >= 0 and x < 1e300)),
+                     st.integers(-5, 0), st.just("x"), st.just(1.5)))
+def test_property_mase_hyperparameters_out_of_range(arg, bad):
+    "Every bad value of a hyper-parameter is refused with a ValueError/TypeError naming it (or a valid run)."
+    g = prisoners_dilemma()
+    try: r = mase(g, **{arg: bad})
+    except (ValueError, TypeError) as e:
+        assert arg in str(e) or (arg == "coalition_set" and "coalition" in str(e)), str(e)
+    else:                                       # only in-range values may run, and they give a valid MASE value
+        assert np.isfinite(r.value) and r.value >= 0.1 - 1e-9
+
+
+@settings(max_examples=20, deadline=None)
+@given(mu=hnp.arrays(float, st.sampled_from([(4,), (2, 3), (3, 2), (2, 2)]),
+                     elements=st.one_of(st.floats(-1, 2), st.sampled_from([math.nan, math.inf]))))
+def test_property_distributions_are_validated(mu):
+    g = prisoners_dilemma()
+    ok = mu.size == 4 and np.isfinite(mu).all() and (mu >= 0).all() and abs(mu.sum() - 1) < 1e-6
+    if ok: assert np.isfinite(coalition_gains(g, mu)[0].gain)
+    else:
+        with pytest.raises(ValueError, match="mu"): coalition_gains(g, mu)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(2, 4), data=st.data())
+def test_property_graphical_game_lengths_must_match(n, data):
+    scopes = [(i,) for i in range(n)]
+    tables = [np.zeros(2) for _ in range(n)]
+    wrong = data.draw(st.integers(0, n - 1))
+    with pytest.raises(ValueError, match="scopes and tables"): GraphicalGame((2,) * n, scopes[:wrong], tables[:wrong])
+
+
+@settings(max_examples=20, deadline=None)
+@given(eps=st.one_of(st.just(math.nan), st.just(math.inf), st.just("a"), st.just(None)))
+def test_property_ewf_eps(eps):
+    with pytest.raises((ValueError, TypeError), match="eps"): ewf(prisoners_dilemma(), eps)
