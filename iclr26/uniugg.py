@@ -85,8 +85,11 @@ def sample_scene(rng: np.random.Generator, n_objects: tuple = (2, 4), room: floa
 
 def intrinsics(size: int, fov_deg: float = 60.0) -> np.ndarray:
     "The 3x3 pinhole matrix $K$ of a square `size`-pixel camera with horizontal field of view `fov_deg`."
-    if not isinstance(size, (int, np.integer)) or size < 2:
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 2:
         raise ValueError(f"size must be an int >= 2, got {size!r}")
+    if isinstance(fov_deg, bool) or not isinstance(fov_deg, (int, float, np.integer, np.floating)) \
+            or not 0 < fov_deg < 180:
+        raise ValueError(f"fov_deg must be a number in (0, 180), got {fov_deg!r}")
     f = size / 2 / math.tan(math.radians(fov_deg) / 2)
     return np.array([[f, 0, size / 2], [0, f, size / 2], [0, 0, 1.0]])
 
@@ -632,6 +635,7 @@ def avg_dist_normalise(pts: torch.Tensor, mask: torch.Tensor, eps: float = 1e-8)
     views); return (normalised, factor (B,))."""
     if pts.shape[:-1] != mask.shape:
         raise ValueError(f"pts {tuple(pts.shape)} and mask {tuple(mask.shape)} do not match")
+    if not torch.isfinite(pts[mask.bool()]).all(): raise ValueError("pts must be finite at the valid (mask) pixels")
     m = mask.float()
     norm = (pts.norm(dim=-1) * m).flatten(1).sum(1) / m.flatten(1).sum(1).clamp(min=1)
     return pts / (norm.view(-1, *[1] * (pts.dim() - 1)) + eps), norm
@@ -1233,12 +1237,20 @@ def vqa_accuracy(
     return out
 
 # %% ../nbs/13_uniugg.ipynb #0dcf3c14
-def chamfer(p: torch.Tensor, g: torch.Tensor) -> float:
-    "Symmetric Chamfer distance (mean nearest-neighbour L2, both ways) between point sets `p` (N, 3) and `g` (M, 3)."
+def _check_clouds(p, g) -> None:
+    "p (N, 3) and g (M, 3): non-empty, finite, floating-point torch tensors, else an error naming p and g."
+    if not isinstance(p, torch.Tensor) or not isinstance(g, torch.Tensor):
+        raise TypeError(f"p and g must be torch.Tensors, got {type(p).__name__}, {type(g).__name__}")
     if p.dim() != 2 or g.dim() != 2 or p.shape[-1] != 3 or g.shape[-1] != 3:
         raise ValueError(f"p and g must be (N, 3) and (M, 3), got {tuple(p.shape)}, {tuple(g.shape)}")
     if not len(p) or not len(g):
         raise ValueError("p and g must be non-empty")
+    if not (torch.isfinite(p).all() and torch.isfinite(g).all()): raise ValueError("p and g must be finite")
+
+
+def chamfer(p: torch.Tensor, g: torch.Tensor) -> float:
+    "Symmetric Chamfer distance (mean nearest-neighbour L2, both ways) between point sets `p` (N, 3) and `g` (M, 3)."
+    _check_clouds(p, g)
     d = torch.cdist(p.double(), g.double())
     return float(d.min(1).values.mean() + d.min(0).values.mean())
 
@@ -1247,6 +1259,9 @@ def sliced_wasserstein(p: torch.Tensor, g: torch.Tensor, n_projections: int = 64
     "Sliced Wasserstein-2 distance between point clouds `p` and `g` (POT's `ot.sliced_wasserstein_distance`)."
     import ot
 
+    _check_clouds(p, g)
+    if isinstance(n_projections, bool) or not isinstance(n_projections, (int, np.integer)) or n_projections < 1:
+        raise ValueError(f"n_projections must be an int >= 1, got {n_projections!r}")
     return float(
         ot.sliced_wasserstein_distance(p.double().numpy(), g.double().numpy(), n_projections=n_projections, seed=seed)
     )
@@ -1308,12 +1323,13 @@ def mmd_rbf(x: torch.Tensor, y: torch.Tensor, bandwidth: float | None = None) ->
         raise ValueError(f"x and y must be (n, d) and (m, d), got {tuple(x.shape)}, {tuple(y.shape)}")
     if len(x) < 2 or len(y) < 2:
         raise ValueError("x and y need at least 2 samples each")
+    if not (torch.isfinite(x).all() and torch.isfinite(y).all()): raise ValueError("x and y must be finite")
     x, y = x.double(), y.double()
     if bandwidth is None:
         dy = torch.cdist(y, y)
         bandwidth = float(dy[torch.triu(torch.ones_like(dy, dtype=torch.bool), 1)].median())
-    if not bandwidth > 0:
-        raise ValueError(f"bandwidth must be > 0, got {bandwidth}")
+    if not 0 < bandwidth < math.inf:
+        raise ValueError(f"bandwidth must be finite and > 0, got {bandwidth}")
     k = lambda a, b: torch.exp(-(torch.cdist(a, b) ** 2) / (2 * bandwidth**2))
     n, m = len(x), len(y)
     kxx, kyy = k(x, x), k(y, y)

@@ -407,3 +407,66 @@ def test_geometry_pretraining_is_cached(tmp_path, monkeypatch):
         pretrain_geometry(data, make, steps=0)
     with pytest.raises(TypeError, match="GeoSemModel"):
         pretrain_geometry(data, lambda: torch.nn.Linear(2, 2), steps=1)
+
+
+# ---- property tests for bad input (issue #60): each bad argument fails with an error that names it ----
+from hypothesis import given, settings, strategies as st
+
+_nonfinite = st.sampled_from([float("nan"), float("inf"), -float("inf")])
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(0, 4), m=st.integers(0, 4), dp=st.integers(2, 4), dg=st.integers(2, 4),
+       bad=st.one_of(st.none(), _nonfinite), fn=st.sampled_from([chamfer, sliced_wasserstein]))
+def test_property_point_cloud_metrics_reject_bad_clouds(n, m, dp, dg, bad, fn):
+    p, g = torch.zeros(n, dp), torch.ones(m, dg)
+    if bad is not None and p.numel(): p[0, 0] = bad
+    if n and m and dp == dg == 3 and bad is None:
+        assert fn(p, g) >= 0
+    else:
+        with pytest.raises(ValueError, match="p and g"):
+            fn(p, g)
+
+
+def test_property_point_cloud_metrics_reject_non_tensors():
+    with pytest.raises(TypeError, match="p and g"):
+        chamfer([[0.0, 0.0, 0.0]], torch.zeros(1, 3))
+
+
+@settings(max_examples=20, deadline=None)
+@given(bw=st.one_of(st.floats(max_value=0.0), _nonfinite), bad=st.one_of(st.none(), _nonfinite))
+def test_property_mmd_rejects_bad_bandwidth_and_samples(bw, bad):
+    x, y = torch.randn(4, 2, generator=torch.Generator().manual_seed(0)), torch.randn(5, 2)
+    with pytest.raises(ValueError, match="bandwidth"):
+        mmd_rbf(x, y, bandwidth=bw)
+    if bad is not None:
+        x[1, 1] = bad
+        with pytest.raises(ValueError, match="x and y"):
+            mmd_rbf(x, y)
+
+
+@settings(max_examples=20, deadline=None)
+@given(size=st.one_of(st.integers(max_value=1), st.booleans(), st.floats(allow_nan=True)))
+def test_property_intrinsics_bad_size(size):
+    with pytest.raises(ValueError, match="size"):
+        intrinsics(size)
+
+
+@settings(max_examples=20, deadline=None)
+@given(fov=st.one_of(st.floats(max_value=0.0), st.floats(min_value=180.0), _nonfinite))
+def test_property_intrinsics_bad_fov(fov):
+    with pytest.raises(ValueError, match="fov_deg"):
+        intrinsics(8, fov)
+
+
+@settings(max_examples=20, deadline=None)
+@given(v=_nonfinite, shape_ok=st.booleans())
+def test_property_avg_dist_normalise_bad_input(v, shape_ok):
+    pts, mask = torch.ones(1, 2, 3, 3, 3), torch.ones(1, 2, 3, 3, dtype=torch.bool)
+    if shape_ok:
+        pts[0, 1, 1, 1, 0] = v
+        with pytest.raises(ValueError, match="pts must be finite"):
+            avg_dist_normalise(pts, mask)
+    else:
+        with pytest.raises(ValueError, match="pts .* and mask"):
+            avg_dist_normalise(pts, mask[:, :1])
