@@ -57,6 +57,10 @@ def _as_mask(mask, name: str = "mask") -> np.ndarray:
     m = np.asarray(mask)
     if m.dtype == object:
         raise TypeError(f"{name} must be a numeric array, got dtype object")
+    if not (np.issubdtype(m.dtype, np.number) or m.dtype == bool):
+        raise TypeError(f"{name} must be a numeric array, got dtype {m.dtype}")
+    if np.issubdtype(m.dtype, np.floating) and not np.isfinite(m).all():
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
     if m.ndim == 3:
         m = m.max(-1)
     if m.ndim != 2 or m.size == 0:
@@ -156,7 +160,6 @@ def parse_seg(text: str, grid: int = 16) -> set[tuple[int, int]] | None:
         return decode_cells(m.group(1), grid)
     except ValueError:
         return None
-
 
 # %% ../nbs/21_judo.ipynb #327a53a8
 def completion_text(c) -> str:
@@ -1532,6 +1535,7 @@ def judo_advantages(rewards: torch.Tensor, group_size: int) -> torch.Tensor:
     r = torch.as_tensor(rewards, dtype=torch.float32)
     if r.dim() != 1 or len(r) % group_size:
         raise ValueError(f"rewards must be 1-D with a multiple of {group_size} entries, got {tuple(r.shape)}")
+    if not bool(torch.isfinite(r).all()): raise ValueError("rewards must be finite (no NaN or inf)")
     g = r.view(-1, group_size)
     return ((g - g.mean(1, keepdim=True)) / (g.std(1, keepdim=True) + 1e-4)).reshape(-1)
 
@@ -1639,7 +1643,6 @@ def judo_grpo(
         if cfg.max_seconds is not None and time.time() - t0 >= cfg.max_seconds:
             break
     return hist
-
 
 # %% ../nbs/21_judo.ipynb #0212b680
 JUDO_TRL_SETTINGS = {
@@ -1899,6 +1902,8 @@ def constant_letter_baseline(records: Sequence[Mapping], letters: str = "ABCD") 
     (MMAD average, per type, ...) with `letter` and `per_letter` (the average of each constant)."""
     if not records:
         raise ValueError("records is empty")
+    if not isinstance(letters, str) or not letters or len(set(letters)) != len(letters):
+        raise ValueError(f"letters must be a non-empty string of distinct letters, got {letters!r}")
     per = {L: _scores_of(_blind_rows(records, [L] * len(records))) for L in letters}
     best = max(letters, key=lambda L: per[L]["average"])
     return {**per[best], "letter": best, "per_letter": {L: per[L]["average"] for L in letters}}
@@ -1957,7 +1962,6 @@ def paired_bootstrap(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], n_boo
         return float(np.std(v, ddof=1)) if len(v) > 1 else float("nan")
     se = {k: sd(k) for k in point}
     return {"diff": point, "se": se}
-
 
 # %% ../nbs/21_judo.ipynb #2de4df99
 VARIANTS = {

@@ -463,3 +463,64 @@ def test_trl_config_in_trl_venv(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["num_generations"] == 16 and got["beta"] == 0.04 and got["epsilon"] == 0.2 and got["temperature"] == 0.8
+
+
+# ---- property tests for bad input (issue #60) ----
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from iclr26.judo import cells_from_mask as _cfm, judo_advantages as _jadv, decode_cells as _dec  # noqa: E402
+from iclr26.judo import constant_letter_baseline as _clb, paired_bootstrap as _pb  # noqa: E402
+
+_bad = st.sampled_from([float("nan"), float("inf"), -float("inf")])
+
+
+@settings(max_examples=20, deadline=None)
+@given(h=st.integers(2, 8), w=st.integers(2, 8), bad=_bad)
+def test_property_cells_from_mask_non_finite(h, w, bad):
+    m = np.zeros((h, w))
+    m[0, 0] = bad
+    with pytest.raises(ValueError, match="mask must be finite"): _cfm(m, grid=2)
+
+
+@settings(max_examples=20, deadline=None)
+@given(shape=st.sampled_from([(0,), (3,), (0, 4), (2, 3, 4, 5)]), grid=st.one_of(st.integers(-3, 0), st.just(True)),
+       thresh=st.one_of(st.floats(max_value=-1e-6, allow_nan=False), st.floats(min_value=1.000001, allow_nan=False),
+                        st.just(float("nan"))))
+def test_property_cells_from_mask_bad_shapes_and_ranges(shape, grid, thresh):
+    with pytest.raises(ValueError, match="mask"): _cfm(np.zeros(shape), grid=1)
+    with pytest.raises(ValueError, match="grid"): _cfm(np.zeros((4, 4)), grid=grid)
+    with pytest.raises(ValueError, match="grid"): _cfm(np.zeros((4, 4)), grid=5)
+    with pytest.raises(ValueError, match="coverage_thresh"): _cfm(np.zeros((4, 4)), grid=2, coverage_thresh=thresh)
+    with pytest.raises(TypeError, match="mask"): _cfm(np.array([["a", "b"], ["c", "d"]]), grid=1)
+
+
+@settings(max_examples=20, deadline=None)
+@given(g=st.integers(2, 5), groups=st.integers(1, 3), extra=st.integers(1, 1), bad=_bad)
+def test_property_judo_advantages_bad_rewards(g, groups, extra, bad):
+    r = torch.zeros(g * groups)
+    r[0] = bad
+    with pytest.raises(ValueError, match="rewards must be finite"): _jadv(r, g)
+    with pytest.raises(ValueError, match="rewards must be 1-D"): _jadv(torch.zeros(g * groups + extra), g)
+    with pytest.raises(ValueError, match="group_size"): _jadv(torch.zeros(4), 1)
+
+
+@settings(max_examples=20, deadline=None)
+@given(grid=st.integers(1, 6), r=st.integers(7, 12))
+def test_property_decode_cells_out_of_range(grid, r):
+    with pytest.raises(ValueError): _dec(f"({r},1)", grid=grid)
+    with pytest.raises(TypeError, match="payload"): _dec(None, grid=grid)
+
+
+@settings(max_examples=20, deadline=None)
+@given(letters=st.sampled_from(["", "AA", "ABA"]))
+def test_property_constant_letter_bad_letters(letters):
+    rec = [{"dataset": "d", "type": "Defect Classification", "solution": "A", "normal": False, "path": "x"}]
+    with pytest.raises(ValueError, match="records"): _clb([])
+    with pytest.raises(ValueError, match="letters"): _clb(rec, letters=letters)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 4), extra=st.integers(1, 3))
+def test_property_paired_bootstrap_mismatched_rows(n, extra):
+    row = {"path": "p", "type": "Defect Classification", "dataset": "d", "correct": True, "normal": False}
+    with pytest.raises(ValueError, match="rows_a"): _pb([row] * n, [row] * (n + extra), n_boot=2)
