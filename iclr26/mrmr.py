@@ -361,6 +361,8 @@ def _check_qrels_run(qrels, run):
         raise TypeError("qrels must be {query_id: {doc_id: relevance}}")
     if not isinstance(run, Mapping) or not all(isinstance(v, Mapping) for v in run.values()):
         raise TypeError("run must be {query_id: {doc_id: score}}")
+    if not all(math.isfinite(float(s)) for v in run.values() for s in v.values()):
+        raise ValueError("run scores must be finite (no NaN or inf)")
     return ({str(q): {str(d): int(r) for d, r in v.items()} for q, v in qrels.items()},
             {str(q): {str(d): float(s) for d, s in v.items()} for q, v in run.items()})
 
@@ -629,6 +631,7 @@ class HashingEncoder:
         self.dim, self.bigrams, self.name = dim, bigrams, name
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str): raise TypeError("texts must be a list of strings, not one string")
+        if not all(t is None or isinstance(t, str) for t in texts): raise TypeError("texts must be strings (or None)")
         out = np.zeros((len(texts), self.dim), np.float32)
         for i, t in enumerate(texts):
             w = re.findall(r"[a-z0-9]+", (t or "").lower())

@@ -484,3 +484,47 @@ def test_mteb_task_adapter_scores_as_the_paper(kn, neg, mini):
     S = TextToText(HashingEncoder()).score(mini["theorem"])
     assert np.allclose(t.evaluate(S).to_numpy(), run_task(S, mini["theorem"])["main"].to_numpy())
     assert MTEBTaskAdapter(kn).evaluate(OracleRetriever()).tolist() == [1.0, 1.0]
+
+
+# ---- property tests for bad input (issue #60) ----
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_bad = st.sampled_from([float("nan"), float("inf"), -float("inf")])
+
+
+@settings(max_examples=20, deadline=None)
+@given(dq=st.integers(-1, 1), dd=st.integers(-1, 1), bad=_bad, k=st.integers(-3, 0))
+def test_property_scores_to_run_bad_scores(kn, dq, dd, bad, k):
+    shape = (len(kn.queries), len(kn.corpus))
+    if (dq, dd) != (0, 0):
+        with pytest.raises(ValueError, match="scores must have shape"):
+            scores_to_run(np.zeros((shape[0] + dq, shape[1] + dd)), kn)
+    S = np.zeros(shape)
+    S[0, 0] = bad
+    with pytest.raises(ValueError, match="scores must be finite"): scores_to_run(S, kn)
+    with pytest.raises(ValueError, match="k"): scores_to_run(np.zeros(shape), kn, k=k)
+
+
+@settings(max_examples=20, deadline=None)
+@given(bad=_bad, metric=st.sampled_from(["ndcg", "ndcg@0", "map@10", "recall@-1", ""]))
+def test_property_evaluate_run_bad_input(bad, metric):
+    qrels = {"q1": {"d1": 1}}
+    with pytest.raises(ValueError, match="run scores must be finite"): evaluate_run(qrels, {"q1": {"d1": bad}})
+    with pytest.raises(ValueError, match="metric|k in metric"): evaluate_run(qrels, {"q1": {"d1": 1.0}}, [metric])
+    with pytest.raises(TypeError, match="run"): evaluate_run(qrels, {"q1": [("d1", 1.0)]})
+    with pytest.raises(TypeError, match="qrels"): evaluate_run({"q1": ["d1"]}, {"q1": {"d1": 1.0}})
+
+
+@settings(max_examples=20, deadline=None)
+@given(texts=st.lists(st.one_of(st.integers(), st.floats(allow_nan=True), st.binary(max_size=3)), min_size=1,
+                      max_size=3), dim=st.integers(-2, 7))
+def test_property_hashing_encoder_bad_input(texts, dim):
+    with pytest.raises(TypeError, match="texts"): HashingEncoder(16).encode(texts)
+    with pytest.raises(ValueError, match="dim"): HashingEncoder(dim)
+
+
+@settings(max_examples=20, deadline=None)
+@given(noise=st.one_of(st.floats(max_value=-1e-6, allow_nan=False), st.floats(min_value=1.000001, allow_nan=False),
+                       st.just(float("nan"))))
+def test_property_caption_noise_out_of_range(noise):
+    with pytest.raises(ValueError, match="noise"): caption_scene([{"color": "red", "shape": "circle"}], noise=noise)
