@@ -351,6 +351,10 @@ def performance_shift(
      "metrics.")
     missing = [k for k in (*forget_keys, *utility_keys) if k not in base or k not in m]
     if missing: raise ValueError(f"metrics {missing} are missing from base or m")
+    bad = [k for k in (*forget_keys, *utility_keys) for d in (base, m)
+           if isinstance(d[k], bool) or not isinstance(d[k], (int, float, np.integer, np.floating))
+           or not math.isfinite(d[k])]
+    if bad: raise ValueError(f"metrics {sorted(set(bad))} of base or m must be finite numbers")
     return 100 * (sum(base[k] - m[k] for k in forget_keys) + sum(m[k] - base[k] for k in utility_keys))
 
 # %% ../nbs/14_duet.ipynb #a50d0c31
@@ -377,16 +381,27 @@ def decoding_logits(model, input_ids: torch.Tensor, attention_mask: torch.Tensor
     return logits[torch.arange(len(last), device=logits.device)[:, None], idx].float()
 
 # %% ../nbs/14_duet.ipynb #0f9c99e4
+def _check_logits(student_logits, teacher_logits) -> None:
+    "Equal, non-empty 2-D float logits, finite in the teacher; else an error naming student_logits/teacher_logits."
+    if not isinstance(student_logits, torch.Tensor) or not isinstance(teacher_logits, torch.Tensor):
+        raise TypeError("student_logits and teacher_logits must be tensors, got "
+                        f"{type(student_logits).__name__}, {type(teacher_logits).__name__}")
+    if student_logits.shape != teacher_logits.shape or student_logits.dim() != 2:
+        raise ValueError(f"student {tuple(student_logits.shape)} and teacher {tuple(teacher_logits.shape)} logits "
+                         "must be equal 2-D shapes")
+    if not student_logits.numel(): raise ValueError("student_logits and teacher_logits must be non-empty")
+    if not (student_logits.is_floating_point() and teacher_logits.is_floating_point()):
+        raise TypeError(f"student_logits and teacher_logits must be floating point, got {student_logits.dtype}, "
+                        f"{teacher_logits.dtype}")
+    if not torch.isfinite(teacher_logits).all(): raise ValueError("teacher_logits must be finite (no NaN or inf)")
+
+
 def topk_huber_loss(
     student_logits: torch.Tensor, teacher_logits: torch.Tensor, k: int = 10, delta: float = 1.0
 ) -> torch.Tensor:
     ("DUET's loss: mean over rows of the sum, over the teacher's top-`k` tokens, of Huber_delta(student - teacher) "
      "logits.")
-    if not isinstance(student_logits, torch.Tensor) or not isinstance(teacher_logits, torch.Tensor):
-        raise TypeError("logits must be tensors")
-    if student_logits.shape != teacher_logits.shape or student_logits.dim() != 2:
-        raise ValueError(f"student {tuple(student_logits.shape)} and teacher {tuple(teacher_logits.shape)} logits "
-                         "must be equal 2-D shapes")
+    _check_logits(student_logits, teacher_logits)
     V = student_logits.shape[-1]
     k = check_int("k", k, 1)
     if k > V: raise ValueError(f"k={k} is larger than the vocabulary ({V} tokens)")
@@ -398,8 +413,7 @@ def topk_huber_loss(
 
 def full_kl_loss(student_logits: torch.Tensor, teacher_logits: torch.Tensor) -> torch.Tensor:
     "Ablation: KL(teacher || student) of the full-vocabulary distributions, averaged over rows."
-    if student_logits.shape != teacher_logits.shape or student_logits.dim() != 2:
-        raise ValueError("logits must be equal 2-D shapes")
+    _check_logits(student_logits, teacher_logits)
     return F.kl_div(
         F.log_softmax(student_logits, -1),
         F.log_softmax(teacher_logits.detach(), -1),

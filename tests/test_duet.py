@@ -319,3 +319,78 @@ def test_performance_shift():
     with pytest.raises(ValueError, match="missing"):
         performance_shift(b, {"forget": 0.0})
     assert GENERIC_PREFIX.startswith("Forget")
+
+
+# ---- property tests for bad input (issue #60): each bad argument fails with an error that names it ----
+from hypothesis import given, settings, strategies as st
+
+_nonfinite = st.sampled_from([float("nan"), float("inf"), -float("inf")])
+
+
+@settings(max_examples=20, deadline=None)
+@given(b1=st.integers(0, 3), b2=st.integers(0, 3), v1=st.integers(1, 6), v2=st.integers(1, 6),
+       fn=st.sampled_from([topk_huber_loss, full_kl_loss]))
+def test_property_distillation_losses_reject_shape_mismatch_and_empty(b1, b2, v1, v2, fn):
+    s, t = torch.zeros(b1, v1), torch.zeros(b2, v2)
+    kw = {"k": 1} if fn is topk_huber_loss else {}
+    if (b1, v1) == (b2, v2) and b1 > 0:
+        assert torch.isfinite(fn(s, t, **kw))
+    else:
+        with pytest.raises(ValueError, match="student|teacher"):
+            fn(s, t, **kw)
+
+
+@settings(max_examples=20, deadline=None)
+@given(v=_nonfinite, fn=st.sampled_from([topk_huber_loss, full_kl_loss]))
+def test_property_distillation_losses_reject_nonfinite_teacher(v, fn):
+    t = torch.zeros(2, 5)
+    t[1, 2] = v
+    with pytest.raises(ValueError, match="teacher_logits"):
+        fn(torch.zeros(2, 5), t)
+
+
+@settings(max_examples=20, deadline=None)
+@given(fn=st.sampled_from([topk_huber_loss, full_kl_loss]), dtype=st.sampled_from([torch.long, torch.bool]))
+def test_property_distillation_losses_reject_integer_logits(fn, dtype):
+    with pytest.raises(TypeError, match="student_logits"):
+        fn(torch.zeros(2, 5, dtype=dtype), torch.zeros(2, 5, dtype=dtype))
+    with pytest.raises(TypeError, match="student_logits"):
+        fn([[0.0] * 5] * 2, torch.zeros(2, 5))
+
+
+@settings(max_examples=20, deadline=None)
+@given(k=st.one_of(st.integers(max_value=0), st.integers(6, 20)), delta=st.one_of(st.floats(max_value=0.0), _nonfinite))
+def test_property_topk_huber_bad_hyperparameters(k, delta):
+    s = t = torch.zeros(2, 5)
+    with pytest.raises(ValueError, match="k"):
+        topk_huber_loss(s, t, k=k)
+    with pytest.raises(ValueError, match="delta"):
+        topk_huber_loss(s, t, k=2, delta=delta)
+
+
+@settings(max_examples=20, deadline=None)
+@given(key=st.sampled_from(["forget", "forget_para", "retain", "utility"]),
+       v=st.one_of(_nonfinite, st.text(max_size=2)), where=st.sampled_from(["base", "m"]))
+def test_property_performance_shift_rejects_bad_metrics(key, v, where):
+    base = {"forget": 1.0, "forget_para": 1.0, "retain": 1.0, "utility": 0.3}
+    m = dict(base)
+    (base if where == "base" else m)[key] = v
+    with pytest.raises(ValueError, match=key):
+        performance_shift(base, m)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n_domains=st.integers(-2, 1), n_people=st.integers(-2, 0))
+def test_property_domain_world_bad_sizes(n_domains, n_people):
+    with pytest.raises(ValueError, match="n_domains"):
+        domain_world(n_domains, 2)
+    with pytest.raises(ValueError, match="n_people"):
+        domain_world(4, n_people)
+
+
+@settings(max_examples=20, deadline=None)
+@given(b=st.integers(1, 3), L=st.integers(1, 4), dim=st.integers(1, 3))
+def test_property_last_token_index_bad_masks(b, L, dim):
+    mask = torch.ones((b,) * (dim - 1) + (L,), dtype=torch.long) if dim != 2 else torch.zeros(b, L, dtype=torch.long)
+    with pytest.raises(ValueError, match="attention_mask"):
+        last_token_index(mask)
