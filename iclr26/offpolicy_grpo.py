@@ -39,6 +39,8 @@ def _check_probs(name: str, p: torch.Tensor) -> torch.Tensor:
 def tv_distance(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
     "Total variation ½‖p − q‖₁ between categorical distributions over the last dimension."
     p, q = _check_probs("p", p), _check_probs("q", q)
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same shape, got {tuple(p.shape)} and {tuple(q.shape)}")
     return 0.5 * (p - q).abs().sum(-1)
 
 def improvement_bound(pi: torch.Tensor, pi_k: torch.Tensor, alpha: torch.Tensor, rewards: torch.Tensor,
@@ -110,10 +112,20 @@ def offpolicy_clip_objective(
     if not isinstance(ratio, torch.Tensor): raise TypeError(f"ratio must be a tensor, got {type(ratio).__name__}")
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0:
         raise ValueError(f"eps must be a number > 0, got {eps!r}")
+    if not ratio.is_floating_point(): raise TypeError(f"ratio must be a floating-point tensor, got {ratio.dtype}")
+    if not bool(torch.isfinite(ratio).all()): raise ValueError("ratio must be finite (no NaN or inf)")
     if (ratio < 0).any(): raise ValueError("ratio must be >= 0 (a ratio of probabilities)")
     rk = torch.as_tensor(ratio_k, dtype=ratio.dtype, device=ratio.device)
+    if not bool(torch.isfinite(rk).all()): raise ValueError("ratio_k must be finite (no NaN or inf)")
     if (rk < 0).any(): raise ValueError("ratio_k must be >= 0 (a ratio of probabilities)")
-    return clip_objective(ratio, torch.as_tensor(advantages, dtype=ratio.dtype, device=ratio.device), eps, eps, rk)
+    adv = torch.as_tensor(advantages, dtype=ratio.dtype, device=ratio.device)
+    if not bool(torch.isfinite(adv).all()): raise ValueError("advantages must be finite (no NaN or inf)")
+    for name, t in (("ratio_k", rk), ("advantages", adv)):
+        try: ok = torch.broadcast_shapes(t.shape, ratio.shape) == ratio.shape
+        except RuntimeError: ok = False
+        if not ok:
+            raise ValueError(f"{name} of shape {tuple(t.shape)} does not broadcast to ratio's {tuple(ratio.shape)}")
+    return clip_objective(ratio, adv, eps, eps, rk)
 
 # %% ../nbs/18_offpolicy_grpo.ipynb #3943e1bb
 def sync_schedule(iterations: int, v: int) -> list[bool]:
@@ -271,10 +283,10 @@ def paired_ci(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> di
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape or a.ndim != 1 or len(a) < 1:
         raise ValueError(f"a and b must be 1-d of one length >= 1, got {a.shape}, {b.shape}")
+    if not (np.isfinite(a).all() and np.isfinite(b).all()): raise ValueError("a and b must be finite (no NaN or inf)")
     if not 0 < level < 1: raise ValueError(f"level must be in (0, 1), got {level}")
     from scipy.stats import t as student_t
     d = a - b
     n, m = len(d), float(d.mean())
     half = float(student_t.ppf(0.5 + level / 2, n - 1) * d.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
     return {"diffs": d.tolist(), "mean": m, "lo": m - half, "hi": m + half, "n": n, "level": level}
-

@@ -164,3 +164,63 @@ def test_sft_warm_start_bad_input():
     split = addition_split(6, 10, 5, seed=0)
     with pytest.raises(ValueError, match="steps"): sft_warm_start(split, steps=0, cache=False)
     with pytest.raises(ValueError): sft_warm_start(split, steps=2, base="no-such-model", cache=False)
+
+
+# ---- property tests for bad input (issue #60) ----
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from iclr26.offpolicy_grpo import paired_ci  # noqa: E402
+
+_bad = st.sampled_from([float("nan"), float("inf"), -float("inf")])
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 5), bad=_bad, where=st.sampled_from(["ratio", "ratio_k", "advantages"]))
+def test_property_clip_objective_non_finite(n, bad, where):
+    kw = dict(ratio=torch.ones(n), ratio_k=torch.ones(n), advantages=torch.ones(n))
+    kw[where] = kw[where].clone()
+    kw[where][0] = bad
+    with pytest.raises(ValueError, match=where):
+        offpolicy_clip_objective(kw["ratio"], kw["ratio_k"], kw["advantages"])
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 4), extra=st.integers(1, 3), where=st.sampled_from(["ratio_k", "advantages"]))
+def test_property_clip_objective_mismatched_shapes(n, extra, where):
+    kw = dict(ratio_k=torch.ones(n), advantages=torch.ones(n))
+    kw[where] = torch.ones(n + extra)
+    with pytest.raises(ValueError, match=where):
+        offpolicy_clip_objective(torch.ones(n), kw["ratio_k"], kw["advantages"])
+    with pytest.raises(TypeError, match="ratio"): offpolicy_clip_objective(torch.ones(n, dtype=torch.long), 1.0,
+                                                                          torch.ones(n))
+
+
+@settings(max_examples=20, deadline=None)
+@given(eps=st.one_of(st.floats(max_value=0.0, allow_nan=False), st.just(float("nan")), st.just(True)))
+def test_property_clip_objective_bad_eps(eps):
+    with pytest.raises(ValueError, match="eps"): offpolicy_clip_objective(torch.ones(2), 1.0, torch.ones(2), eps=eps)
+
+
+@settings(max_examples=20, deadline=None)
+@given(k=st.integers(2, 5), n=st.integers(1, 3), bad=_bad)
+def test_property_tv_distance_bad_input(k, n, bad):
+    p = torch.full((n, k), 1.0 / k)
+    with pytest.raises(ValueError, match="p and q"): tv_distance(p, torch.full((n, k + 1), 1.0 / (k + 1)))
+    q = p.clone()
+    q[0, 0] = bad
+    with pytest.raises(ValueError, match="q must"): tv_distance(p, q)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 5), extra=st.integers(1, 3), bad=_bad, level=st.sampled_from([0.0, 1.0, -0.5, 2.0]))
+def test_property_paired_ci_bad_input(n, extra, bad, level):
+    with pytest.raises(ValueError, match="a and b"): paired_ci([0.0] * n, [0.0] * (n + extra))
+    with pytest.raises(ValueError, match="a and b"): paired_ci([bad] + [0.0] * n, [0.0] * (n + 1))
+    with pytest.raises(ValueError, match="level"): paired_ci([0.0] * n, [1.0] * n, level=level)
+
+
+@settings(max_examples=20, deadline=None)
+@given(v=st.one_of(st.integers(-3, 0), st.just(True), st.just(2.0)), i=st.integers(-3, 0))
+def test_property_offpolicy_config_bad_knobs(v, i):
+    with pytest.raises(ValueError, match="v"): offpolicy_config(v=v)
+    with pytest.raises(ValueError, match="i"): offpolicy_config(i=i)
