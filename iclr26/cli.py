@@ -347,6 +347,7 @@ def paper_labels(root: str | Path | None = None, link: str | None = None, toolki
                         if link else f"{nb.number:02d} {k}"))
     return out
 
+# %% ../nbs/03_cli.ipynb #ca986877
 # the glossary of the paper table (README, home page) and of the scoreboard page: the words of core's definitions
 GLOSSARY = (
     "**How to read the verdicts.** A **claim** is one of the paper's statements turned into a measured comparison "
@@ -376,6 +377,7 @@ def glossary_markdown(root: str | Path | None = None, results: Sequence[dict] | 
     "The one-paragraph glossary of claims, gates, headlines, preconditions and verdicts (`GLOSSARY`)."
     return GLOSSARY + "\n"
 
+# %% ../nbs/03_cli.ipynb #8d89a390
 def _anchor(heading: str) -> str:
     "The id a docs page gives a heading: lower case, punctuation dropped, spaces as hyphens (what-we-found)."
     return re.sub(r"\s+", "-", re.sub(r"[^\w\s-]", "", heading.strip().lower()))
@@ -404,6 +406,7 @@ def papers_markdown(root: str | Path | None = None, results: Sequence[dict] | No
     return (f"Committed full-scale runs: {verdict_counts(summary)}.\n\n"
             + headline_markdown(summary, findings=findings_links(root, link)))
 
+# %% ../nbs/03_cli.ipynb #129beeb6
 def _fit_table(rows: Sequence[Mapping], cols: Sequence[str], heads: Sequence[str], width: int,
                indent: str = "") -> list[str]:
     """`rows` aligned in columns that fit `width` characters: the widest columns give way first, down to a few
@@ -437,6 +440,7 @@ def _width(width: int | None) -> int:
     "`width`, else the terminal's (`$COLUMNS` when set; 100 when the output is not a terminal); at least 40."
     return max(40, width or shutil.get_terminal_size((100, 24)).columns)
 
+# %% ../nbs/03_cli.ipynb #7dab8dd7
 def print_scoreboard(results: Sequence[dict], root: str | Path | None = None, width: int | None = None) -> None:
     """Print the scoreboard in `width` columns (default: the terminal's): each paper's headline verdict and its
     reason, then each headline's evidence, then every claim grouped per paper, then the totals."""
@@ -485,6 +489,7 @@ def print_scoreboard(results: Sequence[dict], root: str | Path | None = None, wi
         if r.get("scale") == "full" and not r.get("reproducible", False):
             say(f"warning: {r['paper']} (full) is not reproducible: commit {r.get('commit') or 'unknown'}")
 
+# %% ../nbs/03_cli.ipynb #877ef429
 def scoreboard_page(results: Sequence[dict], root: str | Path | None = None,
                     figure: str | None = "scoreboard.png") -> str:
     "The scoreboard page's Markdown: the headline table (and `figure`, a path relative to the page), then every claim."
@@ -578,6 +583,7 @@ def _stage_notebook(src: Path, dest: Path, full: Mapping | None, runnable: bool)
         nb["cells"].insert(at, cell)
     dest.write_text(json.dumps(nb, indent=1))
 
+# %% ../nbs/03_cli.ipynb #b014e69d
 def build_docs(scale: str = "demo", execute: bool | None = True, executed: str | Path | None = None,
                out: str | Path | None = None, results: str | Path | None = None, root: str | Path | None = None,
                stage: str | Path | None = None) -> Path:
@@ -641,6 +647,7 @@ def build_docs(scale: str = "demo", execute: bool | None = True, executed: str |
     print(f"site written to {out} (open {out / 'index.html'})")
     return out
 
+# %% ../nbs/03_cli.ipynb #bb34b1d4
 def _write_index(root: Path, dest: Path, results: Path) -> None:
     "Copy nbs/index.ipynb to `dest`, each `#| md: <function>` cell replaced by that function's Markdown (site links)."
     nb = json.loads((root / "nbs" / "index.ipynb").read_text())
@@ -767,6 +774,7 @@ def _parser() -> argparse.ArgumentParser:
                                                "NAME")
     return p
 
+# %% ../nbs/03_cli.ipynb #07c64b03
 def _scoreboard(args) -> int:
     base = Path(args.results) if args.results else nbs_dir().parent / "results"
     rs = load_results(args.scale, base=base)
