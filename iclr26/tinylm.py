@@ -36,6 +36,7 @@ def stdlib_root() -> Path:
     "The folder holding this Python's standard-library `.py` files."
     return Path(sysconfig.get_paths()["stdlib"])
 
+# %% ../nbs/01_tinylm.ipynb #bb85a051
 def _is_test_path(rel: Path) -> bool:
     return any(p in ("test", "tests", "idle_test") or p.startswith("test_") for p in rel.parts)
 
@@ -70,6 +71,7 @@ def stdlib_files(
             if (include_tests or not _is_test_path(rel)) and (max_file_chars is None or size <= max_file_chars)
             and not (pat and pat.search(rel.as_posix()))]
 
+# %% ../nbs/01_tinylm.ipynb #64ac34ba
 def _unit_hash(s: str) -> float:
     "A number in [0, 1) from the MD5 of `s`: stable across runs, machines and Python versions."
     return int(hashlib.md5(s.encode()).hexdigest()[:12], 16) / 16**12
@@ -95,6 +97,7 @@ def _check_fracs(fracs) -> tuple[float, float, float]:
     if abs(sum(fracs) - 1) > 1e-6: raise ValueError(f"fracs must sum to 1, got {fracs!r} (sum {sum(fracs)})")
     return tuple(float(f) for f in fracs)
 
+# %% ../nbs/01_tinylm.ipynb #9bc316f0
 def stdlib_corpus(
     max_chars: int | None = 2_000_000,
     fracs: Sequence[float] = (0.9, 0.05, 0.05),
@@ -167,12 +170,14 @@ def arithmetic(n: int, seed: int = 0, n_terms: int = 2, max_value: int = 99, ops
         out.append({"prompt": prompt, "answer": answer, "text": prompt + answer, "result": acc, "steps": steps})
     return out
 
+# %% ../nbs/01_tinylm.ipynb #cbdbd2fd
 def final_number(text: str) -> int | None:
     "The last integer in `text` (e.g. the result line of an arithmetic answer), or None."
     if not isinstance(text, str): raise TypeError(f"text must be a string, got {type(text).__name__}")
     m = re.findall(r"-?\d+", text)
     return int(m[-1]) if m else None
 
+# %% ../nbs/01_tinylm.ipynb #5a80ffea
 def arithmetic_reward(
     prompts: Sequence[str], completions: Sequence[str], result: Sequence[int], **kwargs
 ) -> list[float]:
@@ -202,6 +207,7 @@ def make_names(n: int, seed: int = 0, parts: int = 2) -> list[str]:
         if len(out) == n: return out
     raise ValueError(f"could not make {n} distinct names with parts={parts}")
 
+# %% ../nbs/01_tinylm.ipynb #8beef2f5
 FACT_QUESTIONS = {
     "birth_city": ("Where was {name} born?", "{name} was born in {value}."),
     "birth_year": ("In which year was {name} born?", "{name} was born in the year {value}."),
@@ -263,6 +269,7 @@ class FactWorld:
         if k >= len(names): raise ValueError("forget_frac leaves no one to retain")
         return sorted(names[:k]), sorted(names[k:])
 
+# %% ../nbs/01_tinylm.ipynb #3778cabc
 def fact_world(n_people: int = 20, seed: int = 0, attributes: Sequence[str] | None = None) -> FactWorld:
     "A seeded `FactWorld` of `n_people` invented people with `attributes` (default: all of `FACT_QUESTIONS`)."
     n_people, seed = check_int("n_people", n_people, 1), check_int("seed", seed, 0)
@@ -341,6 +348,7 @@ class KnowledgeBase:
             if len(out) == n: return out
         raise ValueError(f"could not draw {n} distinct {hops}-hop questions; make the knowledge base larger")
 
+# %% ../nbs/01_tinylm.ipynb #3bf2d4cd
 def knowledge_base(
     n_people: int = 30, n_companies: int = 10, n_cities: int = 8, n_countries: int = 4, seed: int = 0
 ) -> KnowledgeBase:
@@ -412,6 +420,7 @@ def byte_tokenizer(add_bos: bool = True) -> PreTrainedTokenizerFast:
     tok.decoder = decoders.ByteLevel()
     return _wrap(tok, add_bos)
 
+# %% ../nbs/01_tinylm.ipynb #a3d98a96
 def char_tokenizer(
     texts: Sequence[str] | None = None, alphabet: str | None = None, add_bos: bool = True
 ) -> PreTrainedTokenizerFast:
@@ -428,6 +437,7 @@ def char_tokenizer(
     tok.decoder = decoders.Fuse()
     return _wrap(tok, add_bos)
 
+# %% ../nbs/01_tinylm.ipynb #569e754c
 _WORD_RE = r" ?\w+| ?[^\s\w]|\s"
 
 def word_tokenizer(texts: Sequence[str], min_count: int = 1, add_bos: bool = True) -> PreTrainedTokenizerFast:
@@ -446,6 +456,7 @@ def word_tokenizer(texts: Sequence[str], min_count: int = 1, add_bos: bool = Tru
     tok.decoder = decoders.Fuse()
     return _wrap(tok, add_bos)
 
+# %% ../nbs/01_tinylm.ipynb #5998d6a1
 def bpe_tokenizer(
     texts: Sequence[str], vocab_size: int = 1024, min_frequency: int = 2, add_bos: bool = True
 ) -> PreTrainedTokenizerFast:
@@ -460,6 +471,7 @@ def bpe_tokenizer(
     tok.train_from_iterator(texts, trainer)
     return _wrap(tok, add_bos)
 
+# %% ../nbs/01_tinylm.ipynb #b1105ec8
 def make_tokenizer(spec: str, texts: Sequence[str] | None = None, add_bos: bool = True) -> PreTrainedTokenizerFast:
     ("A tokenizer from a short spec: 'byte', 'char', 'word' or 'bpe-<vocab size>' (all but 'byte' are built from "
      "`texts`).")
@@ -472,6 +484,7 @@ def make_tokenizer(spec: str, texts: Sequence[str] | None = None, add_bos: bool 
     if m: return bpe_tokenizer(texts, int(m.group(1)), add_bos=add_bos)
     raise ValueError(f"spec must be 'byte', 'char', 'word' or 'bpe-<vocab size>', got {spec!r}")
 
+# %% ../nbs/01_tinylm.ipynb #bc42c434
 def load_tokenizer(path: str | Path) -> PreTrainedTokenizerFast:
     "Load a tokenizer saved with `save_pretrained` (a `tokenizer.json` is required: no slow or pickled tokenizers)."
     path = Path(path)
@@ -495,6 +508,7 @@ def parse_size(name: str) -> dict:
     if d % h: raise ValueError(f"size {name!r}: width {d} is not divisible by {h} heads")
     return dict(n_layers=L, d_model=d, n_heads=h, d_ff=-(-8 * d // 3 // 32) * 32 if d >= 32 else 4 * d)
 
+# %% ../nbs/01_tinylm.ipynb #854beffe
 def _token_ids(tokenizer) -> dict:
     if tokenizer is None:
         raise TypeError("a tokenizer is required (got None): the model's vocabulary and special tokens come from it")
@@ -529,6 +543,7 @@ def model_config(size: str, tokenizer=None, vocab_size: int | None = None, max_p
     c._attn_implementation = attn
     return c
 
+# %% ../nbs/01_tinylm.ipynb #2bc1c2d1
 def make_model(
     size: str | LlamaConfig, tokenizer=None, seed: int = 0, attn: str | None = None, **overrides
 ) -> LlamaForCausalLM:
@@ -550,6 +565,7 @@ def make_model(
         m = LlamaForCausalLM(c)
     return m.eval()
 
+# %% ../nbs/01_tinylm.ipynb #a77cd806
 def n_params(model: torch.nn.Module, trainable_only: bool = False) -> int:
     "Number of (unique) parameters of `model`; tied weights count once."
     if not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a torch module, got {type(model).__name__}")
@@ -570,6 +586,7 @@ def causal_allowed(attention_mask: torch.Tensor) -> torch.Tensor:
     tri = torch.ones(L, L, dtype=torch.bool, device=attention_mask.device).tril()
     return tri[None] & attention_mask.bool()[:, None, :]
 
+# %% ../nbs/01_tinylm.ipynb #755725fb
 def segment_allowed(segment_ids: torch.Tensor) -> torch.Tensor:
     ("The pattern [B, L, L] for packed sequences: q sees k iff k <= q and both have the same segment id (ids < 0 are "
      "padding).")
@@ -580,6 +597,7 @@ def segment_allowed(segment_ids: torch.Tensor) -> torch.Tensor:
     same = segment_ids[:, :, None] == segment_ids[:, None, :]
     return tri[None] & same & (segment_ids >= 0)[:, None, :]
 
+# %% ../nbs/01_tinylm.ipynb #25a616cd
 def additive_mask(allowed: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     ("The additive 4-D mask [B, 1, L, L] (0 where `allowed`, the dtype's minimum elsewhere) for a boolean pattern [B, "
      "L, L] or [L, L].")
@@ -591,10 +609,12 @@ def additive_mask(allowed: torch.Tensor, dtype: torch.dtype = torch.float32) -> 
     m = torch.zeros(allowed.shape, dtype=dtype, device=allowed.device)
     return m.masked_fill(~allowed, torch.finfo(dtype).min)[:, None]
 
+# %% ../nbs/01_tinylm.ipynb #5f3a0627
 def positions_from_mask(attention_mask: torch.Tensor) -> torch.Tensor:
     "Position ids for a (left- or right-) padded 2-D mask: 0, 1, 2, ... over the real tokens (padding gets 0)."
     return (attention_mask.long().cumsum(-1) - 1).clamp(min=0)
 
+# %% ../nbs/01_tinylm.ipynb #037f3c2c
 def forward_logits(model, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
                    allowed: torch.Tensor | None = None, position_ids: torch.Tensor | None = None) -> torch.Tensor:
     """Logits [B, L, V] of any HF causal LM. Give a 2-D padding `attention_mask` (positions then default to
@@ -632,6 +652,7 @@ def encode_corpus(
         for ids in tokenizer(texts[i:i + batch_size], add_special_tokens=True)["input_ids"]: out.extend(ids + eos)
     return torch.tensor(out, dtype=torch.long)
 
+# %% ../nbs/01_tinylm.ipynb #f3f9353e
 def random_windows(
     tokens: torch.Tensor, batch_size: int, seq_len: int, generator: torch.Generator | None = None
 ) -> torch.Tensor:
@@ -642,6 +663,7 @@ def random_windows(
     starts = torch.randint(0, len(tokens) - seq_len + 1, (batch_size,), generator=generator)
     return torch.stack([tokens[s:s + seq_len] for s in starts.tolist()])
 
+# %% ../nbs/01_tinylm.ipynb #ee46171e
 def sft_encode(tokenizer, records: Sequence[Mapping], prompt_key: str = "prompt", answer_key: str = "answer",
                add_eos: bool = True, max_len: int | None = None) -> list[dict]:
     "Encode prompt/answer records as dicts of input_ids and labels (labels = IGNORE_INDEX on the prompt)."
@@ -659,12 +681,14 @@ def sft_encode(tokenizer, records: Sequence[Mapping], prompt_key: str = "prompt"
         out.append({"input_ids": ids, "labels": labels})
     return out
 
+# %% ../nbs/01_tinylm.ipynb #9d8d19b3
 def pad_id_of(tokenizer) -> int:
     "The id to pad with: the tokenizer's pad token, else its eos token, else 0 (padding is always masked out)."
     for t in (tokenizer.pad_token_id, tokenizer.eos_token_id):
         if t is not None: return int(t)
     return 0
 
+# %% ../nbs/01_tinylm.ipynb #a6f47935
 def collate(examples: Sequence[Mapping], pad_id: int, side: str = "right") -> dict:
     "Pad `examples` (dicts with input_ids and optional labels) into tensors input_ids, attention_mask (and labels)."
     if side not in ("left", "right"): raise ValueError(f"side must be 'left' or 'right', got {side!r}")
@@ -715,6 +739,7 @@ class TrainConfig:
         t = (step - self.warmup) / max(1, self.steps - self.warmup)
         return self.lr * (self.min_lr_ratio + (1 - self.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * min(1.0, t))))
 
+# %% ../nbs/01_tinylm.ipynb #c4839c99
 def _config(cfg: TrainConfig | None, overrides: dict) -> TrainConfig:
     return with_overrides(TrainConfig, cfg, overrides)  # iclr26.core: checked dataclass overrides
 
@@ -731,6 +756,7 @@ class TrainResult:
     @property
     def final(self) -> dict: return self.evals[-1] if self.evals else {}
 
+# %% ../nbs/01_tinylm.ipynb #cf260159
 def _device_of(model) -> torch.device:
     return next(model.parameters()).device
 
@@ -746,6 +772,7 @@ def make_optimizer(
         [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr, betas=betas
     )
 
+# %% ../nbs/01_tinylm.ipynb #5129db98
 def fit(model: torch.nn.Module, next_batch: Callable[[int], Mapping], cfg: TrainConfig | None = None,
         evaluate: Callable[[torch.nn.Module], Mapping] | None = None, desc: str = "train", **overrides) -> TrainResult:
     """Train `model` (any HF causal LM) on batches from `next_batch(step)` — dicts with input_ids, labels and
@@ -823,11 +850,13 @@ def eval_loss(
     for i in range(0, len(w), batch_size):
         x = w[i:i + batch_size].to(dev)
         logits = model(input_ids=x, use_cache=False).logits[:, :-1].float()
+        # Eq. (1): the sum of -log p(x_t | x_<t) over the window's tokens 2..L (the mean is taken below)
         tot += F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1), reduction="sum").item()
         cnt += x[:, 1:].numel()
     model.train(was)
     return tot / cnt
 
+# %% ../nbs/01_tinylm.ipynb #018f6ba0
 @torch.no_grad()
 def window_losses(
     model, tokens: torch.Tensor, seq_len: int = 128, batch_size: int = 16, max_tokens: int | None = None
@@ -847,12 +876,15 @@ def window_losses(
     model.train(was)
     return torch.cat(out)
 
+# %% ../nbs/01_tinylm.ipynb #3be1be87
 def perplexity(
     model, tokens: torch.Tensor, seq_len: int = 128, batch_size: int = 16, max_tokens: int | None = None
 ) -> float:
     "exp(`eval_loss`): the model's perplexity on the stream `tokens`."
+    # Eq. (1): exp of the mean next-token negative log-likelihood
     return math.exp(eval_loss(model, tokens, seq_len, batch_size, max_tokens))
 
+# %% ../nbs/01_tinylm.ipynb #03eba9cd
 def unigram_perplexity(train_tokens: torch.Tensor, eval_tokens: torch.Tensor, vocab_size: int, alpha: float = 1.0,
                        seq_len: int | None = 128, max_tokens: int | None = None) -> float:
     ("Perplexity of the add-`alpha` unigram model of `train_tokens` on `eval_tokens` (on `perplexity`'s positions "
@@ -864,6 +896,7 @@ def unigram_perplexity(train_tokens: torch.Tensor, eval_tokens: torch.Tensor, vo
     if int(train_tokens.max()) >= vocab_size:
         raise ValueError(f"train_tokens holds id {int(train_tokens.max())} >= vocab_size {vocab_size}")
     counts = torch.bincount(train_tokens, minlength=vocab_size).double()
+    # Eq. (2): add-alpha smoothed unigram probabilities, scored with Eq. (1) below
     logp = torch.log((counts + alpha) / (counts.sum() + alpha * vocab_size))
     targets = _windows(eval_tokens, seq_len, max_tokens)[:, 1:].reshape(-1) if seq_len else eval_tokens
     return math.exp(-logp[targets].mean().item())
@@ -884,6 +917,7 @@ def check_lm(model, tokenizer) -> None:
     if not callable(tokenizer) or not hasattr(tokenizer, "decode"):
         raise TypeError(f"tokenizer must be a Hugging Face tokenizer, got {type(tokenizer).__name__}")
 
+# %% ../nbs/01_tinylm.ipynb #81db390a
 @torch.no_grad()
 def sample_tokens(
     model,
@@ -938,6 +972,7 @@ def sample_tokens(
     model.train(was)
     return torch.stack([n for n, _ in new], 1), torch.stack([a for _, a in new], 1).long()
 
+# %% ../nbs/01_tinylm.ipynb #c7c7242c
 def _strip_after_eos(ids: Sequence[int], mask: Sequence[int], eos: int | None) -> list[int]:
     out = []
     for i, m in zip(ids, mask):
@@ -964,6 +999,7 @@ def generate(model, tokenizer, prompts: str | Sequence[str], max_new_tokens: int
             out.append(tokenizer.decode(_strip_after_eos(r, m, eos), skip_special_tokens=skip_special_tokens))
     return out
 
+# %% ../nbs/01_tinylm.ipynb #882e8295
 def exact_match(model, tokenizer, records: Sequence[Mapping], prompt_key: str = "prompt", answer_key: str = "answer",
                 max_new_tokens: int | None = None, normalize: Callable[[str], str] = str.strip, batch_size: int = 64,
                 return_predictions: bool = False) -> float | tuple[float, list[str]]:
@@ -999,6 +1035,7 @@ def train_lm(model, train_tokens: torch.Tensor, val_tokens: torch.Tensor | None 
         return {"val_loss": l, "val_ppl": math.exp(l)}
     return fit(model, next_batch, cfg, evaluate if val_tokens is not None else None, desc=desc)
 
+# %% ../nbs/01_tinylm.ipynb #12df6d78
 def train_sft(
     model,
     tokenizer,
@@ -1062,11 +1099,13 @@ def load_corpus(name: str, **kwargs) -> dict:
     if name not in CORPORA: raise ValueError(f"unknown corpus {name!r}; registered: {sorted(CORPORA)}")
     return CORPORA[name](**kwargs)
 
+# %% ../nbs/01_tinylm.ipynb #ea7e022c
 def cache_dir(*parts: str) -> Path:
     "`$ICLR26_CACHE` (default `~/.cache/iclr26`), or a folder under it."
     base = Path(os.environ.get("ICLR26_CACHE") or Path.home() / ".cache" / "iclr26").expanduser()
     return base.joinpath(*parts)
 
+# %% ../nbs/01_tinylm.ipynb #9f86514c
 def _jsonable(x):
     if isinstance(x, Mapping): return {str(k): _jsonable(v) for k, v in sorted(x.items(), key=lambda kv: str(kv[0]))}
     if isinstance(x, (list, tuple)): return [_jsonable(v) for v in x]
@@ -1082,6 +1121,7 @@ def cache_key(spec: Mapping) -> str:
     blob = json.dumps(_jsonable({"spec": spec, "cache_version": CACHE_VERSION, "iclr26": __version__}), sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
+# %% ../nbs/01_tinylm.ipynb #de9b1928
 def _atomic_dir(target: Path, write: Callable[[Path], None]) -> Path:
     ("Run `write(tmp)` on a fresh temporary folder beside `target`, then rename it to `target` (another writer's copy "
      "wins a race).")
@@ -1108,6 +1148,7 @@ def save_model(model, tokenizer, path: str | Path, meta: Mapping | None = None) 
         (d / "meta.json").write_text(json.dumps(_jsonable(dict(meta or {})), indent=1))
     return _atomic_dir(Path(path), write)
 
+# %% ../nbs/01_tinylm.ipynb #a5aaea1c
 def load_model(path: str | Path, attn: str | None = None) -> tuple[PreTrainedModel, PreTrainedTokenizerFast, dict]:
     "Load (model, tokenizer, meta) saved by `save_model`; only safetensors weights are accepted."
     path = Path(path)
@@ -1122,6 +1163,7 @@ def load_model(path: str | Path, attn: str | None = None) -> tuple[PreTrainedMod
     meta = json.loads((path / "meta.json").read_text()) if (path / "meta.json").exists() else {}
     return model, load_tokenizer(path), meta
 
+# %% ../nbs/01_tinylm.ipynb #df8b63f3
 def cached_model(name: str, spec: Mapping, build: Callable[[], tuple], force: bool = False, attn: str | None = None):
     """(model, tokenizer, meta) from `$ICLR26_CACHE/models/<name>-<cache_key(spec)>`, or from `build()` — which must
     return (model, tokenizer, meta) — saved there first. `meta` gains `path`, `key` and `cached` (True on a hit)."""
@@ -1137,6 +1179,7 @@ def cached_model(name: str, spec: Mapping, build: Callable[[], tuple], force: bo
     save_model(model, tok, path, {**dict(meta), "spec": spec, "key": key})
     return model, tok, {**dict(meta), "spec": _jsonable(spec), "path": str(path), "key": key, "cached": False}
 
+# %% ../nbs/01_tinylm.ipynb #cccd4e9e
 def _corpus_hash(splits: Mapping[str, Sequence[Mapping]]) -> str:
     h = hashlib.sha256()
     for s in SPLITS:
@@ -1175,6 +1218,7 @@ def corpus_tokens(corpus: str = "stdlib-code", tokenizer: str = "bpe-1024", corp
     _atomic_dir(path, write)
     return tok, streams, {**info, "cached": False, "seconds": time.time() - t0}
 
+# %% ../nbs/01_tinylm.ipynb #6684041d
 def pretrained(
     corpus: str = "stdlib-code",
     size: str = "llama-4L-128",
