@@ -58,6 +58,7 @@ class Rollout:
     @property
     def group_index(self) -> torch.Tensor: return torch.arange(self.n_groups).repeat_interleave(self.group_size)
 
+# %% ../nbs/02_rl.ipynb #6f56dacd
 def sequence_logprobs(
     model,
     input_ids: torch.Tensor,
@@ -73,6 +74,7 @@ def sequence_logprobs(
     logits = forward_logits(model, input_ids, attention_mask, allowed, position_ids)[:, :-1].float() / temperature
     return torch.gather(logits.log_softmax(-1), -1, input_ids[:, 1:, None]).squeeze(-1)
 
+# %% ../nbs/02_rl.ipynb #7ec740df
 def completion_logprobs(model, rollout: Rollout, temperature: float = 1.0) -> torch.Tensor:
     "Log-probs [N, C] of the rollout's completion tokens under `model` (with gradients if enabled; 0 where masked)."
     C = rollout.completion_ids.shape[1]
@@ -81,6 +83,7 @@ def completion_logprobs(model, rollout: Rollout, temperature: float = 1.0) -> to
     )[:, -C:]
     return lp * rollout.completion_mask.to(lp.device)
 
+# %% ../nbs/02_rl.ipynb #adbcd827
 def _dev(model) -> torch.device: return next(model.parameters()).device
 
 def _records(prompts, prompt_key) -> tuple[list[str], dict[str, list]]:
@@ -181,16 +184,19 @@ def group_advantages(rewards: torch.Tensor | Sequence[float], group_size: int, e
     "Group-whitened advantages [N]: (r - group mean) / sqrt(group variance + eps); only centred when `scale=False`."
     if eps < 0: raise ValueError(f"eps must be >= 0, got {eps}")
     r = _grouped(rewards, group_size)
+    # Eq. (1): (r_i - mu(x)) / sqrt(sigma^2(x) + eps), sigma^2 the population variance unless `unbiased`
     a = r - r.mean(1, keepdim=True)
     if scale: a = a / torch.sqrt(r.var(1, unbiased=unbiased, keepdim=True) + eps)
     return a.reshape(-1)
 
+# %% ../nbs/02_rl.ipynb #4339c6e0
 def zero_variance_mask(rewards: torch.Tensor | Sequence[float], group_size: int, tol: float = 1e-12) -> torch.Tensor:
     "Boolean [N]: True for rows whose group's rewards vary (keep), False for constant-reward groups (drop)."
     r = _grouped(rewards, group_size)
     keep = (r.max(1).values - r.min(1).values) > tol
     return keep.repeat_interleave(r.shape[1])
 
+# %% ../nbs/02_rl.ipynb #c0ec1553
 def expand_advantages(advantages: torch.Tensor, completion_mask: torch.Tensor) -> torch.Tensor:
     "Sequence advantages [N] broadcast to the tokens [N, T] of `completion_mask` (0 on masked tokens)."
     if advantages.dim() != 1 or completion_mask.dim() != 2 or len(advantages) != completion_mask.shape[0]:
@@ -198,6 +204,7 @@ def expand_advantages(advantages: torch.Tensor, completion_mask: torch.Tensor) -
                          f"{tuple(completion_mask.shape)}")
     return advantages[:, None] * completion_mask.float()
 
+# %% ../nbs/02_rl.ipynb #e4beaba1
 def token_advantages(
     step_rewards: torch.Tensor,
     reward_mask: torch.Tensor,
@@ -223,7 +230,9 @@ def token_advantages(
     cnt = m.sum((1, 2), keepdim=True)
     mean = (r * m).sum((1, 2), keepdim=True) / cnt
     var = (((r - mean) * m) ** 2).sum((1, 2), keepdim=True) / (cnt - 1 if unbiased else cnt).clamp(min=1)
+    # Eq. (2): the whitened step rewards r~_{i,j} (statistics over every step reward of the group) ...
     z = ((r - mean) / torch.sqrt(var + eps) * m).view(N, T)
+    # ... and A_{i,t} = sum of r~_{i,j} over the steps j ending at or after t
     adv = z.flip(1).cumsum(1).flip(1)              # sum over steps ending at or after t
     return adv * completion_mask.float()
 
@@ -235,9 +244,11 @@ def k3_kl(logp: torch.Tensor, ref_logp: torch.Tensor) -> torch.Tensor:
     "Per-token k3 estimate of KL(pi || ref): exp(ref - logp) - (ref - logp) - 1 (>= 0)."
     if logp.shape != ref_logp.shape:
         raise ValueError(f"ref_logp must have logp's shape {tuple(logp.shape)}, got {tuple(ref_logp.shape)}")
+    # Eq. (4): k3 = exp(d) - d - 1 with d = log pi_ref - log pi_theta
     d = ref_logp - logp
     return torch.exp(d) - d - 1
 
+# %% ../nbs/02_rl.ipynb #e4099a23
 def clip_objective(ratio: torch.Tensor, advantages: torch.Tensor, eps_low: float = 0.2, eps_high: float | None = None,
                    centre: torch.Tensor | float = 1.0) -> torch.Tensor:
     "min(ratio * A, clip(ratio, max(centre - eps_low, 0), centre + eps_high) * A), elementwise."
@@ -248,25 +259,18 @@ def clip_objective(ratio: torch.Tensor, advantages: torch.Tensor, eps_low: float
     except RuntimeError:
         raise ValueError(f"advantages {tuple(advantages.shape)} must broadcast against ratio {tuple(ratio.shape)}") from None
     centre = torch.as_tensor(centre, dtype=ratio.dtype, device=ratio.device)
+    # Eq. (3): the trust region [max(rho' - eps_low, 0), rho' + eps_high] around the centre rho'
     lo, hi = torch.clamp(centre - eps_low, min=0.0), centre + eps_high
     clipped = torch.minimum(torch.maximum(ratio, lo), hi)
+    # Eq. (3): f = min(rho A, clip(rho) A)
     return torch.minimum(ratio * advantages, clipped * advantages)
 
+# %% ../nbs/02_rl.ipynb #5cffaa80
 def policy_loss(
-    logp: torch.Tensor,
-    old_logp: torch.Tensor,
-    advantages: torch.Tensor,
-    mask: torch.Tensor,
-    *,
-    eps_low: float = 0.2,
-    eps_high: float | None = None,
-    centre_logp: torch.Tensor | None = None,
-    ref_logp: torch.Tensor | None = None,
-    beta: float = 0.0,
-    ratio_level: str = "token",
-    aggregation: str = "sequence_mean",
-    keep: torch.Tensor | None = None,
-    max_len: int | None = None,
+    logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor, mask: torch.Tensor, *,
+    eps_low: float = 0.2, eps_high: float | None = None, centre_logp: torch.Tensor | None = None,
+    ref_logp: torch.Tensor | None = None, beta: float = 0.0, ratio_level: str = "token",
+    aggregation: str = "sequence_mean", keep: torch.Tensor | None = None, max_len: int | None = None,
 ) -> tuple[torch.Tensor, dict]:
     """The GRPO-family loss (-J) and diagnostics.
 
@@ -308,6 +312,7 @@ def policy_loss(
         obj = clip_objective(ratio, advantages, eps_low, eps_high, centre)[:, None].expand(N, T)
     if beta > 0:
         kl = k3_kl(logp, ref_logp.detach())
+        # the per-token objective o_t = f_eps (Eq. (3)) - beta KL_t (Eq. (4))
         obj = obj - beta * kl
     else:
         kl = None
@@ -418,6 +423,7 @@ class RLConfig:
         if self.aggregation not in AGGREGATIONS:
             raise ValueError(f"aggregation must be one of {AGGREGATIONS}, got {self.aggregation!r}")
 
+# %% ../nbs/02_rl.ipynb #102db4dc
 def _rl_config(cfg, overrides) -> RLConfig:
     return with_overrides(RLConfig, cfg, overrides)  # iclr26.core: checked dataclass overrides
 
@@ -431,18 +437,12 @@ class RLResult:
 
     def curve(self, key: str = "reward_mean") -> np.ndarray: return np.array([h[key] for h in self.history])
 
+# %% ../nbs/02_rl.ipynb #53ae49e2
 def grpo_train(
-    policy,
-    tokenizer,
-    prompts: Sequence[str] | Sequence[Mapping] | Callable[[int, torch.Generator], Sequence],
-    reward_funcs: Callable | Sequence[Callable],
-    cfg: RLConfig | None = None,
-    ref_model=None,
-    reward_weights: Sequence[float] | None = None,
-    advantage_fn: Callable | None = None,
-    callback: Callable[[int, dict], None] | None = None,
-    desc: str = "grpo",
-    **overrides,
+    policy, tokenizer, prompts: Sequence[str] | Sequence[Mapping] | Callable[[int, torch.Generator], Sequence],
+    reward_funcs: Callable | Sequence[Callable], cfg: RLConfig | None = None, ref_model=None,
+    reward_weights: Sequence[float] | None = None, advantage_fn: Callable | None = None,
+    callback: Callable[[int, dict], None] | None = None, desc: str = "grpo", **overrides,
 ) -> RLResult:
     """Train `policy` (any HF causal LM) with the GRPO family on `prompts` (strings, records with a 'prompt' field,
     or a callable (iteration, generator) -> batch) and `reward_funcs` (trl signature). With `beta > 0` the reference
@@ -464,22 +464,16 @@ def grpo_train(
         synced = sampler.maybe_sync()
         if callable(prompts): batch = list(prompts(k, g))
         else:
-            idx = (
-                torch.randperm(len(pool), generator=g)[: c.prompts_per_step].tolist()
-                if c.prompts_per_step <= len(pool)
-                else torch.randint(0, len(pool), (c.prompts_per_step,), generator=g).tolist()
-            )
+            idx = (torch.randperm(len(pool), generator=g)[: c.prompts_per_step].tolist() if c.prompts_per_step <= len(pool)
+                   else torch.randint(0, len(pool), (c.prompts_per_step,), generator=g).tolist())
             batch = [pool[i] for i in idx]
         ro = sample_group(
             sampler.model, tokenizer, batch, c.group_size, c.max_new_tokens, c.temperature, c.top_k, generator=g
         )
         samples += len(ro)
         rewards, _ = compute_rewards(reward_funcs, ro, reward_weights)
-        adv = (
-            advantage_fn(ro, rewards)
-            if advantage_fn is not None
-            else group_advantages(rewards, c.group_size, c.adv_eps, c.scale_rewards)
-        )
+        adv = (advantage_fn(ro, rewards) if advantage_fn is not None
+               else group_advantages(rewards, c.group_size, c.adv_eps, c.scale_rewards))   # Eq. (1) by default
         keep = zero_variance_mask(rewards, c.group_size) if c.mask_zero_variance else None
         dev = _dev(policy)
         mask, old = ro.completion_mask.to(dev), ro.logprobs.to(dev)
@@ -490,19 +484,9 @@ def grpo_train(
         for _ in range(c.inner_steps):
             logp = completion_logprobs(policy, ro, c.temperature)
             loss, st = policy_loss(
-                logp,
-                old,
-                adv.to(dev),
-                mask,
-                eps_low=c.eps_low,
-                eps_high=c.eps_high,
-                centre_logp=centre,
-                ref_logp=ref_lp,
-                beta=c.beta,
-                ratio_level=c.ratio_level,
-                aggregation=c.aggregation,
-                keep=None if keep is None else keep.to(dev),
-                max_len=c.max_new_tokens,
+                logp, old, adv.to(dev), mask, eps_low=c.eps_low, eps_high=c.eps_high, centre_logp=centre,
+                ref_logp=ref_lp, beta=c.beta, ratio_level=c.ratio_level, aggregation=c.aggregation,
+                keep=None if keep is None else keep.to(dev), max_len=c.max_new_tokens,
             )
             # every group masked: no step at all (Adam's momentum would still move the weights)
             if st["tokens"] == 0: break
@@ -512,15 +496,9 @@ def grpo_train(
             opt.step()
         policy.eval()
         row = {
-            "iteration": k,
-            "reward_mean": rewards.mean().item(),
-            "reward_std": rewards.std().item(),
+            "iteration": k, "reward_mean": rewards.mean().item(), "reward_std": rewards.std().item(),
             "zero_var_frac": 1 - zero_variance_mask(rewards, c.group_size).float().mean().item(),
-            "loss": loss.item(),
-            **st,
-            "synced": synced,
-            "staleness": sampler.staleness,
-            "samples": samples,
+            "loss": loss.item(), **st, "synced": synced, "staleness": sampler.staleness, "samples": samples,
             "seconds": time.time() - t0,
         }
         hist.append(row)
@@ -532,6 +510,7 @@ def grpo_train(
     if hasattr(bar, "close"): bar.close()
     return RLResult(hist, time.time() - t0, stopped)
 
+# %% ../nbs/02_rl.ipynb #3e3e67a3
 @torch.no_grad()
 def evaluate_policy(policy, tokenizer, prompts: Sequence[str] | Sequence[Mapping], reward_funcs, n_samples: int = 8,
                     max_new_tokens: int = 16, temperature: float = 1.0, seed: int = 0, reward_weights=None) -> dict:
@@ -565,6 +544,7 @@ def _trl_problems(cfg: RLConfig) -> list[str]:
                    "not pi(y|x)/alpha(y|x)")
     return out
 
+# %% ../nbs/02_rl.ipynb #60daebdf
 def to_trl(cfg: RLConfig, output_dir: str, reward_funcs: Callable | Sequence[Callable],
            reward_weights: Sequence[float] | None = None, strict: bool = True, **overrides) -> tuple[Any, list]:
     """A `trl.GRPOConfig` and reward-function list equivalent to `cfg` (see the table above); `overrides` go to
