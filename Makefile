@@ -108,7 +108,7 @@ export: install
 	$(VENV)/bin/iclr26 readme
 
 docs: install
-	$(VENV)/bin/iclr26 docs --scale $(SCALE)
+	$(VENV)/bin/iclr26 docs --scale $(SCALE) --execute
 
 clean:
 	rm -rf _build _site _docs .pytest_cache results/smoke results/demo
