@@ -646,20 +646,24 @@ def headline_summary(results: Iterable[Mapping], papers: Sequence[tuple[str, str
 
 # %% ../nbs/00_core.ipynb #949896a1
 def headline_markdown(summary: Sequence[Mapping], findings: Mapping[str, str] | None = None) -> str:
-    """The per-paper headline table (from `headline_summary`) as Markdown; several headline claims share a cell.
-    `findings`: paper key -> a link to its "What we found", appended to the reason."""
+    """The per-paper headline table (from `headline_summary`) as Markdown; several headline claims share a cell (a
+    paper statement repeated for each is shown once), and the verdict cell gives the paper's verdict in bold with each
+    headline's below it. `findings`: paper key -> a link to its "What we found", appended to the reason."""
     if not summary: return "_no results yet_\n"
     rows = []
     for s in summary:
         hs = s["headlines"]
         cell = lambda k: "<br>".join(h[k] or "—" for h in hs) if hs else "—"
+        same = len(hs) > 1 and len({h["paper_value"] for h in hs}) == 1
+        paper_value = hs[0]["paper_value"] if same else cell("paper_value")
+        verdict = f"**{s['verdict']}**" + ("<br>(" + ", ".join(h["verdict"] for h in hs) + ")" if len(hs) > 1 else "")
         ours = "<br>".join(h["ours"] + (f" {h['ci']}" if h["ci"] else "") for h in hs) if hs else "—"
         commit = s["commit"] + (" ⚠" if s["commit"] and not s["reproducible"] else "")
         link = (findings or {}).get(s["paper"])
         why = s["reason"] + (f" ([what we found]({link}))" if link else "")
-        rows.append({"paper": s["label"], "headline": cell("claim"), "paper_value": cell("paper_value"),
+        rows.append({"paper": s["label"], "headline": cell("claim"), "paper_value": paper_value,
                      "ours": ours, "test": cell("test"), "null": cell("null"), "oracle": cell("oracle"),
-                     "verdict": s["verdict"], "why": why,
+                     "verdict": verdict, "why": why,
                      "all": f"{s['n_hold']}/{s['n_claims']}" if s["scale"] else "", "commit": commit})
     return markdown_table(rows,
                           ["paper", "headline", "paper_value", "ours", "test", "null", "oracle", "verdict", "why",

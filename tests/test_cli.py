@@ -166,7 +166,7 @@ def test_scoreboard_leads_with_headlines(board):
     assert "warning: lmkan (full) is not reproducible" in out and "warning: mase (full) is not reproducible" not in out
     md = (board / "s.md").read_text()
     assert md.index("## Headline claims") < md.index("## Every claim, per paper") and "![" in md
-    assert "| holds |" in md and "| fails |" in md and "abcdef0+dirty ⚠ |" in md
+    assert "| **holds** |" in md and "| **fails**" in md and "abcdef0+dirty ⚠ |" in md
     assert "ours [95 % CI]" in md and "| null |" in md and "How to read the verdicts" in md
     assert "(23_arena.html#what-we-found)" in md, "the reason links to the notebook's What we found"
     assert md.index("(toolkit)") > md.index("### [26. lmKAN") > md.index("[28 anybcq]"), "toolkits follow the papers"
@@ -222,10 +222,10 @@ def test_readme_table_has_the_headline_columns():
                 "claims hold", "commit"):
         assert f"| {col} |" in head, col
     row = next(l for l in md.splitlines() if "23_arena" in l)
-    assert "| fails |" in row and "| 1/2 |" in row and "0.5 [0.2, 0.8]" in row and "0.1 ✗" in row and "1.5 ✓" in row
+    assert "| **fails** |" in row and "| 1/2 |" in row and "0.5 [0.2, 0.8]" in row and "0.1 ✗" in row and "1.5 ✓" in row
     assert "the whole CI [0.2, 0.8] fails >= 1" in row and "(nbs/23_arena.ipynb#what-we-found)" in row
     coarse = next(line for line in md.splitlines() if "22_coarse" in line)
-    assert "| not run yet |" in coarse and "| no headline marked |" not in row
+    assert "| **not run yet** |" in coarse and "| no headline marked |" not in row
     assert md.startswith("Committed full-scale runs: 1 fails, 18 not run yet.")
 
 

@@ -243,7 +243,7 @@ def test_headline_summary_prefers_full_and_keeps_paper_order():
     assert s[1]["reproducible"] is False and s[1]["headlines"][0]["ratio"] == 2.0
     assert s[0]["verdict"] == "no headline marked" and s[0]["scale"] == "smoke" and s[2]["verdict"] == "not run yet"
     md = core.headline_markdown(s)
-    assert "| B | x |" in md and "| fails |" in md and "abcdef0+dirty ⚠ |" in md
+    assert "| B | x |" in md and "| **fails** |" in md and "abcdef0+dirty ⚠ |" in md
 
 
 @pytest.mark.parametrize("c,ratio", [
