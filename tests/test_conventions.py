@@ -70,3 +70,40 @@ def test_protocol_log_after_config(key, stem):
     assert log is not None, f"{stem}: no '## Protocol log' markdown cell right after the config cell"
     head = next((l for l in log.splitlines() if l.startswith("|")), "")
     assert "commit" in head.lower() and log.count("\n|") >= 2, f"{stem}: the protocol log needs a table with a commit column"
+
+
+# --- literate shape (issue #62): the notebooks that had their literate pass keep it ----------------------------------
+import re  # noqa: E402
+import statistics  # noqa: E402
+
+LITERATE_DONE = ["00_core", "01_tinylm", "02_rl"]   # grows notebook by notebook; all of nbs/ once issue #62 is done
+_DEF = re.compile(r"^(?:async\s+)?(?:def|class)\s+(\w+)", re.M)
+_EQ_REF = re.compile(r"#.*\bEq(?:uation)?s?\.?\s*\(?\d", re.I)
+_EQ_TAG = re.compile(r"\\tag\{(\d+)\}")
+
+
+def literate_shape(path):
+    "The figures of ../shared/tools/literate_stats.py: exported-cell sizes, definitions per cell, shown share."
+    cells = json.loads(path.read_text())["cells"]
+    src = ["".join(c["source"]) for c in cells]
+    exp = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and src[i].lstrip().startswith("#| export")]
+    sizes = [len(src[i].splitlines()) for i in exp]
+    shown = 0
+    for i in exp:
+        names = _DEF.findall(src[i])
+        nxt = next((src[j] for j in range(i + 1, len(cells)) if cells[j]["cell_type"] == "code"), "")
+        shown += bool(names) and not nxt.lstrip().startswith("#| export") and any(n in nxt for n in names)
+    with_defs = sum(bool(_DEF.findall(src[i])) for i in exp)
+    return {"median": statistics.median(sizes), "largest": max(sizes),
+            "defs_per_cell": sum(len(_DEF.findall(src[i])) for i in exp) / len(exp),
+            "shown": shown / max(with_defs, 1), "eq_refs": sum(len(_EQ_REF.findall(s)) for s in src),
+            "eq_tags": len({t for s in src for t in _EQ_TAG.findall(s)})}
+
+
+@pytest.mark.parametrize("stem", LITERATE_DONE)
+def test_literate_shape_is_kept(stem):
+    s = literate_shape(ROOT / "nbs" / f"{stem}.ipynb")
+    assert s["median"] <= 20 and s["largest"] <= 80, f"{stem}: exported cells median {s['median']}, largest {s['largest']}"
+    assert s["defs_per_cell"] <= 1.5, f"{stem}: {s['defs_per_cell']:.2f} definitions per exported cell"
+    assert s["shown"] >= 0.8, f"{stem}: only {s['shown']:.0%} of exported cells are followed by a cell that uses them"
+    assert s["eq_refs"] >= s["eq_tags"], f"{stem}: {s['eq_tags']} numbered equations but {s['eq_refs']} Eq. comments"
