@@ -69,7 +69,8 @@ def test_protocol_log_after_config(key, stem):
     log = next((s for s in after if s.lstrip().startswith("## Protocol log")), None)
     assert log is not None, f"{stem}: no '## Protocol log' markdown cell right after the config cell"
     head = next((l for l in log.splitlines() if l.startswith("|")), "")
-    assert "commit" in head.lower() and log.count("\n|") >= 2, f"{stem}: the protocol log needs a table with a commit column"
+    assert "commit" in head.lower() and log.count("\n|") >= 2, \
+        f"{stem}: the protocol log needs a table with a commit column"
 
 
 # --- literate shape (issue #62): the notebooks that had their literate pass keep it ----------------------------------
@@ -103,7 +104,8 @@ def literate_shape(path):
 @pytest.mark.parametrize("stem", LITERATE_DONE)
 def test_literate_shape_is_kept(stem):
     s = literate_shape(ROOT / "nbs" / f"{stem}.ipynb")
-    assert s["median"] <= 20 and s["largest"] <= 80, f"{stem}: exported cells median {s['median']}, largest {s['largest']}"
+    assert s["median"] <= 20 and s["largest"] <= 80, \
+        f"{stem}: exported cells median {s['median']}, largest {s['largest']}"
     assert s["defs_per_cell"] <= 1.5, f"{stem}: {s['defs_per_cell']:.2f} definitions per exported cell"
     assert s["shown"] >= 0.8, f"{stem}: only {s['shown']:.0%} of exported cells are followed by a cell that uses them"
     assert s["eq_refs"] >= s["eq_tags"], f"{stem}: {s['eq_tags']} numbered equations but {s['eq_refs']} Eq. comments"
