@@ -90,7 +90,8 @@ def bcq_nearest_codes(w: torch.Tensor, alpha: torch.Tensor, beta: torch.Tensor |
 def bcq_reconstruct(B: torch.Tensor, alpha: torch.Tensor, beta: torch.Tensor | None = None) -> torch.Tensor:
     "$\\hat w = \\sum_i \\alpha_i b_i + \\beta$ for planes `B` (..., p, g) and scales `alpha` (..., p)."
     if B.dim() < 2 or alpha.shape != B.shape[:-1]:
-        raise ValueError(f"alpha must have shape {tuple(B.shape[:-1])} (the planes' leading dims), got {tuple(alpha.shape)}")
+        raise ValueError(f"alpha must have shape {tuple(B.shape[:-1])} (the planes' leading dims), got "
+                         f"{tuple(alpha.shape)}")
     if beta is not None and beta.shape != B.shape[:-2]:
         raise ValueError(f"beta must have shape {tuple(B.shape[:-2])}, got {tuple(beta.shape)}")
     w = (alpha[..., None] * B).sum(-2)
@@ -180,7 +181,8 @@ def anybcq_quantize(W: torch.Tensor, p_min: int = 2, p_max: int = 4, group_size:
 
 def relative_error(W: torch.Tensor, W_hat: torch.Tensor) -> float:
     "Relative squared Frobenius error $\\|W-\\hat W\\|^2 / \\|W\\|^2$."
-    if not (isinstance(W, torch.Tensor) and isinstance(W_hat, torch.Tensor)): raise TypeError("W and W_hat must be tensors")
+    if not (isinstance(W, torch.Tensor) and isinstance(W_hat, torch.Tensor)):
+        raise TypeError("W and W_hat must be tensors")
     if W.shape != W_hat.shape: raise ValueError(f"W_hat must have W's shape {tuple(W.shape)}, got {tuple(W_hat.shape)}")
     if not (torch.isfinite(W).all() and torch.isfinite(W_hat).all()): raise ValueError("W and W_hat must be finite")
     return ((W.double() - W_hat.double()) ** 2).sum().item() / max((W.double() ** 2).sum().item(), 1e-300)
@@ -217,7 +219,8 @@ def group_size_for(in_features: int, group_size: int = 128) -> int:
     packed int32 word per 32 inputs): anything else is a `ValueError`, never a silent change (issue #60)."""
     in_features, group_size = check_int("in_features", in_features, 1), check_int("group_size", group_size, 32)
     if group_size % 32:
-        raise ValueError(f"group_size must be a multiple of 32 (the planes pack 32 inputs per int32 word), got {group_size}")
+        raise ValueError("group_size must be a multiple of 32 (the planes pack 32 inputs per int32 word), got "
+                         f"{group_size}")
     K = _padded(in_features)
     if K % group_size == 0: return group_size
     g = max(g for g in range(32, group_size + 1, 32) if K % g == 0)
@@ -379,7 +382,8 @@ class AnyBCQLinear(nn.Module):
 def _refuse_save_pretrained(*args, **kwargs):
     "Stands in for `save_pretrained` and `push_to_hub` on a model holding `AnyBCQLinear` layers."
     raise RuntimeError(
-        "save_pretrained (and push_to_hub) cannot store AnyBCQLinear layers: from_pretrained would rebuild them as plain nn.Linear "
+        "save_pretrained (and push_to_hub) cannot store AnyBCQLinear layers: from_pretrained would rebuild them as "
+        "plain nn.Linear "
         "layers with random weights. Save the quantised layers with save_quantized(model, path), keep the "
         "unquantised checkpoint for the rest, and restore with from_pretrained(...) then load_quantized(model, path).")
 

@@ -211,7 +211,8 @@ def check_evidence(c) -> None:
         raise ValueError(f"n must be a positive int (the units behind ci), got {n!r}")
     proto = g("protocol", "")
     if proto and not (proto.startswith("paper") or proto.startswith("ours:")):
-        raise ValueError(f"protocol must start with 'paper' (where the paper says so) or 'ours: <reason>'; got {proto!r}")
+        raise ValueError("protocol must start with 'paper' (where the paper says so) or 'ours: <reason>'; got "
+                         f"{proto!r}")
     if g("kind") != "headline": return
     if g("paper") is None: raise ValueError("paper: a headline needs the paper's own number or statement")
     if not proto: raise ValueError("protocol: a headline needs 'paper: <where>' or 'ours: <reason>'")
@@ -297,7 +298,8 @@ class Claim:
         ci = f" [CI {_fmt(self.ci[0])}, {_fmt(self.ci[1])}]" if self.ci is not None else ""
         out = f"[{self.status}] {self.name}: {_fmt(self.value)}{ci} {self.op} {thr}{paper} [{self.kind}, {role}]"
         if self.null is not None: out += f" null {_fmt(self.null)} ({'passes' if self.null_passed else 'fails'})"
-        if self.oracle is not None: out += f" oracle {_fmt(self.oracle)} ({'passes' if self.oracle_passed else 'fails'})"
+        if self.oracle is not None:
+            out += f" oracle {_fmt(self.oracle)} ({'passes' if self.oracle_passed else 'fails'})"
         return out + (f" -> {self.verdict}" if self.verdict else "")
 
 # %% ../nbs/00_core.ipynb #bebf6742
@@ -325,7 +327,8 @@ def mean_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float,
     "(mean, lo, hi): the mean of `values` (e.g. one number per seed) with its Student-t interval at `level`."
     from scipy import stats
     x = np.asarray(values, dtype=float)
-    if x.ndim != 1 or len(x) < 2: raise ValueError(f"values must be a 1-D sequence of at least 2 numbers, got {x.shape}")
+    if x.ndim != 1 or len(x) < 2:
+        raise ValueError(f"values must be a 1-D sequence of at least 2 numbers, got {x.shape}")
     if not np.isfinite(x).all(): raise ValueError("values must be finite (no NaN or inf)")
     check_number("level", level, 0.0, 1.0)
     m, se = float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x)))
@@ -380,7 +383,8 @@ def verdict_reason(c: Mapping) -> str:
     if v == "vacuous": return f"the null ({_fmt(c['null'])}) passes the same test {test}: it cannot fail"
     ci = c.get("ci")
     if ci is None:
-        return f"{_fmt(c.get('value'))} {'passes' if v == 'holds' else 'fails'} {test} (no CI: {c.get('ci_why') or 'missing'})"
+        return (f"{_fmt(c.get('value'))} {'passes' if v == 'holds' else 'fails'} {test} (no CI: "
+                f"{c.get('ci_why') or 'missing'})")
     span = f"CI [{_fmt(ci[0])}, {_fmt(ci[1])}]"
     if v == "holds": return f"the whole {span} passes {test}"
     if v == "fails": return f"the whole {span} fails {test}"

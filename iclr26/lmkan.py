@@ -266,7 +266,8 @@ def lmkan_schedule(step: int, steps: int, lr: float, lam0: float = 1.0, decay_ep
     ("(learning rate, Hessian weight) at `step` of `steps`: first half constant lr with decaying $\\lambda$, then "
      "cosine lr and $\\lambda=0$.")
     if not (isinstance(steps, int) and steps >= 1): raise ValueError(f"steps must be an int >= 1, got {steps!r}")
-    if not (isinstance(step, int) and 0 <= step <= steps): raise ValueError(f"step must be an int in [0, steps], got {step!r}")
+    if not (isinstance(step, int) and 0 <= step <= steps):
+        raise ValueError(f"step must be an int in [0, steps], got {step!r}")
     if not (lr > 0 and math.isfinite(lr)): raise ValueError(f"lr must be finite and > 0, got {lr!r}")
     half = max(1, steps // 2)
     if step < half: return lr, hessian_lambda(decay_epochs * step / half, lam0, decay)

@@ -391,7 +391,9 @@ def _coalition_list(n: int, coalition_set) -> list[tuple[int, ...]]:
     for C in coalition_set:
         try: C = tuple(sorted(set(int(i) for i in C)))
         except (TypeError, ValueError):
-            raise TypeError(f"coalition_set: each coalition must be a collection of player indices, got {C!r}") from None
+            raise TypeError(
+                f"coalition_set: each coalition must be a collection of player indices, got {C!r}"
+            ) from None
         if not C or C[0] < 0 or C[-1] >= n:
             raise ValueError(f"coalitions must be non-empty subsets of range({n}), got {C}")
         out.append(C)

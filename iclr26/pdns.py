@@ -288,9 +288,11 @@ def path_logprob(model: nn.Module, x: torch.Tensor, order: torch.Tensor, q: int)
 
 # %% ../nbs/25_pdns.ipynb #606dd723
 def _check_vector(name: str, v, allow_neg_inf: bool = False) -> torch.Tensor:
-    "`v` as a non-empty 1-D float tensor without NaN (and without inf, except -inf when `allow_neg_inf`), else a ValueError."
+    ("`v` as a non-empty 1-D float tensor without NaN (and without inf, except -inf when `allow_neg_inf`), else a "
+     "ValueError.")
     if not isinstance(v, torch.Tensor): raise TypeError(f"{name} must be a torch.Tensor, got {type(v).__name__}")
-    if v.dim() != 1 or len(v) == 0: raise ValueError(f"{name} must be a non-empty 1-D tensor, got shape {tuple(v.shape)}")
+    if v.dim() != 1 or len(v) == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D tensor, got shape {tuple(v.shape)}")
     bad = v.isnan() | (v == float("inf")) | ((v == float("-inf")) if not allow_neg_inf else False)
     if bad.any(): raise ValueError(f"{name} must be finite{' or -inf' if allow_neg_inf else ''} (no NaN)")
     return v
@@ -720,6 +722,7 @@ def energy_distance(x: torch.Tensor, y: torch.Tensor) -> float:
         if not isinstance(s, torch.Tensor) or s.dim() != 2 or len(s) == 0:
             raise ValueError(f"{name} must be a non-empty 2-D sample (n, d), got {tuple(getattr(s, 'shape', ()))}")
         if not torch.isfinite(s).all(): raise ValueError(f"{name} must be finite (no NaN or inf)")
-    if x.shape[1] != y.shape[1]: raise ValueError(f"x and y must have the same dimension, got {x.shape[1]} and {y.shape[1]}")
+    if x.shape[1] != y.shape[1]:
+        raise ValueError(f"x and y must have the same dimension, got {x.shape[1]} and {y.shape[1]}")
     x, y = x.double(), y.double()
     return float(2 * torch.cdist(x, y).mean() - torch.cdist(x, x).mean() - torch.cdist(y, y).mean())

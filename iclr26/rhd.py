@@ -61,8 +61,10 @@ def jsd(logp: torch.Tensor, logq: torch.Tensor) -> torch.Tensor:
         raise TypeError("logp and logq must be tensors")
     if logp.shape != logq.shape:
         raise ValueError(f"logp and logq must share a shape, got {tuple(logp.shape)} and {tuple(logq.shape)}")
-    if not (logp.is_floating_point() and logq.is_floating_point()): raise TypeError("logp and logq must be floating point")
-    if logp.isnan().any() or logq.isnan().any(): raise ValueError("logp and logq must not hold NaN (-inf is a zero probability)")
+    if not (logp.is_floating_point() and logq.is_floating_point()):
+        raise TypeError("logp and logq must be floating point")
+    if logp.isnan().any() or logq.isnan().any():
+        raise ValueError("logp and logq must not hold NaN (-inf is a zero probability)")
     logp, logq = logp.double(), logq.double()
     logm = torch.logaddexp(logp, logq) - LN2
     kl = lambda a: (a.exp() * (a - logm)).nansum(-1)   # 0·log0 = 0

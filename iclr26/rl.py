@@ -257,7 +257,9 @@ def clip_objective(ratio: torch.Tensor, advantages: torch.Tensor, eps_low: float
     if not eps_high >= 0: raise ValueError(f"eps_high must be >= 0, got {eps_high}")
     try: torch.broadcast_shapes(ratio.shape, advantages.shape)
     except RuntimeError:
-        raise ValueError(f"advantages {tuple(advantages.shape)} must broadcast against ratio {tuple(ratio.shape)}") from None
+        raise ValueError(
+            f"advantages {tuple(advantages.shape)} must broadcast against ratio {tuple(ratio.shape)}"
+        ) from None
     centre = torch.as_tensor(centre, dtype=ratio.dtype, device=ratio.device)
     # Eq. (3): the trust region [max(rho' - eps_low, 0), rho' + eps_high] around the centre rho'
     lo, hi = torch.clamp(centre - eps_low, min=0.0), centre + eps_high
@@ -464,8 +466,11 @@ def grpo_train(
         synced = sampler.maybe_sync()
         if callable(prompts): batch = list(prompts(k, g))
         else:
-            idx = (torch.randperm(len(pool), generator=g)[: c.prompts_per_step].tolist() if c.prompts_per_step <= len(pool)
-                   else torch.randint(0, len(pool), (c.prompts_per_step,), generator=g).tolist())
+            idx = (
+                torch.randperm(len(pool), generator=g)[: c.prompts_per_step].tolist()
+                if c.prompts_per_step <= len(pool)
+                else torch.randint(0, len(pool), (c.prompts_per_step,), generator=g).tolist()
+            )
             batch = [pool[i] for i in idx]
         ro = sample_group(
             sampler.model, tokenizer, batch, c.group_size, c.max_new_tokens, c.temperature, c.top_k, generator=g

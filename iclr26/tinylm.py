@@ -568,7 +568,8 @@ def make_model(
 # %% ../nbs/01_tinylm.ipynb #a77cd806
 def n_params(model: torch.nn.Module, trainable_only: bool = False) -> int:
     "Number of (unique) parameters of `model`; tied weights count once."
-    if not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a torch module, got {type(model).__name__}")
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model must be a torch module, got {type(model).__name__}")
     seen, n = set(), 0
     for p in model.parameters():
         if id(p) in seen or (trainable_only and not p.requires_grad): continue
@@ -834,7 +835,8 @@ def _check_ids(model, w: torch.Tensor) -> torch.Tensor:
     "`w` unchanged, or a ValueError when it holds an id outside the model's vocabulary (`config.vocab_size`)."
     V = getattr(getattr(model, "config", None), "vocab_size", None)
     if V is not None and (int(w.min()) < 0 or int(w.max()) >= V):
-        raise ValueError(f"tokens hold ids outside the model's vocabulary [0, {V}): min {int(w.min())}, max {int(w.max())}")
+        raise ValueError(f"tokens hold ids outside the model's vocabulary [0, {V}): min {int(w.min())}, max "
+                         f"{int(w.max())}")
     return w
 
 @torch.no_grad()

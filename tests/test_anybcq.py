@@ -304,8 +304,13 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 def test_prop_quantisers_reject_non_finite_weights(n, i, bad):
     W = torch.randn(n, 64)
     W.view(-1)[i % W.numel()] = bad
-    for f in (lambda: anybcq_quantize(W, 2, 3, group_size=32, iters=1), lambda: rtn_quantize(W, 2, 32),
-              lambda: nested_uniform(W, 2, 4, 32), lambda: separate_bcq(W, 2, 32, 1), lambda: nested_kmeans(W, 2, 3, 1)):
+    for f in (
+        lambda: anybcq_quantize(W, 2, 3, group_size=32, iters=1),
+        lambda: rtn_quantize(W, 2, 32),
+        lambda: nested_uniform(W, 2, 4, 32),
+        lambda: separate_bcq(W, 2, 32, 1),
+        lambda: nested_kmeans(W, 2, 3, 1),
+    ):
         with pytest.raises(ValueError, match="W must"):
             f()
     with pytest.raises(ValueError, match="W and W_hat"):
@@ -313,7 +318,8 @@ def test_prop_quantisers_reject_non_finite_weights(n, i, bad):
 
 
 @settings(max_examples=20, deadline=None)
-@given(n=st.integers(1, 4), g=st.integers(1, 200).filter(lambda g: g % 32), p_min=st.integers(1, 4), dp=st.integers(1, 3))
+@given(n=st.integers(1, 4), g=st.integers(1, 200).filter(lambda g: g % 32), p_min=st.integers(1, 4),
+       dp=st.integers(1, 3))
 def test_prop_quantiser_settings_out_of_range(n, g, p_min, dp):
     with pytest.raises(ValueError, match="group_size"):
         group_size_for(192, max(g, 32) if g >= 32 else 32 + g)
