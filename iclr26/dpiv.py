@@ -297,8 +297,8 @@ def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: 
     if adjacency not in ADJACENCIES: raise ValueError(f"adjacency must be one of {ADJACENCIES}, got {adjacency!r}")
     if not isinstance(check_convergence, bool):
         raise TypeError(f"check_convergence must be a bool, got {type(check_convergence).__name__}")
-    if isinstance(conv_tol, bool) or not isinstance(conv_tol, (int, float, np.floating)) or not conv_tol > 0:
-        raise ValueError(f"conv_tol must be a positive number, got {conv_tol!r}")
+    if isinstance(conv_tol, bool) or not isinstance(conv_tol, (int, float, np.floating)) or not 0 < conv_tol < math.inf:
+        raise ValueError(f"conv_tol must be a positive finite number, got {conv_tol!r}")
     rho1, rho2 = split * rhos, (1 - split) * rhos
     if private:
         if math.isinf(C1) or math.isinf(C2):

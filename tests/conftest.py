@@ -13,6 +13,13 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")     # nothing is downloaded from a hub at run time
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+try:   # property tests (hypothesis): CI replays one fixed sequence of examples, so a green run stays green
+    from hypothesis import settings as _hyp_settings
+    _hyp_settings.register_profile("ci", derandomize=True, print_blob=True)
+    if os.environ.get("CI"): _hyp_settings.load_profile("ci")
+except ImportError:
+    pass
+
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "_build" / "test"                 # executed notebooks and results of the test run (ignored)
 

@@ -384,7 +384,7 @@ def test_property_scores_reject_bad_samples(n, d1, d2, lo, hi, floaty, fn):
     S = 5
     a = torch.zeros(n, d1, dtype=torch.long)
     b = torch.full((max(n, 1), d2), 0, dtype=torch.long)
-    if n and d1: a[0, 0], a[-1, -1] = lo, min(hi, S - 1)
+    if n and d1: a[-1, -1], a[0, 0] = min(hi, S - 1), lo     # lo last: on a 1 x 1 sample it is the one kept
     if floaty: b = b.float()
     ok = n > 0 and d1 > 0 and d1 == d2 and lo >= 0 and not floaty
     if ok:
