@@ -42,6 +42,7 @@ class Notebook:
     summary: str = ""
     paper: str = ""
 
+# %% ../nbs/03_cli.ipynb #0e17ee65
 def _nb_cells(path: Path) -> list[dict]:
     return json.loads(Path(path).read_text())["cells"]
 
@@ -59,6 +60,7 @@ def _front_matter(cells: list[dict], key: str, stem: str) -> tuple[str, str, str
                   for m in [re.search(r"\*\*Paper\.\*\*\s*\*(.+?)\*", s, re.S)] if m), "")
     return title, summary, re.sub(r"\s+", " ", paper)
 
+# %% ../nbs/03_cli.ipynb #63c67660
 def notebook_info(path: str | Path) -> Notebook:
     "Read a notebook's key (`#| default_exp`), front matter, and whether a `parameters` cell sets `scale`."
     path = Path(path)
@@ -72,6 +74,7 @@ def notebook_info(path: str | Path) -> Notebook:
     num = int(path.stem.split("_")[0]) if path.stem.split("_")[0].isdigit() else -1
     return Notebook(key, path, title, runnable, num, summary, paper)
 
+# %% ../nbs/03_cli.ipynb #3c19cd4c
 def nbs_dir(root: str | Path | None = None) -> Path:
     "The `nbs/` folder of the checkout (`$ICLR26_ROOT` or the project root found from the working directory)."
     root = Path(root or os.environ.get("ICLR26_ROOT") or project_root())
@@ -81,10 +84,12 @@ def nbs_dir(root: str | Path | None = None) -> Path:
                                 "(or set $ICLR26_ROOT)")
     return d
 
+# %% ../nbs/03_cli.ipynb #632e8701
 def notebooks(root: str | Path | None = None) -> dict[str, Notebook]:
     "Every numbered notebook in `nbs/`, by key."
     return {nb.key: nb for nb in (notebook_info(p) for p in sorted(nbs_dir(root).glob("[0-9][0-9]_*.ipynb")))}
 
+# %% ../nbs/03_cli.ipynb #adfe15a6
 @dataclass
 class Paper:
     "One of the project's papers: its number, key, notebook stem and title, and its `Notebook` (None while planned)."
@@ -94,6 +99,7 @@ class Paper:
     title: str
     notebook: Notebook | None = None
 
+# %% ../nbs/03_cli.ipynb #056cb166
 def papers(root: str | Path | None = None) -> list[Paper]:
     "The papers, by number: every notebook numbered 10 and up (from its front matter), and `PLANNED` ones without one."
     nbs = [nb for nb in notebooks(root).values() if nb.number >= 10]
@@ -102,10 +108,12 @@ def papers(root: str | Path | None = None) -> list[Paper]:
     out += [Paper(n, k, s, t) for n, k, s, t in PLANNED if n not in have and k not in have]
     return sorted(out, key=lambda p: p.number)
 
+# %% ../nbs/03_cli.ipynb #98ecd97b
 def runnable(root: str | Path | None = None) -> dict[str, Notebook]:
     "The notebooks that take a `scale` parameter (the papers and the toolkits), by key."
     return {k: nb for k, nb in notebooks(root).items() if nb.runnable}
 
+# %% ../nbs/03_cli.ipynb #5b6fe423
 def resolve(names: Sequence[str], root: str | Path | None = None) -> list[Notebook]:
     """Notebooks for `names` (keys, notebook stems, or 'all'); a `ValueError` lists the valid names for an unknown one,
     and for none at all (running every notebook takes hours: it must be asked for by name, 'all')."""
@@ -146,6 +154,7 @@ def output_dirs(scale: str, out: str | Path | None = None, results: str | Path |
     else: res = (Path(out).resolve().parent if out else here) / "results"
     return out_dir.resolve(), res.resolve()
 
+# %% ../nbs/03_cli.ipynb #84a54a63
 def _duration(s: float) -> str:
     "Seconds in words: '45 s', '12 min', '1 h 50 min'."
     if s < 90: return f"{s:.0f} s"
@@ -192,6 +201,7 @@ def extra_requirements(extra: str, root: str | Path | None = None) -> list[str] 
     return [r.split(";")[0].strip() for r in md.get_all("Requires-Dist") or []
             if (m := mark.search(r)) and _norm(m.group(1)) == _norm(extra)]
 
+# %% ../nbs/03_cli.ipynb #1af85b82
 @lru_cache(maxsize=1)
 def _dist_modules() -> dict[str, list[str]]:
     "Installed distribution (normal form) -> its top-level modules."
@@ -213,6 +223,7 @@ def missing_extra(key: str, root: str | Path | None = None) -> list[str]:
         if not any(importlib.util.find_spec(m) is not None for m in mods if not m.startswith("_")): missing.append(dist)
     return missing
 
+# %% ../nbs/03_cli.ipynb #4ccd253f
 def install_hint(missing: Mapping[str, Sequence[str]]) -> str:
     "The message for papers whose extra is missing (`missing`: key -> requirements): which extra, and the command."
     extras = ",".join(missing)
@@ -230,6 +241,7 @@ class RunResult:
     output: Path
     error: str = ""
 
+# %% ../nbs/03_cli.ipynb #4dbaecfc
 def run_notebook(nb: Notebook, scale: str, out_dir: str | Path, results: str | Path | None = None,
                  seed: int | None = None,
                  timeout: float | None = None, kernel: str = "python3", log_output: bool = False) -> RunResult:
@@ -287,6 +299,7 @@ def run_verdicts(keys: Sequence[str], scale: str, results: str | Path, since: fl
         lines.append(f"  {k:<16} {s['verdict']:<12} {s['reason']}{note}")
     return lines
 
+# %% ../nbs/03_cli.ipynb #e945a710
 def reproduce(names: Sequence[str] = ("all",), scale: str = "demo", out_dir: str | Path | None = None,
               results: str | Path | None = None, seed: int | None = None, timeout: float | None = None,
               allow_dirty: bool = False) -> list[RunResult]:
@@ -329,6 +342,7 @@ def paper_status(key: str, results: Sequence[dict]) -> str:
     return (f"{sum(c['passed'] for c in cs)}/{len(cs)} hold ({sum(c['passed'] for c in g)}/{len(g)} gates) · "
             f"{r['scale']} · {short_commit(r.get('commit'))}{flag}")
 
+# %% ../nbs/03_cli.ipynb #127686f1
 def paper_labels(root: str | Path | None = None, link: str | None = None, toolkits_of: Sequence[dict] = (),
                  short: bool = False) -> list[tuple[str, str]]:
     "(key, label) of every paper, then of the toolkits with results in `toolkits_of`; plain or linked (github/site)"
@@ -392,11 +406,13 @@ def findings_links(root: str | Path | None = None, link: str = "github") -> dict
         if head: out[p.key] = (f"nbs/{p.stem}.ipynb" if link == "github" else f"{p.stem}.html") + "#" + _anchor(head)
     return out
 
+# %% ../nbs/03_cli.ipynb #b38e642b
 def verdict_counts(summary: Sequence[Mapping]) -> str:
     "'9 holds, 8 fails, 2 not reached': how many papers have each verdict, in the order of `VERDICTS`."
     v = [s["verdict"] for s in summary]
     return ", ".join(f"{v.count(x)} {x}" for x in VERDICTS if v.count(x))
 
+# %% ../nbs/03_cli.ipynb #a71e98a8
 def papers_markdown(root: str | Path | None = None, results: Sequence[dict] | None = None, link: str = "github") -> str:
     """The table of papers (README, home page): per paper its headline claims in words, the paper's number, ours
     [95 % CI], the test, null and oracle (✓ pass, ✗ fail), the verdict and a one-line reason linked to the notebook's
@@ -428,6 +444,7 @@ def _fit_table(rows: Sequence[Mapping], cols: Sequence[str], heads: Sequence[str
             out.append((indent + line).rstrip())
     return out
 
+# %% ../nbs/03_cli.ipynb #24c85512
 def _headline_lines(h: Mapping, width: int) -> list[str]:
     "One headline (a row of `headline_summary`) as wrapped lines: the claim and its verdict, the evidence, the paper."
     w = lambda text, ind: textwrap.wrap(text, width, initial_indent=ind, subsequent_indent=ind + "  ",
@@ -533,6 +550,7 @@ def katex_dist(cache: str | Path | None = None) -> Path | None:
         shutil.copytree(Path(tmp) / "package" / "dist", dist, dirs_exist_ok=True)
     return dist
 
+# %% ../nbs/03_cli.ipynb #3a405d62
 def vendor_katex(site: str | Path, dist: str | Path) -> int:
     "Copy KaTeX into `site/site_libs/katex` and point every page at it; return the number of pages changed."
     site = Path(site)
@@ -567,6 +585,7 @@ def full_run_markdown(result: Mapping, fig_prefix: str = "results") -> str:
             + markdown_table(rows, cols, ["claim", "kind", "paper's figure", "ours", "test", "gate", "status"])
             + ("\n" + figs + "\n" if figs else ""))
 
+# %% ../nbs/03_cli.ipynb #6e6f9cc2
 def _stage_notebook(src: Path, dest: Path, full: Mapping | None, runnable: bool) -> None:
     "Copy a notebook for the site; a paper page gets its committed full run and a note on the scale of its cells."
     nb = json.loads(Path(src).read_text())
@@ -690,6 +709,7 @@ def readme(root: str | Path | None = None, out: str | Path | None = None) -> Pat
     out.write_text("\n\n".join(p.strip() for p in parts) + "\n")
     return out
 
+# %% ../nbs/03_cli.ipynb #c34c3b8e
 def package_docstring(root: str | Path | None = None) -> str:
     "The docstring of `iclr26/__init__.py`: the index notebook's summary, then each module with its notebook's summary."
     d = nbs_dir(root)
@@ -702,6 +722,7 @@ def package_docstring(root: str | Path | None = None) -> str:
         lines.append(f"- `iclr26.kernels`: {' '.join(doc.split(chr(10) + chr(10))[0].split())}")
     return f"{head}\n\nModules:\n\n" + "\n".join(lines)
 
+# %% ../nbs/03_cli.ipynb #e58ec9ba
 def write_init(root: str | Path | None = None, out: str | Path | None = None) -> Path:
     "Replace the docstring of `iclr26/__init__.py` (or `out`) by `package_docstring`, keeping the rest of the file."
     root = nbs_dir(root).parent
@@ -730,6 +751,7 @@ def _seed(text: str) -> int:
     if v < 0: raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
     return v
 
+# %% ../nbs/03_cli.ipynb #e4865254
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="iclr26", description="Reproductions of ICLR 2026 papers: run notebooks, collect "
                                 "claims, build the docs.")
@@ -791,6 +813,7 @@ def _scoreboard(args) -> int:
         print(f"figure written to {args.figure}")
     return 0
 
+# %% ../nbs/03_cli.ipynb #471291a4
 def _no_papers_named(scale: str) -> str:
     "The error for `iclr26 reproduce` without a paper: the keys, and what `all` would cost."
     nbs = resolve(["all"])
@@ -798,6 +821,7 @@ def _no_papers_named(scale: str) -> str:
     return (f"name the papers to run (keys: {', '.join(nb.key for nb in nbs)}), or 'all': `iclr26 reproduce all "
             f"--scale {scale}` runs {len(nbs)} notebooks, about {_duration(secs)} ({how})")
 
+# %% ../nbs/03_cli.ipynb #be576145
 def _main(argv: list[str]) -> int:
     if argv[:1] == ["zoo"]:                      # `iclr26 zoo ...` is iclr26.zoo's own command line
         from iclr26.zoo import main as zoo_main
@@ -832,6 +856,7 @@ def _main(argv: list[str]) -> int:
         return 2
     return 0
 
+# %% ../nbs/03_cli.ipynb #a16d28a6
 def main(argv: Sequence[str] | None = None) -> int:
     "Entry point of the `iclr26` console script; returns the exit status."
     argv = list(sys.argv[1:] if argv is None else argv)
