@@ -25,9 +25,10 @@ __all__ = ['DISCRETE_METHODS', 'CONT_METHODS', 'ising_energy', 'all_states', 'Is
            'potts_energy', 'potts_logZ', 'DiscreteTarget', 'ising_target', 'potts_target', 'qubo_target',
            'maxcut_target', 'random_graph', 'enumerate_target', 'MaskedNet', 'sample_masked', 'path_logprob', 'ess',
            'ess_logw', 'tempered_weights', 'adaptive_gamma', 'iterate_logw', 'adaptive_lambda', 'implied_eta',
-           'wdce_loss', 'logvar_loss', 'DiscreteRun', 'train_discrete', 'evaluate_discrete', 'mode_summary',
-           'parallel_tempering', 'GaussianMixture', 'ring_mixture', 'cross_mixture', 'DoubleWellTarget', 'DriftNet',
-           'em_sample', 'bridge_matching_loss', 'ContinuousRun', 'train_continuous', 'energy_distance']
+           'wdce_loss', 'logvar_loss', 'DiscreteRun', 'train_discrete', 'is_mode_mass', 'exact_samples',
+           'evaluate_samples', 'evaluate_discrete', 'mode_summary', 'parallel_tempering', 'GaussianMixture',
+           'ring_mixture', 'cross_mixture', 'DoubleWellTarget', 'DriftNet', 'em_sample', 'bridge_matching_loss',
+           'ContinuousRun', 'train_continuous', 'energy_distance']
 
 # %% ../nbs/25_pdns.ipynb #0d81a523
 def _check_lattice(L, beta):
@@ -475,21 +476,65 @@ def train_discrete(target: DiscreteTarget, method: str = "PDNS", model: nn.Modul
     run.secs = time.time() - t0
     return run
 
+# %% ../nbs/25_pdns.ipynb #a7c1e0d1
+def is_mode_mass(logw: torch.Tensor, modes: torch.Tensor, n_modes: int) -> np.ndarray:
+    """Importance-reweighted mode masses $\\sum_i\\hat w_i1[\\mathrm{mode}(x_i)=m]$ with self-normalised weights
+    $\\hat w=\\mathrm{softmax}(\\log w)$;
+    `logw` = $\\log\\tilde\\pi(x_i)-\\log q_\\theta(\\sigma_i,x_i)$, `modes` the mode index of each draw in [0, n_modes)."""
+    logw = _check_vector("logw", logw, allow_neg_inf=True)
+    if not torch.isfinite(logw).any(): raise ValueError("logw must hold at least one finite value")
+    if not torch.is_tensor(modes) or modes.shape != logw.shape or modes.is_floating_point():
+        raise ValueError(f"modes must be an integer tensor of logw's shape {tuple(logw.shape)}")
+    if isinstance(n_modes, bool) or not isinstance(n_modes, (int, np.integer)) or n_modes < 1:
+        raise ValueError(f"n_modes must be an int >= 1, got {n_modes!r}")
+    if modes.min() < 0 or modes.max() >= n_modes: raise ValueError(f"modes must lie in [0, {n_modes})")
+    w = torch.softmax(logw.double(), 0)
+    # importance-reweighted mode mass: P_IS(m) = sum_i w_i 1[mode(x_i) = m]
+    return torch.bincount(modes.long(), weights=w, minlength=n_modes).numpy()
+
+# %% ../nbs/25_pdns.ipynb #a7c1e0d2
+def exact_samples(target: DiscreteTarget, n: int, generator: torch.Generator | None = None,
+                  max_states: int = 2 ** 21, chunk: int = 2 ** 16) -> tuple[torch.Tensor, torch.Tensor]:
+    """The oracle sampler: `n` exact draws from a small target by enumerating its q^N states, and their normalised
+    log-probabilities (B,) float64 (pass them as `logq`: the importance weights are then constant, $\\log Z$)."""
+    if not isinstance(target, DiscreteTarget): raise TypeError("target must be a DiscreteTarget")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be an int >= 1, got {n!r}")
+    q, N = target.q, target.n_sites
+    if q ** N > max_states: raise ValueError(f"q**N = {q ** N} states exceeds max_states={max_states}")
+    pw = q ** torch.arange(N)
+    lw = torch.cat([target.log_unnorm((torch.arange(s, min(s + chunk, q ** N))[:, None] // pw) % q)
+                    for s in range(0, q ** N, chunk)])
+    logp = lw - torch.logsumexp(lw, 0)
+    i = torch.multinomial(torch.exp(logp), n, replacement=True, generator=generator)
+    return (i[:, None] // pw) % q, logp[i]
+
 # %% ../nbs/25_pdns.ipynb #85ad807d
+def evaluate_samples(target: DiscreteTarget, x: torch.Tensor, logq: torch.Tensor) -> dict:
+    """Evaluate draws `x` (B, N) with their sampler log-probabilities `logq` (B,): log Z-hat, ESS at the target, mean
+    energy, the draws, and (if the target has modes) raw and importance-reweighted mode masses."""
+    if not torch.is_tensor(x) or not torch.is_tensor(logq) or x.dim() != 2 or logq.shape != (len(x),):
+        raise ValueError(f"x must be (B, N) and logq (B,) tensors, got {tuple(getattr(x, 'shape', ()))} and "
+                         f"{tuple(getattr(logq, 'shape', ()))}")
+    logw = target.log_unnorm(x) - logq.double()                 # log w = log pi~(x) - log q_theta(sigma, x)
+    out = dict(logZ_hat=float(torch.logsumexp(logw, 0) - math.log(len(x))), ess=ess_logw(logw),
+               mean_energy=float(target.energy_fn(x).double().mean()), x=x)
+    if target.mode_fn is not None:
+        modes = target.mode_fn(x)
+        out["mode_mass"] = (torch.bincount(modes, minlength=target.n_modes).double() / len(x)).numpy()
+        out["mode_mass_is"] = is_mode_mass(logw, modes, target.n_modes)
+    return out
+
 def evaluate_discrete(model: nn.Module, target: DiscreteTarget, n: int = 4000, chunk: int = 2000) -> dict:
-    "Draw n samples; return mode masses (if the target has modes), log Z-hat, ESS at the target, mean energy, samples."
-    xs, lws = [], []
+    "Draw n samples from a masked sampler and `evaluate_samples` them."
+    xs, lqs = [], []
     for s in range(0, n, chunk):
         x, logq, _ = sample_masked(model, min(chunk, n - s), target.n_sites, target.q)
         xs.append(x)
-        lws.append(target.log_unnorm(x) - logq)
-    x, logw = torch.cat(xs), torch.cat(lws)
-    out = dict(logZ_hat=float(torch.logsumexp(logw, 0) - math.log(n)), ess=ess_logw(logw),
-               mean_energy=float(target.energy_fn(x).double().mean()), x=x)
-    if target.mode_fn is not None:
-        out["mode_mass"] = (torch.bincount(target.mode_fn(x), minlength=target.n_modes).double() / n).numpy()
-    return out
+        lqs.append(logq)
+    return evaluate_samples(target, torch.cat(xs), torch.cat(lqs))
 
+# %% ../nbs/25_pdns.ipynb #a7c1e0d3
 def mode_summary(p_hat, p_ref, min_frac: float = 0.2) -> dict:
     "Coverage (share of modes holding >= min_frac of their reference mass), TV and max mode-mass error."
     p_hat, p_ref = np.asarray(p_hat, dtype=float), np.asarray(p_ref, dtype=float)

@@ -245,3 +245,52 @@ def test_prop_energy_distance_rejects_bad_samples(n, d, dd, bad):
         _pdns.energy_distance(xb, x)
     with pytest.raises(ValueError, match="Q"):
         _pdns.qubo_target(torch.full((d, d), bad))
+
+
+# ---- importance-reweighted mode masses and the exact (oracle) sampler (issue #51) ----
+from iclr26.pdns import evaluate_samples, exact_samples, is_mode_mass  # noqa: E402
+
+
+def test_exact_samples_are_the_oracle():
+    t = ising_target(3, 0.7, h=0.2)
+    e = enumerate_target(t)
+    x, logp = exact_samples(t, 20000, torch.Generator().manual_seed(0))
+    assert x.shape == (20000, 9) and x.min() >= 0 and x.max() <= 1
+    lw = t.log_unnorm(x)
+    torch.testing.assert_close(lw - logp, torch.full_like(lw, e["logZ"]))      # normalised log-probabilities
+    ev = evaluate_samples(t, x, logp)
+    assert abs(ev["logZ_hat"] - e["logZ"]) < 1e-9 and abs(ev["ess"] - 1) < 1e-9
+    np.testing.assert_allclose(ev["mode_mass_is"], ev["mode_mass"], atol=1e-12)
+    np.testing.assert_allclose(ev["mode_mass"], e["mode_mass"], atol=0.015)
+
+
+def test_reweighted_masses_correct_a_biased_sampler():
+    t = ising_target(3, 0.1, h=0.1)
+    e = enumerate_target(t)
+    m = _Factorised(torch.tensor([[-0.3, 0.3]]).expand(9, 2))                   # draws spin up with probability 0.65
+    x, logq, _ = sample_masked(m, 20000, 9, 2, torch.Generator().manual_seed(0))
+    ev = evaluate_samples(t, x, logq)
+    assert ev["mode_mass"][1] - e["mode_mass"][1] > 0.2                         # raw draws: biased towards up
+    np.testing.assert_allclose(ev["mode_mass_is"], e["mode_mass"], atol=0.02)   # reweighted: consistent
+    assert abs(ev["logZ_hat"] - e["logZ"]) < 0.02
+    ev2 = evaluate_discrete(m, t, 300)                                          # the sampler route gives the same keys
+    assert set(ev2) >= {"mode_mass", "mode_mass_is", "logZ_hat", "ess", "x"}
+    assert abs(ev2["mode_mass_is"].sum() - 1) < 1e-9
+
+
+def test_is_mode_mass_values_and_bad_inputs():
+    lw = torch.tensor([0.0, math.log(3.0), float("-inf")], dtype=torch.float64)
+    np.testing.assert_allclose(is_mode_mass(lw, torch.tensor([0, 1, 1]), 2), [0.25, 0.75])
+    np.testing.assert_allclose(is_mode_mass(torch.zeros(4), torch.tensor([0, 0, 2, 2]), 3), [0.5, 0.0, 0.5])
+    with pytest.raises(ValueError, match="logw"):
+        is_mode_mass(torch.tensor([float("nan"), 0.0]), torch.tensor([0, 1]), 2)
+    with pytest.raises(ValueError, match="logw"): is_mode_mass(torch.full((2,), float("-inf")), torch.tensor([0, 1]), 2)
+    with pytest.raises(ValueError, match="modes"): is_mode_mass(torch.zeros(3), torch.tensor([0, 1]), 2)
+    with pytest.raises(ValueError, match="modes"): is_mode_mass(torch.zeros(2), torch.tensor([0.0, 1.0]), 2)
+    with pytest.raises(ValueError, match="modes"): is_mode_mass(torch.zeros(2), torch.tensor([0, 2]), 2)
+    with pytest.raises(ValueError, match="n_modes"): is_mode_mass(torch.zeros(2), torch.tensor([0, 0]), 0)
+    t = ising_target(2, 0.5)
+    with pytest.raises(ValueError, match="n must"): exact_samples(t, 0)
+    with pytest.raises(TypeError, match="target"): exact_samples(3, 10)
+    with pytest.raises(ValueError, match="max_states"): exact_samples(ising_target(5, 0.5), 10, max_states=2 ** 20)
+    with pytest.raises(ValueError, match="logq"): evaluate_samples(t, torch.zeros(3, 4).long(), torch.zeros(2))
