@@ -152,16 +152,19 @@ EXPAND_ITERS = 20
 
 def anybcq_quantize(W: torch.Tensor, p_min: int = 2, p_max: int = 4, group_size: int = 128, iters: int = 15,
                     offset: bool = True, scale_dtype: torch.dtype | None = torch.float16,
-                    expand_iters: int = EXPAND_ITERS) -> BCQCode:
+                    expand_iters: int = EXPAND_ITERS, refit_scales: bool = True) -> BCQCode:
     """AnyBCQ code of `W` (out_features, in_features): a `p_min`-bit BCQ base (greedy + `iters` alternating refits),
     then progressive expansion to `p_max` planes. Each added plane starts as the sign of the residual, all scales
     are re-solved by least squares, and then `expand_iters` alternating rounds (new plane = nearest sign given the
     scales, then all scales re-solved) refine it while planes 1..p stay frozen. The default, 20 rounds, is the
     official code's (as read in issue #32; inferred, not re-read here); `expand_iters=0` is the one-shot step.
-    Scales are rounded to `scale_dtype` (None: keep float32)."""
+    Scales are rounded to `scale_dtype` (None: keep float32). `refit_scales=False` is the ablation without the
+    expansion's scale refinement (a greedy nested BCQ): the new plane is sign(residual) with alpha = mean|residual|
+    and the lower precision's scales and offset stay frozen (`expand_iters` is then unused)."""
     p_min, p_max = check_int("p_min", p_min, 1), check_int("p_max", p_max, 1)
     expand_iters = check_int("expand_iters", expand_iters, 0)
     if p_max < p_min: raise ValueError(f"p_max ({p_max}) must be >= p_min ({p_min})")
+    if not isinstance(refit_scales, bool): raise TypeError(f"refit_scales must be a bool, got {refit_scales!r}")
     w = _groups(W, group_size)
     rnd = (lambda t: t.to(scale_dtype).float() if t is not None else None) if scale_dtype is not None else (lambda t: t)
     B, a, b = bcq_quantize(w, p_min, iters, offset)
@@ -170,6 +173,9 @@ def anybcq_quantize(W: torch.Tensor, p_min: int = 2, p_max: int = 4, group_size:
         # expansion p -> p+1: b_{p+1} = sign(w - W_hat^(p)), then all p+1 scales (and the offset) by least squares
         resid = w - bcq_reconstruct(B, alphas[p], betas[p])
         B = torch.cat([B, sign_pm(resid)[..., None, :]], -2)
+        if not refit_scales:                # ablation: the greedy step, lower scales and offset frozen
+            alphas[p + 1], betas[p + 1] = rnd(torch.cat([alphas[p], resid.abs().mean(-1, keepdim=True)], -1)), betas[p]
+            continue
         a, b = bcq_fit_scales(w, B, offset)
         for _ in range(expand_iters):       # exact coordinate descent on the new plane; planes 1..p stay frozen
             rest = w - bcq_reconstruct(B[..., :-1, :], a[..., :-1], b)
@@ -597,17 +603,21 @@ def rtn_quantize(W: torch.Tensor, bits: int, group_size: int = 128) -> torch.Ten
     s = ((hi - lo) / (2 ** bits - 1)).clamp_min(1e-12)
     return (lo + s * ((w - lo) / s).round().clamp(0, 2 ** bits - 1)).reshape(W.shape).to(W.dtype)
 
-def nested_uniform(W: torch.Tensor, bits: int, p_max: int = 4, group_size: int = 128) -> torch.Tensor:
-    ("Nested uniform quantisation: a `p_max`-bit RTN code truncated to its top `bits` bits (cell centres); returns "
-     "the dequantised weight.")
+def nested_uniform(
+    W: torch.Tensor, bits: int, p_max: int = 4, group_size: int = 128, centre: bool = True
+) -> torch.Tensor:
+    ("Nested uniform quantisation: a `p_max`-bit RTN code truncated to its top `bits` bits, read at the centre of "
+     "the cells it covers (`centre=False`: naive truncation, the dropped bits read as zeros); returns the "
+     "dequantised weight.")
     bits, p_max = check_int("bits", bits, 1), check_int("p_max", p_max, 1)
+    if not isinstance(centre, bool): raise TypeError(f"centre must be a bool, got {centre!r}")
     if bits > p_max: raise ValueError(f"bits ({bits}) must be <= p_max ({p_max})")
     w = _groups(W, group_size)
     lo, hi = w.amin(-1, keepdim=True), w.amax(-1, keepdim=True)
     s = ((hi - lo) / (2 ** p_max - 1)).clamp_min(1e-12)
     q = ((w - lo) / s).round().clamp(0, 2 ** p_max - 1).long()
     sh = p_max - bits
-    qt = (q >> sh).float() * 2 ** sh + (2 ** sh - 1) / 2
+    qt = (q >> sh).float() * 2 ** sh + ((2 ** sh - 1) / 2 if centre else 0.0)
     return (lo + s * qt).reshape(W.shape).to(W.dtype)
 
 def nested_kmeans(W: torch.Tensor, p_min: int = 2, p_max: int = 4, iters: int = 15) -> dict[int, torch.Tensor]:

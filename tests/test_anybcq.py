@@ -242,6 +242,35 @@ def test_baselines():
     assert relative_error(W, separate_bcq(W, 3, 64, 5)) < relative_error(W, separate_bcq(W, 2, 64, 5))
 
 
+def test_null_baselines_frozen_scales_and_naive_truncation():
+    """The headlines' nulls (issue #51): nested BCQ without the expansion's scale refinement keeps the base and the
+    lower scales and has a higher error than AnyBCQ; naive truncation reads the dropped bits as zeros."""
+    W = _W(32, 256, seed=5)
+    any_ = anybcq_quantize(W, 2, 4, 64, iters=5)
+    fz = anybcq_quantize(W, 2, 4, 64, iters=5, refit_scales=False)
+    assert torch.equal(fz.weight(2), any_.weight(2))                      # the same 2-bit base
+    for p in (3, 4):
+        assert torch.equal(fz.alphas[p][..., :-1], fz.alphas[p - 1])      # lower scales frozen
+        assert torch.equal(fz.betas[p], fz.betas[2])
+        assert relative_error(W, fz.weight(p)) > relative_error(W, any_.weight(p))
+    e_fz = [relative_error(W, fz.weight(p)) for p in (2, 3, 4)]
+    assert e_fz[0] > e_fz[1] > e_fz[2]                                    # the greedy step still lowers the error
+    # naive truncation: the low bits of the 4-bit code read as zero; cell centres are closer on average
+    g = W.view(32, 4, 64)
+    lo, hi = g.amin(-1, keepdim=True), g.amax(-1, keepdim=True)
+    q = ((g - lo) / ((hi - lo) / 15)).round().clamp(0, 15)
+    want = (lo + (hi - lo) / 15 * (q.long() >> 2 << 2).float()).reshape(W.shape)
+    torch.testing.assert_close(nested_uniform(W, 2, 4, 64, centre=False), want)
+    for p in (2, 3):
+        naive, centred = nested_uniform(W, p, 4, 64, centre=False), nested_uniform(W, p, 4, 64)
+        assert relative_error(W, naive) > relative_error(W, centred)
+    assert torch.equal(nested_uniform(W, 4, 4, 64, centre=False), nested_uniform(W, 4, 4, 64))
+    with pytest.raises(TypeError, match="refit_scales"):
+        anybcq_quantize(W, 2, 4, 64, refit_scales=1)
+    with pytest.raises(TypeError, match="centre"):
+        nested_uniform(W, 2, 4, 64, centre="yes")
+
+
 def test_bad_inputs():
     with pytest.raises(ValueError, match="group_size"):
         anybcq_quantize(torch.randn(4, 100), group_size=32)
