@@ -29,14 +29,16 @@ def _optional(name: str, extra: str = "homdp"):
         raise ImportError(f"this needs {pkg} ({e}); install it with: pip install 'iclr26[{extra}]'") from e
 
 # %% auto #0
-__all__ = ['TD_MAX_ENTRIES', 'CSL_SKIPS', 'to_adjacency', 'project_max_degree', 'check_degree_bound', 'is_cycle', 'pattern_name',
-           'tree_patterns', 'cycle_patterns', 'hom_brute_force', 'hom_tree', 'cycle_homs', 'hom_count', 'hom_density',
-           'hom_counts', 'hom_densities', 'elimination_order', 'treewidth', 'hom_treedec', 'random_patterns',
-           'density_sensitivity', 'sensitivity_vector', 'edge_flips', 'audit_sensitivity', 'calibrate_noise',
-           'zcdp_of_noise', 'zcdp_epsilon', 'opendp_zcdp_epsilon', 'tcdp_epsilon_authors', 'PrivateHomDensities',
-           'csl_graphs', 'sbm_degree_bound', 'sbm_adjacency', 'sbm_dataset', 'write_tu_dataset', 'read_tu_dataset',
-           'read_ogb_graphprop', 'make_classifier', 'holdout_accuracy', 'cv_accuracy', 'reidentification_rate',
-           'clopper_pearson', 'dp_success_bound', 'dp_advantage_bound', 'distinguishing_attack']
+__all__ = ['TD_MAX_ENTRIES', 'DEGREE_HIST_L2', 'CSL_SKIPS', 'to_adjacency', 'project_max_degree', 'check_degree_bound',
+           'is_cycle', 'pattern_name', 'tree_patterns', 'cycle_patterns', 'hom_brute_force', 'hom_tree', 'cycle_homs',
+           'hom_count', 'hom_density', 'hom_counts', 'hom_densities', 'elimination_order', 'treewidth', 'hom_treedec',
+           'random_patterns', 'density_sensitivity', 'sensitivity_vector', 'edge_flips', 'audit_sensitivity',
+           'calibrate_noise', 'zcdp_of_noise', 'zcdp_epsilon', 'opendp_zcdp_epsilon', 'tcdp_epsilon_authors',
+           'PrivateHomDensities', 'degree_histogram', 'degree_histogram_sigma', 'csl_graphs', 'sbm_degree_bound',
+           'sbm_adjacency', 'sbm_dataset', 'write_tu_dataset', 'read_tu_dataset', 'read_ogb_graphprop',
+           'make_classifier', 'holdout_accuracy', 'cv_accuracy', 'reidentification_rate', 'clopper_pearson',
+           'dp_success_bound', 'dp_advantage_bound', 'distinguishing_attack', 'worst_flip_ratio',
+           'adversarial_flip_search']
 
 # %% ../nbs/20_private_homdensity.ipynb #b2108007
 from .core import check_int as _check_int, check_positive as _check_pos  # shared argument checks
@@ -629,6 +631,31 @@ class PrivateHomDensities:
         "ε at δ of one release (per graph)."
         return zcdp_epsilon(self.rho, delta, method)
 
+# %% ../nbs/20_private_homdensity.ipynb #9d1f3a02
+DEGREE_HIST_L2 = 2 * math.sqrt(2)   # ‖Δh‖₂ of the degree counts under one flip (both ends cross the same bin boundary)
+
+def degree_histogram(graphs: Sequence, max_degree: float, bins: int | None = None) -> np.ndarray:
+    """Normalised degree histograms (graphs × bins): the share of nodes whose degree falls in each of `bins`
+    equal-width bins over [0, ⌊max_degree⌋ + 1) (default: one bin per degree). The degree bound is enforced."""
+    if isinstance(graphs, (nx.Graph, np.ndarray)) or sparse.issparse(graphs):
+        raise TypeError("graphs must be a sequence of graphs (wrap a single graph in a list)")
+    if len(graphs) == 0: raise ValueError("graphs must not be empty")
+    D = int(math.floor(_check_pos("max_degree", max_degree)))
+    B = D + 1 if bins is None else _check_int("bins", bins, 1)
+    edges = np.linspace(0, D + 1, B + 1)
+    out = np.empty((len(graphs), B))
+    for i, G in enumerate(graphs):
+        A = check_degree_bound(G, max_degree, name=f"graphs[{i}]")
+        out[i] = np.histogram(A.sum(1), bins=edges)[0] / A.shape[0]
+    return out
+
+def degree_histogram_sigma(n: int, rho: float) -> float:
+    "Noise scale σ = 2√2 / (n √(2ρ)) of the Gaussian mechanism on `degree_histogram` for ρ-zCDP (0 for ρ = inf)."
+    n = _check_int("n", n, 2)
+    rho = _check_pos("rho", rho, allow_inf=True)
+    return 0.0 if math.isinf(rho) else DEGREE_HIST_L2 / n / math.sqrt(2 * rho)
+
+
 # %% ../nbs/20_private_homdensity.ipynb #2c81ae05
 CSL_SKIPS = (2, 3, 4, 5, 6, 9, 11, 12, 13, 16)
 
@@ -895,3 +922,50 @@ def distinguishing_attack(
         eps_lower=max(r["eps_lower"] for r in rows),
         advantage_exact=2 * stats.norm.cdf(math.sqrt(V) / 2) - 1,
     )
+
+# %% ../nbs/20_private_homdensity.ipynb #9d1f3a05
+def worst_flip_ratio(G, F: nx.Graph, max_degree: float) -> tuple[float, tuple | None]:
+    """The largest |Δhom(F)| / (2|E(F)| Δ^{|V(F)|-2}) over the admissible single-edge flips of `G` (the ratio
+    |Δt_F| / s_F of §3, from exact counts) and the flip (u, v) that attains it (None if no flip moves hom(F))."""
+    F = _check_pattern(F)
+    A = check_degree_bound(G, max_degree)
+    D = min(float(max_degree), A.shape[0] - 1)
+    bound = 2 * F.number_of_edges() * D ** (F.number_of_nodes() - 2)
+    c0 = _hom_count_A(F, A)
+    best, arg = 0.0, None
+    for u, v, B in edge_flips(A, max_degree):
+        r = abs(_hom_count_A(F, B) - c0) / bound
+        if r > best: best, arg = r, (u, v)
+    return best, arg
+
+def adversarial_flip_search(F: nx.Graph, n: int, max_degree: float, steps: int = 100, restarts: int = 2,
+                            seed=None) -> dict:
+    """Hill-climb over n-node graphs of maximum degree <= `max_degree` for the graph whose worst flip moves t(F, ·) most
+    relative to s_F. Restart 0 starts from K_{Δ+1} (isolated nodes beside it), the others from random Δ-regular graphs;
+    a move toggles one or two node pairs within the bound, kept if `worst_flip_ratio` does not fall.
+    Returns dict(ratio, A, flip, restart_ratios, evaluations)."""
+    F = _check_pattern(F)
+    n = _check_int("n", n, 2)
+    D = min(int(math.floor(_check_pos("max_degree", max_degree))), n - 1)
+    steps, restarts = _check_int("steps", steps, 0), _check_int("restarts", restarts, 1)
+    rng = np.random.default_rng(seed)
+    best, history = dict(ratio=-1.0, A=None, flip=None), []
+    for r in range(restarts):
+        if r == 0:
+            A = np.zeros((n, n))
+            A[:D + 1, :D + 1] = 1 - np.eye(D + 1)            # K_{Δ+1}
+        elif n * D % 2 == 0: A = to_adjacency(nx.random_regular_graph(D, n, seed=int(rng.integers(1 << 31))))
+        else: A = project_max_degree(nx.gnp_random_graph(n, 0.5, seed=int(rng.integers(1 << 31))), D)
+        cur, flip = worst_flip_ratio(A, F, D)
+        for _ in range(steps):
+            B = A.copy()
+            for _k in range(int(rng.integers(1, 3))):
+                u, v = rng.choice(n, 2, replace=False)
+                if B[u, v]: B[u, v] = B[v, u] = 0
+                elif B[u].sum() < D and B[v].sum() < D: B[u, v] = B[v, u] = 1
+            r_, f_ = worst_flip_ratio(B, F, D)
+            if r_ >= cur: A, cur, flip = B, r_, f_
+        history.append(cur)
+        if cur > best["ratio"]: best = dict(ratio=cur, A=A, flip=flip)
+    return {**best, "restart_ratios": history, "evaluations": restarts * (steps + 1)}
+

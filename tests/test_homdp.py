@@ -12,7 +12,8 @@ from iclr26.homdp import (PrivateHomDensities, audit_sensitivity, calibrate_nois
                           opendp_zcdp_epsilon, pattern_name, project_max_degree, read_ogb_graphprop, read_tu_dataset,
                           sbm_dataset, sensitivity_vector, tcdp_epsilon_authors, to_adjacency, tree_patterns,
                           write_tu_dataset, zcdp_epsilon, zcdp_of_noise, elimination_order, treewidth, hom_treedec,
-                          random_patterns, _hom_td_A)
+                          random_patterns, _hom_td_A, degree_histogram, degree_histogram_sigma, DEGREE_HIST_L2,
+                          worst_flip_ratio, adversarial_flip_search)
 
 GENERAL = [nx.complete_graph(4), nx.house_graph(), nx.Graph([(0, 1), (1, 2), (2, 0), (2, 3)])]   # K4, house, paw
 
@@ -172,6 +173,60 @@ def test_sensitivity_bound_attained_and_never_exceeded():
     graphs = [nx.random_regular_graph(3, 8, seed=s) for s in range(3)] + [nx.grid_2d_graph(3, 3)]
     au = audit_sensitivity(graphs, tree_patterns(5) + cycle_patterns(6), 4)
     assert au["ratios"].max() <= 1.0 and au["l2_ratio"].max() <= 1.0
+
+
+def test_worst_flip_ratio_matches_the_enumeration_and_closed_forms():
+    K5 = nx.complete_graph(5)
+    for F in tree_patterns(4) + cycle_patterns(4):
+        r, (u, v) = worst_flip_ratio(K5, F, 4)
+        assert r == pytest.approx(audit_sensitivity([K5], [F], 4)["ratios"].max(), abs=1e-15)
+        assert K5.has_edge(u, v)                              # on K5 every admissible flip removes an edge
+    assert worst_flip_ratio(K5, nx.path_graph(3), 4)[0] == (4 * 4 - 2) / 16   # P3: Δhom <= 4Δ - 2 against 4Δ
+    assert worst_flip_ratio(nx.empty_graph(4), nx.path_graph(2), 3)[0] == 1.0  # K2: attained on every flip
+
+
+def test_adversarial_search_respects_the_bound_and_beats_its_start():
+    F = nx.cycle_graph(4)
+    s = adversarial_flip_search(F, 9, 4, steps=25, restarts=2, seed=1)
+    assert s["A"].sum(1).max() <= 4 and np.array_equal(s["A"], s["A"].T) and not np.diag(s["A"]).any()
+    assert s["ratio"] == pytest.approx(worst_flip_ratio(s["A"], F, 4)[0])
+    assert worst_flip_ratio(nx.complete_graph(5), F, 4)[0] <= s["ratio"] <= 1.0   # restart 0 starts from K5
+    assert s["evaluations"] == 2 * 26 and len(s["restart_ratios"]) == 2
+    # an under-estimated bound fails the same audit: against s_F / |E(F)| the ratio exceeds 1
+    assert s["ratio"] * F.number_of_edges() > 1.0
+    with pytest.raises(ValueError, match="restarts"):
+        adversarial_flip_search(F, 9, 4, restarts=0)
+    with pytest.raises(TypeError, match="F"):
+        worst_flip_ratio(nx.path_graph(3), "C4", 2)
+
+
+def test_degree_histogram_sensitivity_is_2_sqrt2_over_n_and_attained():
+    worst = 0.0
+    for G in (nx.empty_graph(4), nx.path_graph(6), nx.gnp_random_graph(8, 0.4, seed=3)):
+        A = to_adjacency(G)
+        for bins in (None, 3):
+            h0 = degree_histogram([A], 8, bins)[0]
+            for _, _, B in edge_flips(A, 8):
+                worst = max(worst, np.linalg.norm(degree_histogram([B], 8, bins)[0] - h0) * len(A) / DEGREE_HIST_L2)
+    assert worst == pytest.approx(1.0)
+    H = degree_histogram([nx.path_graph(4), nx.star_graph(3)], 3)
+    np.testing.assert_allclose(H, [[0, 0.5, 0.5, 0], [0, 0.75, 0, 0.25]])
+    np.testing.assert_allclose(degree_histogram([nx.path_graph(4)], 3, bins=2), [[0.5, 0.5]])   # bins [0, 2), [2, 4)
+    assert degree_histogram_sigma(100, math.inf) == 0.0
+    assert degree_histogram_sigma(100, 0.5) == pytest.approx(DEGREE_HIST_L2 / 100)
+
+
+def test_degree_histogram_bad_input():
+    with pytest.raises(TypeError, match="sequence"):
+        degree_histogram(nx.path_graph(3), 3)
+    with pytest.raises(ValueError, match="empty"):
+        degree_histogram([], 3)
+    with pytest.raises(ValueError, match="maximum degree"):
+        degree_histogram([nx.star_graph(5)], 3)
+    with pytest.raises(ValueError, match="bins"):
+        degree_histogram([nx.path_graph(3)], 3, bins=0)
+    with pytest.raises(ValueError, match="rho"):
+        degree_histogram_sigma(10, 0.0)
 
 
 def test_edge_flips_respect_degree_bound():
