@@ -849,12 +849,17 @@ def run_benchmark(dim: int, prior_type: str, benchmark_type: str, seed: int, *, 
                   csbm_steps: int = 1000, run_csbm: bool = True, batch: int = 256, lr: float = 0.05,
                   n_eval: int = 4000, n_cond: int = 12, m_cond: int = 1000, couplings: Sequence[str] = ("independent",),
                   csbm_hidden: int = 128, n_plan_x0: int = 64, bm_estimator: str = "analytic",
-                  schedule: str = "cosine", csbm_refresh: int = 1, ot_steps: int | None = None) -> dict:
+                  schedule: str = "cosine", csbm_refresh: int = 1, ot_steps: int | None = None,
+                  bm_lr: float | None = None) -> dict:
     """Train every solver on one benchmark and score them (`ot_steps`: DLightSB-M steps with the OT coupling;
-    default `bm_steps`). Returns {'metrics': {method: {...}}, 'curves', 'models', 'bench', 'train_s': {method: s}}."""
+    default `bm_steps`; `bm_lr`: DLightSB-M's learning rate, default `lr`; `couplings=()` trains no DLightSB-M).
+    Returns {'metrics': {method: {...}}, 'curves', 'models', 'bench', 'train_s': {method: s}}."""
     if prior_type not in ALPHAS: raise ValueError(f"prior_type must be one of {sorted(ALPHAS)}, got {prior_type!r}")
     for c in couplings:
         if c not in ("independent", "OT"): raise ValueError(f"couplings must hold 'independent' and/or 'OT', got {c!r}")
+    for name, v in (("lr", lr), ("bm_lr", lr if bm_lr is None else bm_lr)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+            raise ValueError(f"{name} must be a positive number, got {v!r}")
     g = torch.Generator().manual_seed(1000 + seed)
     torch.manual_seed(seed)
     bench = SBBenchmark(dim, S, bench_K, prior_type, ALPHAS[prior_type], benchmark_type, seed=seed)
@@ -878,7 +883,8 @@ def run_benchmark(dim: int, prior_type: str, benchmark_type: str, seed: int, *, 
             if coupling == "OT": a, b = minibatch_eot_pairs(a, b, bench.chain, g)
             return m.matching_loss(a, b, g, estimator=bm_estimator)
         n_steps = bm_steps if coupling == "independent" or ot_steps is None else ot_steps
-        curves[name] = fit(bm_loss, m.parameters(), n_steps, lr, desc=name, schedule=schedule)
+        curves[name] = fit(bm_loss, m.parameters(), n_steps, lr if bm_lr is None else bm_lr, desc=name,
+                           schedule=schedule)
         models[name], train_s[name] = m, time.time() - t0
     if run_csbm:
         t0 = time.time()

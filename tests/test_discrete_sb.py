@@ -417,3 +417,16 @@ def test_property_dlightsb_bad_sample_prob(p):
 def test_property_fit_negative_steps(steps):
     with pytest.raises(ValueError, match="steps"):
         fit(lambda: torch.zeros(()), [], steps, 0.1)
+
+
+def test_run_benchmark_learning_rates_and_no_matching_solver():
+    "bm_lr is checked by name; couplings=() trains no DLightSB-M (the D=16 seeds that run DLightSB alone, issue #51)."
+    from iclr26.discrete_sb import run_benchmark
+    with pytest.raises(ValueError, match="bm_lr"): run_benchmark(2, "gaussian", "gaussian", 0, bm_lr=0.0)
+    with pytest.raises(ValueError, match="lr"): run_benchmark(2, "gaussian", "gaussian", 0, lr=-1.0)
+    kw = dict(S=8, n_train=512, steps=5, bm_steps=5, run_csbm=False, batch=32, n_eval=64, n_cond=2, m_cond=32,
+              n_plan_x0=2, model_K=4)
+    r = run_benchmark(2, "gaussian", "gaussian", 0, couplings=(), **kw)
+    assert not any(k.startswith("DLightSB-M") for k in r["metrics"]) and "DLightSB (K=4)" in r["metrics"]
+    r2 = run_benchmark(2, "gaussian", "gaussian", 0, couplings=("independent",), bm_lr=0.2, **kw)
+    assert 0.0 <= r2["metrics"]["DLightSB-M (independent)"]["cond_shape"] <= 1.0
