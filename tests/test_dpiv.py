@@ -421,3 +421,21 @@ def test_property_private_moments(A, rho):
         with pytest.raises(ValueError, match="A"): private_moments(A, [0, 0], [1, 1], 1.0)
     with pytest.raises((ValueError, TypeError), match="rho"): private_moments(np.zeros((5, 2)), [0, 0], [1, 1], rho)
     with pytest.raises(ValueError, match="lo"): private_moments(np.zeros((5, 2)), [0, 0, 0], [1, 1], 1.0)
+
+
+# ---------------------------------------------------------------- the rates the error bound predicts (issue #50)
+def test_privacy_error_scales_as_rho_and_n_predict():
+    "The privacy term (distance to the noise-free iterate of the same T steps) falls as rho^-1/2 and as 1/n."
+    from iclr26.dpiv import dp_2s_gd_many, make_iv_data
+
+    def privacy_error(n, rhos, S=12):
+        ds = [make_iv_data(n, seed=100 + s) for s in range(S)]
+        Z, X, y = (np.stack([getattr(d, k) for d in ds]) for k in ("Z", "X", "y"))
+        r = dp_2s_gd_many(Z, X, y, rhos, 30, list(range(S)), check_convergence=False)
+        r0 = dp_2s_gd_many(Z, X, y, [1.0], 30, list(range(S)), private=False, check_convergence=False)
+        return np.linalg.norm(r.beta - r0.beta, axis=-1).mean(0)
+
+    e = privacy_error(1000, [0.1, 10.0])
+    assert np.log(e[1] / e[0]) / np.log(100) == pytest.approx(-0.5, abs=0.05)      # rho^-1/2
+    e2 = privacy_error(4000, [10.0])
+    assert np.log(e2[0] / e[1]) / np.log(4) == pytest.approx(-1.0, abs=0.15)       # 1/n
