@@ -28,8 +28,9 @@ def _optional(name: str, extra: str = "coarse"):
 __all__ = ['log_interval_prob', 'trunc_moments', 'trunc_normal', 'BoxSets', 'chebyshev_center', 'PolytopeSets', 'Partition',
            'random_rotation', 'GridPartition', 'slabs', 'HyperplanePartition', 'PolytopePartition', 'voronoi_partition',
            'TruncatedSampler', 'oracle_mean', 'midpoint_mean', 'observed_fisher', 'em_mean', 'sgd_mean',
-           'fisher_information', 'identifiability', 'nonidentifiable_directions', 'friction_intervals', 'interval_nll',
-           'interval_mle', 'intreg_nll', 'intreg', 'ols_midpoints', 'compare_estimators']
+           'stack_polytopes', 'sgd_mean_many', 'fisher_information', 'identifiability', 'nonidentifiable_directions',
+           'friction_intervals', 'interval_nll', 'interval_mle', 'intreg_nll', 'intreg', 'ols_midpoints',
+           'compare_estimators']
 
 # %% ../nbs/22_coarse_mean.ipynb #8ed74ea4
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
@@ -532,7 +533,8 @@ class TruncatedSampler:
     """Draws x ~ N(mu, I) restricted to S_i for chosen sets i. Boxes: exact and independent (`trunc_normal` per
     frame axis). Polytopes: one persistent Markov chain per set, started at the set's centre and run `burn_in`
     moves at `mu0`; each `draw` runs `n_steps` moves at the current mu. `method` is 'hmc' (exact HMC for truncated
-    Gaussians, Pakman & Paninski 2014) or 'hit-and-run'."""
+    Gaussians, Pakman & Paninski 2014) or 'hit-and-run'. For polytopes `mu0` and `mu` may also hold one mean per chain
+    (rows, d): independent problems stacked into one set list (`stack_polytopes`) share one vectorised sampler."""
     def __init__(self, sets, rng=None, mu0=None, n_steps: int = 1, burn_in: int = 3, method: str = "hmc"):
         if not isinstance(sets, (BoxSets, PolytopeSets)): raise TypeError("sets must be BoxSets or PolytopeSets")
         if method not in ("hmc", "hit-and-run"):
@@ -544,9 +546,17 @@ class TruncatedSampler:
         self.n_moves = self.n_bounces = self.n_rejected = 0
         self.state = None
         if sets.kind == "polytope":
-            mu0 = sets.initial_mean() if mu0 is None else _vec(mu0, sets.d, "mu0")
+            mu0 = sets.initial_mean() if mu0 is None else self._mu(mu0, sets.n, "mu0")
             self.state = sets.centers().copy()
             if self.burn_in: self.state = self._move(self.state, np.arange(sets.n), mu0, self.burn_in)
+
+    def _mu(self, mu, k: int, name: str) -> np.ndarray:
+        "`mu` as a (d,) vector or, for polytope chains, one mean per chain (k, d)."
+        if self.sets.kind == "polytope" and np.ndim(mu) == 2:
+            mu = _points(mu, self.sets.d, name)
+            if mu.shape[0] != k: raise ValueError(f"{name} has {mu.shape[0]} rows but {k} chains move")
+            return mu
+        return _vec(mu, self.sets.d, name)
 
     def _move(self, X, rows, mu, steps):
         return (self._hmc if self.method == "hmc" else self._hit_and_run)(X, rows, mu, steps)
@@ -613,10 +623,10 @@ class TruncatedSampler:
 
     def draw(self, mu, rows=None) -> np.ndarray:
         ("One draw per requested set (rows: indices into the sets; default all) from N(mu, I) | S_i, shape "
-         "(len(rows), d).")
+         "(len(rows), d); for polytopes `mu` may be one mean per requested set (len(rows), d).")
         S = self.sets
-        mu = _vec(mu, S.d, "mu")
         rows = np.arange(S.n) if rows is None else np.asarray(rows, dtype=np.int64)
+        mu = self._mu(mu, len(rows), "mu")
         if S.kind == "box":
             m = S.to_frame(mu[None])[0]
             return S.from_frame(trunc_normal(S.lo[rows], S.hi[rows], self.rng, loc=m))
@@ -760,6 +770,67 @@ def sgd_mean(sets, mu0=None, lr: float = 1.0, n_steps: int = 300, batch: int | N
     est = avg / cnt
     if check_identifiable is not None: _warn_if_nonidentifiable(sets, est, float(check_identifiable), rng, "sgd_mean")
     return (est, np.array(path)) if return_path else est
+
+# %% ../nbs/22_coarse_mean.ipynb #c0a5e9f1
+def stack_polytopes(sets_list: Sequence) -> PolytopeSets:
+    """K `PolytopeSets` of one dimension as one `PolytopeSets` of all their sets (one matrix per set, walls padded with
+    all-zero rows to the largest m), problem k's sets after problem k-1's; cached centres are carried over."""
+    if not isinstance(sets_list, (list, tuple)) or len(sets_list) == 0:
+        raise TypeError("sets_list must be a non-empty list of PolytopeSets")
+    for k, s in enumerate(sets_list):
+        if not isinstance(s, PolytopeSets): raise TypeError(f"sets_list[{k}] must be PolytopeSets, got {type(s).__name__}")
+        if s.d != sets_list[0].d: raise ValueError(f"sets_list[{k}] has d={s.d} but sets_list[0] has d={sets_list[0].d}")
+    m = max(s.m for s in sets_list)
+    A = [s.A[None] * s.signs[:, :, None] if s.A.ndim == 2 else s.A for s in sets_list]     # (n_k, m_k, d) each
+    A = np.concatenate([np.pad(a, ((0, 0), (0, m - a.shape[1]), (0, 0))) for a in A])
+    b = np.concatenate([np.pad(s.b, ((0, 0), (0, m - s.m)), constant_values=1.0) for s in sets_list])
+    out = PolytopeSets(A, b, bound=sets_list[0].bound)                 # checks the shapes
+    out.A, out.b = A, b                                                  # rows are unit already: keep their exact bits
+    if all(s._centers is not None for s in sets_list): out._centers = np.concatenate([s._centers for s in sets_list])
+    return out
+
+def sgd_mean_many(sets_list: Sequence, lr: float = 1.0, n_steps: int = 300, avg_from: float = 0.1,
+                  radius: float | None = None, rng=None, mc_steps: int | None = None, burn_in: int | None = None,
+                  pilot_iter: int | None = None) -> np.ndarray:
+    """`sgd_mean` on K independent problems at once, vectorised over the problems: `sets_list` holds K `PolytopeSets` of
+    one dimension and one size n (each its own partition and data). Returns the K estimates (K, d). The same algorithm
+    and defaults as K calls of `sgd_mean` (per problem: its own start, chains, pilot, random order, projection and
+    average; K = 1 draws the same random numbers as `sgd_mean`), with the Python overhead of one call. No
+    identifiability check (call `observed_fisher` on a problem for that)."""
+    S = stack_polytopes(sets_list)
+    sizes = sorted({s.n for s in sets_list})
+    if len(sizes) != 1: raise ValueError(f"every problem needs the same number of sets n, got sizes {sizes}")
+    K, n, d = len(sets_list), sizes[0], S.d
+    chains = {_chain_defaults(s, mc_steps, burn_in, pilot_iter) for s in sets_list}
+    if len(chains) != 1: raise ValueError("the problems have different chain defaults (arrangements mixed with other "
+                                          "polytopes): pass mc_steps, burn_in and pilot_iter")
+    mc_steps, burn_in, pilot_iter = chains.pop()
+    rng = _rng(rng)
+    mu0 = np.stack([s.initial_mean() for s in sets_list])
+    if isinstance(lr, bool) or not isinstance(lr, (int, float, np.integer, np.floating)) or not 0 < lr < math.inf:
+        raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
+    if not 0 <= avg_from < 1: raise ValueError(f"avg_from must be in [0, 1), got {avg_from}")
+    batch = max(1, -(-n // _posint(n_steps, "n_steps")))
+    radius = 10.0 * math.sqrt(d) if radius is None else float(radius)
+    if not radius > 0: raise ValueError(f"radius must be > 0, got {radius}")
+    per_row = (lambda m, k: m[0]) if K == 1 else (lambda m, k: np.repeat(m, k, 0))   # K = 1: sgd_mean's exact numerics
+    smp = S.sampler(rng, mu0=per_row(mu0, n), n_steps=mc_steps, burn_in=burn_in)
+    for _ in range(pilot_iter): mu0 = smp.draw(per_row(mu0, n)).reshape(K, n, d).mean(1)   # Monte Carlo EM
+    order = np.stack([rng.permutation(n) for _ in range(K)]) + (np.arange(K) * n)[:, None]
+    T = -(-n // batch)
+    t0 = int(avg_from * T)
+    mu, avg, cnt = mu0.copy(), np.zeros((K, d)), 0
+    for t in range(1, T + 1):
+        rows = order[:, (t - 1) * batch: t * batch]                      # (K, b): problem k's sets of step t
+        draws = smp.draw(per_row(mu, rows.shape[1]), rows.ravel()).reshape(K, rows.shape[1], d)
+        mu = mu - lr / math.sqrt(t) * (mu - draws.mean(1))
+        r = np.linalg.norm(mu - mu0, axis=1)
+        out = r > radius
+        mu[out] = mu0[out] + (mu - mu0)[out] * (radius / r[out])[:, None]
+        if t > t0:
+            avg += mu
+            cnt += 1
+    return avg / cnt
 
 # %% ../nbs/22_coarse_mean.ipynb #0a1671c7
 def fisher_information(partition: Partition, mu, n_mc: int = 4000, rng=None, mc_steps: int = 3,

@@ -444,3 +444,75 @@ def test_property_friction_arguments(tick, y_bad):
     with pytest.raises(ValueError, match="y"): friction_intervals(np.array([0.0, y_bad]))
     with pytest.raises(ValueError, match="n_list"):
         compare_estimators(GridPartition.random(2, 1.0, rng=0), np.zeros(2), [])
+
+
+# ----------------------------------------------------------------- SGD vectorised over independent problems
+from iclr26.coarse import sgd_mean_many, stack_polytopes
+
+
+def _voronoi_problems(k, n, d=2, seed=0):
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(k):
+        P = voronoi_partition(rng.uniform(-2, 2, (6 * d, d)))
+        mu = rng.uniform(-1, 1, d)
+        out.append((mu, P.sample(mu, n, rng)[1]))
+    return out
+
+
+def test_sgd_mean_many_with_one_problem_is_sgd_mean_draw_for_draw():
+    (mu, S), = _voronoi_problems(1, 800)
+    np.testing.assert_array_equal(sgd_mean_many([S], rng=3)[0], sgd_mean(S, rng=3, check_identifiable=None))
+    old = dict(mc_steps=2, burn_in=3, pilot_iter=0)
+    np.testing.assert_array_equal(sgd_mean_many([S], rng=5, **old)[0],
+                                  sgd_mean(S, rng=5, check_identifiable=None, **old))
+
+
+def test_sgd_mean_many_estimates_each_problem_and_matches_sgd_in_distribution():
+    probs = _voronoi_problems(6, 3000, seed=1)
+    est = sgd_mean_many([S for _, S in probs], rng=0)
+    assert est.shape == (6, 2)
+    err_many = np.array([np.linalg.norm(e - m) for e, (m, _) in zip(est, probs)])
+    err_one = np.array([np.linalg.norm(sgd_mean(S, rng=0, check_identifiable=None) - m) for m, S in probs])
+    assert err_many.max() < 0.2 and err_one.max() < 0.2
+    # same algorithm: the RMS errors agree within the spread of six problems
+    assert 0.4 < np.sqrt(np.mean(err_many**2)) / np.sqrt(np.mean(err_one**2)) < 2.5
+
+
+def test_stack_polytopes_keeps_every_set_and_pads_walls():
+    (_, Sv), = _voronoi_problems(1, 50, seed=2)
+    Sh = HyperplanePartition.random(2, 3, rng=0).sample(np.zeros(2), 40, 0)[1]
+    St = stack_polytopes([Sv, Sh])
+    assert St.n == 90 and St.m == max(Sv.m, Sh.m) and St.A.ndim == 3
+    X = np.vstack([Sv.centers(), Sh.centers()])
+    assert St.contains(X).all()
+    np.testing.assert_allclose(St.slack(X)[50:, :Sh.m], Sh.slack(Sh.centers()), atol=1e-12)
+    with pytest.raises(TypeError, match="PolytopeSets"):
+        stack_polytopes([Sv, BoxSets(np.zeros((2, 2)), np.ones((2, 2)))])
+    with pytest.raises(ValueError, match="d=3"):
+        stack_polytopes([Sv, HyperplanePartition.random(3, 4, rng=0).sample(np.zeros(3), 5, 0)[1]])
+    with pytest.raises(TypeError, match="non-empty"):
+        stack_polytopes([])
+
+
+def test_sgd_mean_many_bad_input():
+    probs = _voronoi_problems(2, 200, seed=3)
+    S0, S1 = probs[0][1], probs[1][1]
+    with pytest.raises(ValueError, match="same number of sets"):
+        sgd_mean_many([S0, S1[np.arange(100)]])
+    Sh = HyperplanePartition.random(2, 4, rng=0).sample(np.zeros(2), 200, 0)[1]
+    with pytest.raises(ValueError, match="chain defaults"):
+        sgd_mean_many([S0, Sh])
+    with pytest.raises(ValueError, match="lr"):
+        sgd_mean_many([S0], lr=0.0)
+    with pytest.raises(ValueError, match="avg_from"):
+        sgd_mean_many([S0], avg_from=1.0)
+
+
+def test_sampler_takes_one_mean_per_chain():
+    (_, S), = _voronoi_problems(1, 300, seed=4)
+    smp = S.sampler(0, mu0=np.zeros((300, 2)), burn_in=2)
+    assert S.contains(smp.draw(np.zeros((300, 2)))).all()
+    assert smp.draw(np.ones((5, 2)), rows=np.arange(5)).shape == (5, 2)
+    with pytest.raises(ValueError, match="rows"):
+        smp.draw(np.zeros((4, 2)), rows=np.arange(5))
