@@ -8,8 +8,8 @@ Docs: https://iclr26.github.io/iclr26/mrmr.html.md"""
 # %% ../nbs/16_mrmr.ipynb #c7bee38a
 from __future__ import annotations
 
-import io, json, math, os, re, zlib
-from dataclasses import dataclass, field
+import io, json, logging, math, os, re, zlib
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
@@ -22,15 +22,15 @@ from .core import check_int
 __all__ = ['KNOWLEDGE_CATEGORIES', 'THEOREM_CATEGORIES', 'MRMR_HUB', 'MRMR_REVISIONS', 'MRMR_TASKS', 'SUBTASKS',
            'TASK_OF_SUBTASK', 'IMAGE_RE', 'PROMPT_TEMPLATES', 'MTEB_TASK_NAMES', 'COLORS', 'SHAPES', 'COLOR_TERMS',
            'SHAPE_TERMS', 'INK', 'KNOWLEDGE_FRAMES', 'KNOWLEDGE_QUESTIONS', 'THEOREMS', 'THEOREM_QUESTION',
-           'THEOREM_NEAR_MISSES', 'EXPANSION_LEXICON', 'to_array', 'substitute_captions', 'load_captions',
-           'RetrievalTask', 'load_task', 'default_backend', 'evaluate_run', 'multichoice_hit1', 'Retriever',
-           'RandomRetriever', 'OracleRetriever', 'scores_to_run', 'run_task', 'MRMRReport', 'evaluate', 'TextEncoder',
-           'ImageEncoder', 'prompt_template', 'task_instruction', 'format_query', 'format_doc', 'HashingEncoder',
-           'SentenceTransformerEncoder', 'minilm', 'merge_images', 'query_texts', 'doc_texts', 'TextToText',
-           'DualStreamFusion', 'MergedImage', 'DocumentAsImage', 'BM25Retriever', 'MTEBRetriever', 'CLIPStyleEncoder',
-           'tiny_clip_style', 'MTEBTaskAdapter', 'render_scene', 'caption_scene', 'random_scene', 'render_document',
-           'theorem_distractors', 'make_mini_mrmr', 'mini_captions', 'load_mini_mrmr', 'ImageTower',
-           'train_image_tower', 'TemplateExpander']
+           'THEOREM_NEAR_MISSES', 'EXPANSION_LEXICON', 'resolve_image_path', 'to_array', 'substitute_captions',
+           'load_captions', 'RetrievalTask', 'load_task', 'default_backend', 'evaluate_run', 'multichoice_hit1',
+           'Retriever', 'RandomRetriever', 'OracleRetriever', 'scores_to_run', 'run_task', 'MRMRReport', 'evaluate',
+           'TextEncoder', 'ImageEncoder', 'prompt_template', 'task_instruction', 'format_query', 'format_doc',
+           'HashingEncoder', 'SentenceTransformerEncoder', 'minilm', 'merge_images', 'query_texts', 'doc_texts',
+           'TextToText', 'DualStreamFusion', 'MergedImage', 'DocumentAsImage', 'BM25Retriever', 'MTEBRetriever',
+           'CLIPStyleEncoder', 'tiny_clip_style', 'MTEBTaskAdapter', 'render_scene', 'caption_scene', 'random_scene',
+           'render_document', 'theorem_distractors', 'make_mini_mrmr', 'mini_captions', 'load_mini_mrmr',
+           'shuffle_query_captions', 'ImageTower', 'train_image_tower', 'TemplateExpander']
 
 # %% ../nbs/16_mrmr.ipynb #6ae83392
 KNOWLEDGE_CATEGORIES = {
@@ -86,9 +86,25 @@ IMAGE_RE = re.compile(r"<image\s*(\d*)>", re.I)
 
 
 # %% ../nbs/16_mrmr.ipynb #401133b7
-def to_array(img, base: str | Path | None = None, size: int | None = None) -> np.ndarray | None:
+def resolve_image_path(path: str | Path, bases=None) -> tuple[Path, str]:
+    """The file a relative image path names: the first folder of `bases` under which it exists, in order (the loader
+    passes the split folder, then the dataset root). `bases`: a folder, a sequence of folders, or of `(label, folder)`
+    pairs. Returns (path, label of the folder used: its label, else the folder; 'absolute' for an absolute path)."""
+    p = Path(path)
+    if p.is_absolute() or not bases:
+        if not p.exists(): raise ValueError(f"image file {str(p)!r} does not exist")
+        return p, "absolute" if p.is_absolute() else "working directory"
+    bases = [bases] if isinstance(bases, (str, Path)) else list(bases)
+    pairs = [(str(b[0]), Path(b[1])) if isinstance(b, tuple) else (str(b), Path(b)) for b in bases]
+    for label, b in pairs:
+        if (b / p).exists(): return b / p, label
+    also = f" (also tried {', '.join(repr(str(b / p)) for _, b in pairs[1:])})" if len(pairs) > 1 else ""
+    raise ValueError(f"image file {str(pairs[0][1] / p)!r} does not exist{also}")
+
+def to_array(img, base=None, size: int | None = None) -> np.ndarray | None:
     """Any image (PIL, array, `{'bytes','path'}` dict, file path) as an RGB `uint8` array, optionally resized to
-    `size`×`size`; None stays None."""
+    `size`×`size`; None stays None. A relative path is resolved against `base` (a folder, or several tried in order:
+    `resolve_image_path`)."""
     from PIL import Image
     if img is None: return None
     if isinstance(img, float) and math.isnan(img): return None
@@ -97,10 +113,7 @@ def to_array(img, base: str | Path | None = None, size: int | None = None) -> np
         elif img.get("path"): img = img["path"]
         else: return None
     if isinstance(img, (str, Path)):
-        p = Path(img)
-        if not p.is_absolute() and base is not None: p = Path(base) / p
-        if not p.exists(): raise ValueError(f"image file {str(p)!r} does not exist")
-        img = Image.open(p)
+        img = Image.open(resolve_image_path(img, base)[0])
     if isinstance(img, np.ndarray):
         a = img
         if a.ndim == 2: a = np.repeat(a[..., None], 3, -1)
@@ -175,8 +188,10 @@ def _rows(obj, split: str) -> pd.DataFrame:
     raise TypeError(f"cannot read rows from a {type(obj).__name__}")
 
 def _read_config(source, config: str, split: str = "test",
-                 revision: str | None = None) -> tuple[pd.DataFrame | None, Path | None]:
-    "One configuration (`query`, `corpus`, `qrels`, `pin_p`) of a task source, and the folder its relative paths use."
+                 revision: str | None = None) -> tuple[pd.DataFrame | None, list | None]:
+    """One configuration (`query`, `corpus`, `qrels`, `pin_p`) of a task source, and the folders its relative image
+    paths may be relative to, in the order they are tried: `[("split folder", <the config's folder>), ("dataset root",
+    <source>)]` (one entry when the config's files sit at the root)."""
     if isinstance(source, Mapping):
         if config not in source or source[config] is None: return None, None
         return _rows(source[config], split), None
@@ -190,8 +205,11 @@ def _read_config(source, config: str, split: str = "test",
                 if f.suffix == ".parquet": parts.append(pd.read_parquet(f))
                 elif f.suffix == ".jsonl": parts.append(pd.read_json(f, lines=True, dtype=False))
                 else: parts.append(pd.DataFrame(json.loads(f.read_text())))
-            return pd.concat(parts, ignore_index=True), files[0].parent
-        return None, p
+            here = files[0].parent
+            bases = [("split folder", here), ("dataset root", p)] if here.resolve() != p.resolve() else []
+            bases = bases or [("dataset root", p)]
+            return pd.concat(parts, ignore_index=True), bases
+        return None, [("dataset root", p)]
     if isinstance(source, str) and re.fullmatch(r"[\w.-]+/[\w.-]+", source):   # a hub name: `datasets` and network
         import datasets
         try: return _rows(datasets.load_dataset(source, config, split=split, revision=revision), split), None
@@ -202,10 +220,17 @@ def _present(v) -> bool:
     if v is None or (isinstance(v, float) and math.isnan(v)): return False
     return not (isinstance(v, (list, tuple)) and not any(x is not None for x in v))
 
-def _images(row: Mapping, base) -> list:
+def _load_path(v, bases, used: dict | None = None):
+    "An image given as a file path, read through `resolve_image_path`; `used` counts the folder label each came from."
+    p, label = resolve_image_path(v, bases)
+    if used is not None: used[label] = used.get(label, 0) + 1
+    return to_array(p)
+
+def _images(row: Mapping, base, used: dict | None = None) -> list:
     """The images of a row in placeholder order. Numbered columns (`image 1`, `image_1`, `image1`) fill the slots
     `<image k>`; `image` fills slot 1 when no numbered column does *(inferred: the official loaders read `image`
-    only, the released data adds `image 1` ... `image 4` for multi-image items)*."""
+    only, the released data adds `image 1` ... `image 4` for multi-image items)*. File paths are resolved against
+    `base` (`resolve_image_path`) and counted in `used`."""
     slots: dict[int, Any] = {}
     for k, v in row.items():
         m = _IMAGE_COL.fullmatch(str(k))
@@ -215,7 +240,7 @@ def _images(row: Mapping, base) -> list:
     for k in sorted(slots):
         v = slots[k]
         out += [x for x in v if x is not None] if isinstance(v, (list, tuple)) else [v]
-    return [to_array(v, base) if isinstance(v, (str, Path)) else v for v in out]
+    return [_load_path(v, base, used) if isinstance(v, (str, Path)) else v for v in out]
 
 @dataclass
 class RetrievalTask:
@@ -231,6 +256,7 @@ class RetrievalTask:
     captions: dict = field(default_factory=dict)   # {'query-<id>' | 'corpus-<id>': {image_key: caption}}
     prompt: str = ""
     strict: bool = False
+    image_roots: dict = field(default_factory=dict)   # {'query' | 'corpus': {folder label: files}}: path origins
 
     def __post_init__(self):
         import warnings
@@ -312,10 +338,11 @@ def load_task(source, name: str | None = None, split: str = "test", captions=Non
                                f"be split into the paper's subtasks and are reported as one subtask "
                                f"{name.capitalize()!r}")
         cats = pd.Series([spec.get("subtask", name.capitalize())] * len(q))
+    roots: dict[str, dict[str, int]] = {"query": {}, "corpus": {}}
     queries = pd.DataFrame({
         "id": q["id"].astype(str),
         "text": [t if isinstance(t, str) else "" for t in q.get("text", pd.Series([""] * len(q)))],
-        "images": [_images(row, qbase) for row in q.to_dict("records")],
+        "images": [_images(row, qbase, roots["query"]) for row in q.to_dict("records")],
         "modality": q.get("modality", pd.Series(["text"] * len(q))).astype(str),
         "category": cats.to_numpy()})
     if cmap: queries["subtask"] = [cmap.get(x, x) for x in queries["category"]]
@@ -324,9 +351,10 @@ def load_task(source, name: str | None = None, split: str = "test", captions=Non
     docs = pd.DataFrame({
         "id": corpus["id"].astype(str),
         "text": [t if isinstance(t, str) else "" for t in corpus.get("text", pd.Series([""] * len(corpus)))],
-        "images": [_images({k: v for k, v in row.items() if k != "vision"}, base)
+        "images": [_images({k: v for k, v in row.items() if k != "vision"}, base, roots["corpus"])
                    for row in corpus.to_dict("records")],
-        "vision": [to_array(v, base) if isinstance(v, (str, Path)) else v if _present(v) else None
+        "vision": [_load_path(v, base, roots["corpus"]) if isinstance(v, (str, Path))
+                   else v if _present(v) else None
                    for v in corpus.get("vision", pd.Series([None] * len(corpus)))],
         "modality": corpus.get("modality", pd.Series(["text"] * len(corpus))).astype(str),
         "source": corpus["source"]})
@@ -346,7 +374,11 @@ def load_task(source, name: str | None = None, split: str = "test", captions=Non
     elif isinstance(captions, Mapping) and all(isinstance(v, Mapping) for v in captions.values()):
         caps = {str(k): dict(v) for k, v in captions.items()}
     else: caps = load_captions(captions)
-    return RetrievalTask(name, queries, docs, qrels, proto, cands, caps, spec.get("prompt", ""), strict)
+    roots = {k: v for k, v in roots.items() if v}
+    for what, used in roots.items():   # say where relative image paths were found (split folder, then dataset root)
+        logging.getLogger(__name__).info(f"task {name!r}: {what} image paths resolved against "
+                                         + ", ".join(f"the {lab} ({n} files)" for lab, n in used.items()))
+    return RetrievalTask(name, queries, docs, qrels, proto, cands, caps, spec.get("prompt", ""), strict, roots)
 
 
 # %% ../nbs/16_mrmr.ipynb #3e1a7b46
@@ -1326,6 +1358,19 @@ def mini_captions(data: Mapping, noise: float = 0.0, seed: int = 0) -> list[dict
 def load_mini_mrmr(data: Mapping[str, Mapping], noise: float = 0.0, seed: int = 0) -> dict[str, RetrievalTask]:
     "Load every task of `make_mini_mrmr` output through `load_task`, with captions of the given `noise`."
     return {name: load_task(d, name, captions=mini_captions(d, noise, seed)) for name, d in data.items()}
+
+# %% ../nbs/16_mrmr.ipynb #p16null2
+def shuffle_query_captions(task: RetrievalTask, seed: int = 0) -> RetrievalTask:
+    """A copy of `task` whose query captions are permuted among its queries (documents keep theirs): a captioned
+    retriever then reads captions of other queries' images — the null of a caption-based comparison."""
+    if not isinstance(task, RetrievalTask): raise TypeError(f"task must be a RetrievalTask, got {type(task).__name__}")
+    keys = [f"query-{q}" for q in task.queries["id"]]
+    caps = [task.captions.get(k, {}) for k in keys]
+    perm = np.random.default_rng(seed).permutation(len(keys))
+    out = {k: v for k, v in task.captions.items() if not k.startswith("query-")}
+    out.update({k: caps[int(j)] for k, j in zip(keys, perm) if caps[int(j)]})
+    return replace(task, captions=out)
+
 
 # %% ../nbs/16_mrmr.ipynb #f39f6d9b
 class ImageTower:

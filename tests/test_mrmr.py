@@ -528,3 +528,79 @@ def test_property_hashing_encoder_bad_input(texts, dim):
                        st.just(float("nan"))))
 def test_property_caption_noise_out_of_range(noise):
     with pytest.raises(ValueError, match="noise"): caption_scene([{"color": "red", "shape": "circle"}], noise=noise)
+
+
+# ---- image paths: the split folder first, then the dataset root (issue #51)
+
+def _copy_layout(tmp_path, images_in_split_folder: bool):
+    "The mrmr_root fixture copied; with `images_in_split_folder` its images move beside the query/corpus files."
+    import shutil
+    root = tmp_path / "knowledge"
+    shutil.copytree(FIX.parent / "mrmr_root" / "knowledge", root)
+    if images_in_split_folder:
+        for split in ("query", "corpus"):
+            shutil.copytree(root / "images", root / split / "images")
+        shutil.rmtree(root / "images")
+    return root
+
+
+@pytest.mark.parametrize("split_folder", [True, False], ids=["split-relative", "root-relative"])
+def test_image_paths_resolve_against_split_folder_then_dataset_root(tmp_path, split_folder):
+    root = _copy_layout(tmp_path, split_folder)
+    with pytest.warns(UserWarning, match="missing from the corpus"):
+        t = load_task(root)
+    label = "split folder" if split_folder else "dataset root"
+    assert t.image_roots == {"query": {label: 3}, "corpus": {label: 2}}
+    with pytest.warns(UserWarning, match="missing from the corpus"):
+        ref = load_task(FIX / "knowledge", extra=False)
+    for a, b in zip(t.queries["images"], ref.queries["images"]):
+        assert len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert all(np.array_equal(x, y) for x, y in zip(t.corpus["vision"].dropna(), ref.corpus["vision"].dropna()))
+
+
+def test_committed_root_relative_fixture_loads():
+    with pytest.warns(UserWarning, match="missing from the corpus"):
+        t = load_task(FIX.parent / "mrmr_root" / "knowledge")
+    assert t.image_roots == {"query": {"dataset root": 3}, "corpus": {"dataset root": 2}}
+    assert [len(x) for x in t.queries["images"]] == [1, 2, 0]
+
+
+def test_split_folder_wins_and_a_missing_image_names_both_folders(tmp_path):
+    from PIL import Image
+    root = _copy_layout(tmp_path, False)
+    (root / "query" / "images").mkdir()
+    # a different q1 in the split folder: it wins over the dataset root's
+    Image.new("RGB", (4, 4), (1, 2, 3)).save(root / "query" / "images" / "q1.png")
+    with pytest.warns(UserWarning):
+        t = load_task(root)
+    assert t.image_roots["query"] == {"split folder": 1, "dataset root": 2}
+    assert t.queries["images"][0][0].shape == (4, 4, 3)
+    (root / "images" / "q2_1.png").unlink()
+    with pytest.raises(ValueError, match=r"does not exist \(also tried"):
+        load_task(root)
+
+
+def test_resolve_image_path(tmp_path):
+    from iclr26.mrmr import resolve_image_path
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "x.png").write_bytes(b"")
+    got = resolve_image_path("x.png", [tmp_path / "a", tmp_path / "b"])
+    assert got == (tmp_path / "b" / "x.png", str(tmp_path / "b"))
+    assert resolve_image_path("x.png", [("split folder", tmp_path / "a"), ("dataset root", tmp_path / "b")])[1] == \
+        "dataset root"
+    assert resolve_image_path(tmp_path / "b" / "x.png")[1] == "absolute"
+    with pytest.raises(ValueError, match="does not exist"):
+        resolve_image_path("y.png", tmp_path / "b")
+
+
+def test_shuffle_query_captions_is_a_permutation(kn):
+    from iclr26.mrmr import shuffle_query_captions
+    with pytest.warns(UserWarning):
+        s = shuffle_query_captions(kn, seed=3)
+    q = lambda t: sorted(str(v) for k, v in t.captions.items() if k.startswith("query-"))
+    assert q(s) == q(kn)
+    assert {k: v for k, v in s.captions.items() if k.startswith("corpus-")} == \
+        {k: v for k, v in kn.captions.items() if k.startswith("corpus-")}
+    assert s.corpus is kn.corpus and s.qrels == kn.qrels
+    with pytest.raises(TypeError, match="RetrievalTask"):
+        shuffle_query_captions({"query": []})
