@@ -685,7 +685,8 @@ def mase(
     this many seconds (then `value` may exceed `lp_value`). `max_table`: the largest table (entries) the run may
     build — one bag's DP table for 'structured' ($\\prod_{v\\in B}(|A_v|+1)$, exponential in the treewidth), the
     normal form ($n\\prod_i|A_i|$) for 'brute' on a graphical game; a larger one is refused up front with a
-    `ValueError` naming the width and the size."""
+    `ValueError` naming the width and the size. Default `MAX_TABLE` = $10^7$ entries (about 80 MB of float64);
+    raise it to run a wider game anyway."""
     _check_deviation(deviation)
     if aggregator not in AGGREGATORS: raise ValueError(f"aggregator must be one of {AGGREGATORS}, got {aggregator!r}")
     if method not in ("auto", "cg", "full", "structured", "brute"):

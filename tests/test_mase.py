@@ -248,6 +248,30 @@ def test_wide_game_refused_up_front():
     with pytest.raises(ValueError, match="max_table"): mase(small, max_table=0)
 
 
+def test_wide_game_limit_is_documented_and_shared():
+    "The default limit is MAX_TABLE = 1e7 entries, stated in mase's docstring; the structured EWF refuses too."
+    import inspect
+    from iclr26.mase import MAX_TABLE
+    assert MAX_TABLE == 10**7 and inspect.signature(mase).parameters["max_table"].default == MAX_TABLE
+    assert "10^7" in mase.__doc__ and "max_table" in mase.__doc__
+    g = network_game(nx.karate_club_graph(), seed=0)
+    with pytest.raises(ValueError, match=r"width 17"): ewf(g, 0.1)
+
+
+# ----------------------------------------------------- headline 1: exact against the full LP; the null must fail
+@pytest.mark.parametrize("aggregator", AGGREGATORS)
+def test_structured_exact_against_full_lp_and_unilateral_null_fails(aggregator):
+    g = network_game(nx.path_graph(5), seed=3)
+    nf, w = g.to_normal_form(), [1.0, 2.0, 3.0, 1.0, 2.0]
+    ref = mase(nf, aggregator, weights=w, method="full").lp_value              # every coalition constraint at once
+    s = mase(g, aggregator, weights=w)
+    joint = joint_from_marginals(g, s.td, s.marginals)
+    assert abs(s.value - ref) < 1e-7
+    assert abs(max_coalition_gain(nf, joint, aggregator, weights=w).gain - ref) < 1e-7
+    u = mase(nf, aggregator, weights=w, coalition_set=1)                       # ignores coalitions
+    assert max_coalition_gain(nf, u.mu, aggregator, weights=w).gain > ref + 1e-3
+
+
 # ---------------------------------------------------------------- optional dependencies name the extra (issue #60)
 def _import_without(blocked: str, module: str = "iclr26.mase") -> str:
     import subprocess, sys
