@@ -561,7 +561,7 @@ class ArenaScheduler:
      "`method` is one of `METHODS`.")
     def __init__(self, models, method: str = "d-opt", anchor=0, C: float = C_ELO, ridge: float = RIDGE,
                  refit_every: int = 1, init_rating: float = 1000.0, seed: int | None = None, pair_probs=None,
-                 auto_refit: bool = True):
+                 auto_refit: bool = True, design_ratings=None):
         if isinstance(models, (int, np.integer)) and not isinstance(models, bool):
             models = [f"m{k}" for k in range(_check_int("models", models, 2))]
         if isinstance(models, (str, bytes)) or not isinstance(models, Iterable):
@@ -598,6 +598,13 @@ class ArenaScheduler:
                 raise ValueError(f"pair_probs must be {self.pi.size} non-negative weights (pairs i<j in row-major "
                                  "order) or an N×N matrix")
             self.pair_probs = q / q.sum()
+        self.design_ratings = None   # fixed ratings for the Fisher weights: the oracle's locally optimal design
+        if design_ratings is not None:
+            if method not in ("a-opt", "d-opt"):
+                raise ValueError("design_ratings: only the 'a-opt' and 'd-opt' methods use Fisher weights")
+            self.design_ratings = _check_ratings(design_ratings, "design_ratings").copy()
+            if self.design_ratings.size != self.N:
+                raise ValueError(f"design_ratings must hold {self.N} ratings, got {self.design_ratings.size}")
         self.counts = np.zeros((self.N, self.N))
         self.wins = np.zeros((self.N, self.N))
         self.r = np.full(self.N, self.init_rating)
@@ -606,7 +613,9 @@ class ArenaScheduler:
             if method in ("a-opt", "d-opt")
             else None
         )
-        self.n_battles, self._stale = 0, 0
+        if self.fisher is not None and self.design_ratings is not None:
+            self.fisher.rebuild(self.design_ratings, self.counts)
+        self.n_battles, self._stale, self._fstale = 0, 0, 0
         self._set_index_helpers()
         self._log: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
@@ -620,9 +629,13 @@ class ArenaScheduler:
     def refit(self, tol: float = 1e-6) -> np.ndarray:
         "Refit the m-ELO ratings to convergence (Newton, warm start) and rebuild the Fisher state; return the ratings."
         self.r, _ = _newton(self.wins, self.r, self.anchor, self.C, self.ridge, tol, 100)
-        if self.fisher is not None: self.fisher.rebuild(self.r, self.counts)
-        self._stale = 0
+        if self.fisher is not None: self.fisher.rebuild(self._design(), self.counts)
+        self._stale = self._fstale = 0
         return self.r
+
+    def _design(self) -> np.ndarray:
+        "The ratings the Fisher weights are evaluated at: `design_ratings` if given, else the current fit."
+        return self.r if self.design_ratings is None else self.design_ratings
 
     def newton_step(self) -> np.ndarray:
         ("One warm-started Newton step of the m-ELO fit; its inverse Hessian is the new $\\Sigma$ (one $O(N^3)$ "
@@ -634,8 +647,10 @@ class ArenaScheduler:
         Sr = np.linalg.inv(H[self._ix])
         g = C * (self.wins - self.counts * P).sum(1) - self.ridge * C * C * (r - r.mean())
         r[self._keep] += Sr @ g[self._keep]
-        if self.fisher is not None: self.fisher.set_inverse(C * C * P * (1.0 - P), Sr)
-        self._stale = 0
+        if self.fisher is not None:
+            if self.design_ratings is None: self.fisher.set_inverse(C * C * P * (1.0 - P), Sr)
+            else: self.fisher.rebuild(self.design_ratings, self.counts)
+        self._stale = self._fstale = 0
         return r
 
     def _top(self, gains: np.ndarray, k: int) -> np.ndarray:
@@ -672,7 +687,11 @@ class ArenaScheduler:
             return self.pi[m], self.pj[m]
         # battles arrived since the last fit: refit to convergence (a warm-started Newton run, usually 1-3 steps), so
         # that a bulk `observe()` is never ranked at stale ratings
-        if self._stale >= self.refit_every: self.refit()
+        if self.design_ratings is not None:
+            if self._fstale >= self.refit_every:   # fixed design ratings: no fit is needed to rank pairs; rebuild Σ
+                self.fisher.rebuild(self.design_ratings, self.counts)   # (no drift of the rank-one updates)
+                self._fstale = 0
+        elif self._stale >= self.refit_every: self.refit()
         if self.method == "nearest":
             d = np.abs(self.r[:, None] - self.r[None, :]) + 1e-9 * self.rng.random((self.N, self.N))
             np.fill_diagonal(d, np.inf)
@@ -715,6 +734,7 @@ class ArenaScheduler:
             for a, b in zip(i.tolist(), j.tolist()): self.fisher.add(a, b)
         self.n_battles += i.size
         self._stale += i.size
+        self._fstale += i.size
         self._log.append((i, j, y))
         return self
 
@@ -742,8 +762,9 @@ class ArenaScheduler:
          "has no battles yet, so its prior variance makes the information rules pick it early.")
         name = str(name)
         if name in self.index: raise ValueError(f"name: model {name!r} is already in the arena")
-        if self.pair_probs is not None:
-            raise ValueError("add_model: pair_probs were given for the old model set; build a new scheduler")
+        if self.pair_probs is not None or self.design_ratings is not None:
+            raise ValueError("add_model: pair_probs or design_ratings were given for the old model set; build a new "
+                             "scheduler")
         rating = float(self.r.mean()) if rating is None else float(rating)
         if not math.isfinite(rating): raise ValueError("rating must be finite")
         N = self.N
@@ -758,8 +779,8 @@ class ArenaScheduler:
         if self.fisher is not None:
             self.fisher = FisherState(
                 self.N, self.anchor, self.C, self.ridge, track_square=(self.method == "a-opt")
-            ).rebuild(self.r, self.counts)
-        self._stale = 0
+            ).rebuild(self._design(), self.counts)
+        self._stale = self._fstale = 0
         return self
 
     def battle_log(self) -> pd.DataFrame:
@@ -897,13 +918,16 @@ def run_selection(
     elo_k: Sequence[float] = (),
     keep_counts: bool = False,
     traffic=None,
+    oracle_design: bool = False,
 ) -> dict:
     """Simulate one arena run of selection rule `method` and measure it at each of `checkpoints` (numbers of battles).
 
     Balanced protocol (`traffic=None`): a log of `per_pair` battles for every pair, and rules may pick any pair.
     Traffic protocol (`traffic` = battles per model, e.g. LMArena's): a log of `per_pair × N(N−1)/2` battles whose
     pairs follow that traffic (`traffic_log_counts`), replayed: every rule picks only pairs with battles left in
-    the log, and 'random' draws a random remaining battle (uneven per-pair availability, as in a real log)."""
+    the log, and 'random' draws a random remaining battle (uneven per-pair availability, as in a real log).
+    `oracle_design`: the A-/D-optimal rule evaluates its Fisher weights at the *true* ratings (the locally optimal
+    design, an oracle no arena has) instead of the current m-ELO fit."""
     r = _check_ratings(true_ratings, "true_ratings")
     N = r.size
     cps = sorted({_check_int("checkpoints", c, 1) for c in checkpoints})
@@ -936,7 +960,8 @@ def run_selection(
             )
     else: arena = BTArena(r, C=C, tie_rate=tie_rate, seed=s_arena)
     sched = ArenaScheduler(
-        N, method=method, anchor=anchor, C=C, ridge=ridge, refit_every=refit_every, seed=s_sched, pair_probs=pair_probs
+        N, method=method, anchor=anchor, C=C, ridge=ridge, refit_every=refit_every, seed=s_sched, pair_probs=pair_probs,
+        design_ratings=r if oracle_design else None,
     )
     ref = None if reference is None else _check_ratings(reference, "reference")
     out = {
@@ -986,7 +1011,7 @@ def run_selection(
                 pairwise_consistency(e, ref) if ref is not None else float("nan") for e in snaps
             ]
     out = {k_: np.asarray(v) for k_, v in out.items()}
-    out.update(method=method, k=k, anchor=anchor, seed=seed, fresh=getattr(arena, "fresh", 0))
+    out.update(method=method, k=k, anchor=anchor, seed=seed, fresh=getattr(arena, "fresh", 0), oracle=oracle_design)
     if keep_counts: out["counts"] = sched.counts.copy()
     return out
 

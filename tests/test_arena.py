@@ -527,3 +527,32 @@ def test_property_metric_lengths(a, b):
     if a == b and a >= 2: assert pairwise_consistency(est, ref) == 1.0
     else:
         with pytest.raises(ValueError, match="est|ref"): pairwise_consistency(est, ref)
+
+
+def test_design_ratings_oracle_ranks_pairs_at_the_given_ratings():
+    "The oracle's locally optimal design (issue #50): Fisher weights at fixed `design_ratings`, not at the fit."
+    N = 10
+    ar = BTArena(load_lmarena_ratings().iloc[:N], seed=3)
+    rng = np.random.default_rng(4)
+    a = rng.integers(N, size=150)
+    b = (a + 1 + rng.integers(N - 1, size=150)) % N
+    y = ar.outcomes(a, b)
+    for crit in ("d", "a"):
+        sc = ArenaScheduler(ar.models, method=f"{crit}-opt", seed=0, design_ratings=ar.ratings)
+        sc.observe(a, b, y)
+        i, j = sc.select(1)
+        g = brute_force_gains(fisher_information(ar.ratings, sc.counts) + _prior_precision(N, C_ELO, RIDGE),
+                              bt_weights(ar.ratings), sc.anchor, crit)
+        m = int(np.argmax(g))
+        assert (sc.pi[m], sc.pj[m]) == (int(i[0]), int(j[0]))
+        # the ratings themselves are still the m-ELO fit of the battles
+        np.testing.assert_allclose(sc.ratings().reindex(ar.models).values,
+                                   fit_mle(sc.wins, anchor=0, anchor_rating=1000.0, check_connected=False), atol=1e-3)
+    with pytest.raises(ValueError, match="design_ratings"):
+        ArenaScheduler(ar.models, method="random", design_ratings=ar.ratings)
+    with pytest.raises(ValueError, match="design_ratings"):
+        ArenaScheduler(ar.models, method="d-opt", design_ratings=ar.ratings[:5])
+    with pytest.raises(ValueError, match="design_ratings"):
+        ArenaScheduler(ar.models, method="d-opt", design_ratings=ar.ratings).add_model("new")
+    o = run_selection(ar.ratings, "d-opt", [30, 60], seed=0, per_pair=20, oracle_design=True)
+    assert o["oracle"] is True and o["battles"].tolist() == [30, 60]
