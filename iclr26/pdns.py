@@ -480,7 +480,8 @@ def train_discrete(target: DiscreteTarget, method: str = "PDNS", model: nn.Modul
 def is_mode_mass(logw: torch.Tensor, modes: torch.Tensor, n_modes: int) -> np.ndarray:
     """Importance-reweighted mode masses $\\sum_i\\hat w_i1[\\mathrm{mode}(x_i)=m]$ with self-normalised weights
     $\\hat w=\\mathrm{softmax}(\\log w)$;
-    `logw` = $\\log\\tilde\\pi(x_i)-\\log q_\\theta(\\sigma_i,x_i)$, `modes` the mode index of each draw in [0, n_modes)."""
+    `logw` = $\\log\\tilde\\pi(x_i)-\\log q_\\theta(\\sigma_i,x_i)$, `modes` the mode index of each draw in [0,
+    n_modes)."""
     logw = _check_vector("logw", logw, allow_neg_inf=True)
     if not torch.isfinite(logw).any(): raise ValueError("logw must hold at least one finite value")
     if not torch.is_tensor(modes) or modes.shape != logw.shape or modes.is_floating_point():
