@@ -778,8 +778,10 @@ def stack_polytopes(sets_list: Sequence) -> PolytopeSets:
     if not isinstance(sets_list, (list, tuple)) or len(sets_list) == 0:
         raise TypeError("sets_list must be a non-empty list of PolytopeSets")
     for k, s in enumerate(sets_list):
-        if not isinstance(s, PolytopeSets): raise TypeError(f"sets_list[{k}] must be PolytopeSets, got {type(s).__name__}")
-        if s.d != sets_list[0].d: raise ValueError(f"sets_list[{k}] has d={s.d} but sets_list[0] has d={sets_list[0].d}")
+        if not isinstance(s, PolytopeSets):
+            raise TypeError(f"sets_list[{k}] must be PolytopeSets, got {type(s).__name__}")
+        if s.d != sets_list[0].d:
+            raise ValueError(f"sets_list[{k}] has d={s.d} but sets_list[0] has d={sets_list[0].d}")
     m = max(s.m for s in sets_list)
     A = [s.A[None] * s.signs[:, :, None] if s.A.ndim == 2 else s.A for s in sets_list]     # (n_k, m_k, d) each
     A = np.concatenate([np.pad(a, ((0, 0), (0, m - a.shape[1]), (0, 0))) for a in A])
