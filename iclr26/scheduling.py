@@ -698,9 +698,11 @@ def train_base(
     hidden: int = 16,
     callback=None,
     scorer=None,
+    on_iter=None,
 ) -> tuple[np.ndarray, list]:
     ("Average-performance policy by ES over random instances: one perturbation set shared by a batch; Adam on the ES "
-     "gradient.")
+     "gradient. `on_iter(it, theta)`, if given, is called after each update with a copy of the parameters (snapshots "
+     "at matched compute).")
     if not callable(make_batch): raise TypeError("make_batch must be a function rng -> list of Instance")
     if not isinstance(iters, (int, np.integer)) or iters < 1:
         raise ValueError(f"iters must be an int >= 1, got {iters!r}")
@@ -733,6 +735,7 @@ def train_base(
         lbs = np.array([lower_bound(i) for i in insts])
         hist.append(float((ms.mean(0) / lbs).mean()))
         if callback: callback(it, hist[-1])
+        if on_iter: on_iter(it, th.copy())
     return th, hist
 
 # %% ../nbs/11_scheduling.ipynb #72b636a5
@@ -751,9 +754,10 @@ def meta_train(
     hidden: int = 16,
     outer_opt: str = "adam",
     scorer=None,
+    on_iter=None,
 ) -> tuple[np.ndarray, list]:
     ("DF-META: first-order meta-learning of the initialisation through `inner_steps` ES steps per instance (ES outer "
-     "gradient too).")
+     "gradient too). `on_iter(it, theta0)`, if given, is called after each outer update with a copy of theta0.")
     if not callable(make_batch): raise TypeError("make_batch must be a function rng -> list of Instance")
     if not isinstance(iters, (int, np.integer)) or iters < 1:
         raise ValueError(f"iters must be an int >= 1, got {iters!r}")
@@ -779,6 +783,7 @@ def meta_train(
         th0 = th0 - (opt.step(gm) if opt else outer_lr * gm)
         lbs = np.array([lower_bound(i) for i in insts])
         hist.append(float((ms.min(2).mean(1) / lbs).mean()))
+        if on_iter: on_iter(it, th0.copy())
     return th0, hist
 
 # %% ../nbs/11_scheduling.ipynb #d1f4a335

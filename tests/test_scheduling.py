@@ -158,6 +158,22 @@ def test_training_loops_run_and_return_vectors():
     assert th2.shape == th.shape and len(hist2) == 2 and not np.allclose(th2, th)
 
 
+def test_on_iter_snapshots_are_copies_and_do_not_change_the_run():
+    """`on_iter` (the snapshots the meta-iteration trend adapts from) sees every update, in order, as a copy; the last
+    snapshot is the returned vector, and passing it leaves the run bit-identical."""
+    mk = lambda r: [random_instance(4, 3, r) for _ in range(2)]
+    th0 = policy_init(16, rng=0)
+    for fn, kw in ((train_base, dict(iters=3, mu=4)), (meta_train, dict(iters=3, inner_steps=1, mu=4, n_samples=1))):
+        snaps = {}
+        th, hist = fn(th0, mk, rng=0, on_iter=lambda it, t: snaps.update({it: t}), **kw)
+        ref, ref_hist = fn(th0, mk, rng=0, **kw)
+        assert list(snaps) == [0, 1, 2]
+        np.testing.assert_array_equal(snaps[2], th)
+        np.testing.assert_array_equal(th, ref)
+        assert hist == ref_hist
+        assert not np.array_equal(snaps[0], snaps[2])      # copies, not views of one array that keeps changing
+
+
 def test_gap():
     np.testing.assert_allclose(gap([110.0, 100.0], [100.0, 100.0]), [10.0, 0.0])
     np.testing.assert_allclose(gap(np.array([[110.0, 120.0]]), [100.0]), [[10.0, 20.0]])
