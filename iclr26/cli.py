@@ -16,16 +16,18 @@ from typing import Mapping, Sequence
 from .core import (SCALES, VERDICTS, DirtyTreeError, best_result, check_scale, grouped_markdown,
                          headline_markdown,
                          headline_summary, headline_verdict, load_results, markdown_table, project_root, require_clean,
-                         scoreboard_figure, scoreboard_markdown, scoreboard_rows, short_commit)
+                         scoreboard_figure, scoreboard_markdown, scoreboard_rows, short_commit, use_style,
+                         _VERDICT_COLOURS)
 
 # %% auto #0
-__all__ = ['PLANNED', 'SCALE_BUDGET_S', 'GLOSSARY', 'KATEX_VERSION', 'Notebook', 'notebook_info', 'nbs_dir', 'notebooks', 'Paper',
-           'papers', 'runnable', 'resolve', 'output_dirs', 'expected_seconds', 'extra_requirements', 'missing_extra',
-           'install_hint', 'RunResult', 'run_notebook', 'run_verdicts', 'reproduce', 'paper_status', 'paper_labels',
-           'glossary_markdown', 'findings_links', 'verdict_counts', 'papers_markdown', 'paper_links',
-           'citations_markdown', 'quickest_markdown', 'extras_markdown', 'print_scoreboard', 'scoreboard_page',
-           'katex_dist', 'vendor_katex', 'full_run_markdown', 'build_docs', 'toolkits_markdown', 'readme',
-           'package_docstring', 'write_init', 'main']
+__all__ = ['PLANNED', 'SCALE_BUDGET_S', 'GLOSSARY', 'HEADLINE_LABELS', 'OVERVIEW_LIMITS', 'KATEX_VERSION', 'Notebook',
+           'notebook_info', 'nbs_dir', 'notebooks', 'Paper', 'papers', 'runnable', 'resolve', 'output_dirs',
+           'expected_seconds', 'extra_requirements', 'missing_extra', 'install_hint', 'RunResult', 'run_notebook',
+           'run_verdicts', 'reproduce', 'paper_status', 'paper_labels', 'glossary_markdown', 'findings_links',
+           'verdict_counts', 'headline_label', 'readable_summary', 'papers_markdown', 'paper_links',
+           'citations_markdown', 'quickest_markdown', 'extras_markdown', 'scoreboard_results', 'headline_table',
+           'print_scoreboard', 'scoreboard_page', 'overview_figure', 'katex_dist', 'vendor_katex', 'full_run_markdown',
+           'build_docs', 'toolkits_markdown', 'readme', 'package_docstring', 'write_init', 'main']
 
 # %% ../nbs/03_cli.ipynb #618bacc7
 # (number, key, notebook stem, short title) of papers without a notebook yet
@@ -281,13 +283,14 @@ def run_notebook(nb: Notebook, scale: str, out_dir: str | Path, results: str | P
 # %% ../nbs/03_cli.ipynb #412fdbbd
 def run_verdicts(keys: Sequence[str], scale: str, results: str | Path, since: float = 0.0,
                  root: str | Path | None = None) -> list[str]:
-    """One line per notebook: the headline verdict and its reason, from the results file a run wrote (at or after
-    `since`, a `time.time()`); a smoke or demo verdict is marked indicative, beside the committed full one."""
+    """Per notebook its headline verdict and its reason (wrapped to the terminal), from the results file a run wrote
+    (at or after `since`, a `time.time()`); a smoke or demo verdict is marked indicative, beside the committed full
+    one."""
     check_scale(scale)
     committed = {} if scale == "full" else {r["paper"]: r for r in load_results("full", base=nbs_dir(root).parent /
                                                                                   "results")}
     ours = {r["paper"]: r for r in load_results(scale, base=results)} if (Path(results) / scale).is_dir() else {}
-    lines = []
+    lines, width = [], max(40, shutil.get_terminal_size((100, 24)).columns)   # $COLUMNS, else the terminal's
     for k in keys:
         f = Path(results) / scale / f"{k}.json"
         if k not in ours or f.stat().st_mtime < since:
@@ -295,9 +298,10 @@ def run_verdicts(keys: Sequence[str], scale: str, results: str | Path, since: fl
             continue
         s = headline_summary([ours[k]])[0]
         full = headline_summary([committed[k]])[0]["verdict"] if k in committed else None
-        note = (f"   [indicative: a {scale} run; the committed full run: {full}]" if full
-                else f"   [indicative: a {scale} run]" if scale != "full" else "")
-        lines.append(f"  {k:<16} {s['verdict']:<12} {s['reason']}{note}")
+        note = (f"[indicative: a {scale} run; the committed full run: {full}] " if full
+                else f"[indicative: a {scale} run] " if scale != "full" else "")
+        lines += textwrap.wrap(f"{k:<16} {s['verdict']:<12} {note}{s['reason']}", width, initial_indent="  ",
+                               subsequent_indent=" " * 33, break_on_hyphens=False)
     return lines
 
 # %% ../nbs/03_cli.ipynb #e945a710
@@ -330,6 +334,9 @@ def reproduce(names: Sequence[str] = ("all",), scale: str = "demo", out_dir: str
     print(f"\n{sum(r.ok for r in res)}/{len(res)} notebooks ok in {_duration(time.time() - t0)}; executed notebooks in "
           f"{out_dir}; results in {rdir / scale}; figures in {rdir / scale / 'figures'}\n\nHeadline verdicts:")
     print("\n".join(run_verdicts([r.key for r in res], scale, rdir, t0, root)), flush=True)
+    if scale != "full":
+        print(f"\nThis run beside the committed full results: iclr26 scoreboard --scale {scale}"
+              + ("" if rdir == (root / "results").resolve() else f" --results {rdir}"), flush=True)
     return res
 
 # %% ../nbs/03_cli.ipynb #79de39a9
@@ -413,13 +420,114 @@ def verdict_counts(summary: Sequence[Mapping]) -> str:
     v = [s["verdict"] for s in summary]
     return ", ".join(f"{v.count(x)} {x}" for x in VERDICTS if v.count(x))
 
+# %% ../nbs/03_cli.ipynb #301df621
+# (paper key, headline name) -> (a short label of what the headline measures, the paper's value in a few words); None
+# keeps the default: the name (an id's underscores read as spaces) and the `paper` field (a number as it is)
+HEADLINE_LABELS: dict[tuple[str, str], tuple[str | None, str | None]] = {
+    ("anybcq", "ppl3_anybcq_over_separate_bcq_medium"): ("3-bit perplexity: AnyBCQ / separate BCQ",
+                                                         "close to separate BCQ"),
+    ("anybcq", "ppl4_anybcq_over_separate_bcq_medium"): ("4-bit perplexity: AnyBCQ / separate BCQ",
+                                                         "close to separate BCQ"),
+    ("anybcq", "ppl2_anybcq_over_nested_kmeans_medium"): ("2-bit perplexity: AnyBCQ / nested k-means",
+                                                          "narrows the 2-bit drop"),
+    ("anybcq", "ppl2_anybcq_over_nested_uniform_medium"): ("2-bit perplexity: AnyBCQ / nested uniform",
+                                                           "narrows the 2-bit drop"),
+    ("arena", "D-optimal − random pair (the paper's Random), replayed traffic log (points)"):
+        ("D-optimal − random, replayed log (points)", None),
+    ("coarse", "Voronoi (general convex cells): log-log slope of SGD RMS error vs n, at most -1/2 up to log factors"):
+        ("Voronoi: log-log SGD error slope in n", "slope −1/2 (a bound)"),
+    ("coarse", "Voronoi: slope in log n of the paired ratio RMS SGD error / RMS oracle error (same hidden samples): "
+               "bounded"): ("Voronoi: SGD / oracle error slope in n", "bounded (log factors)"),
+    ("coarse", "rotated grid: log-log slope of SGD RMS error vs n, at most -1/2 up to log factors"):
+        ("rotated grid: log-log SGD error slope in n", "slope −1/2 (a bound)"),
+    ("discrete_sb", "d16_dlightsb_cond_shape"): ("DLightSB conditional shape, D=16", "recovers the known SB"),
+    ("discrete_sb", "d16_dlightsb_m_cond_shape"): ("DLightSB-M conditional shape, D=16", "recovers the known SB"),
+    ("discrete_sb", "d16_cond_shape_margin_over_best_baseline"): ("new solvers − best baseline, shape, D=16",
+                                                                  "beat the baselines"),
+    ("dpiv", "rate in rho: slope of log ||beta_DP - beta_2SLS|| against log rho (rho <= 1, n=4000, T=30)"):
+        ("rate in ρ: slope of log error in log ρ", "exponent −1/2 in ρ"),
+    ("dpiv", "rate in n: slope of log ||beta_DP - beta*|| against log n (rho=1, T=30, n=500..16000)"):
+        ("rate in n: slope of log error in log n", "exponent ≤ −1/2 in n"),
+    ("duet", "DUET forget EM / base forget EM"): (None, "lower than the baselines"),
+    ("duet", "DUET retain EM / base retain EM"): (None, "higher than the baselines"),
+    ("duet", "attack: DUET forget EM minus attacked teacher forget EM (points)"):
+        ("attacked forget EM: DUET − teacher (points)", None),
+    ("duet", "Shift(DUET, 10 queries) minus best Shift(GA, NPO at 100 queries) (points)"):
+        ("shift: DUET at 10 − GA/NPO at 100 queries", "far more data-efficient"),
+    ("homdp", "private: sensitivity audit, max |Δt_F| / s_F over the densities and every admissible flip "
+              "(adversarial searches included)"): ("audit: max |Δt_F| / s_F over every flip", "s_F bounds a flip"),
+    ("homdp", "expressive at ρ=1e-2 (ε=0.62, δ=1e-6): private cycle densities − private degree histogram, SBM 5-NN "
+              "accuracy, lower 95% bound over seeds"): ("ρ=1e-2: cycles − deg. histogram, lower bound",
+                                                       "private and expressive"),
+    ("judo", "JUDO MMAD average minus answer-only SFT (points)"): ("MMAD: JUDO − answer-only SFT (points)", None),
+    ("lmkan", "teacher_flops_ratio_at_matched_mse"): ("MLP / lmKAN FLOPs at matched MSE", None),
+    ("mase", "structured_exact_fraction"): ("share of instances solved exactly", "exact (the optimum)"),
+    ("mase", "dp_work_exponent_in_n_at_fixed_width"): ("DP work: exponent in n at fixed width",
+                                                       "polynomial in n"),
+    ("mase", "dp_time_per_entry_widest_over_narrowest"): ("DP time per entry: widest / narrowest",
+                                                          "(m+1)^(w+1) table entries"),
+    ("mem1", "MEM1 / full-context peak tokens at k=8 (official metric: prompt excluded, EM>0, <=10 turns)"):
+        ("peak tokens: MEM1 / full context, k=8", None),
+    ("mem1", "MEM1 peak-token growth: fitted slope d log peak / d log k (official metric; linear = 1)"):
+        ("MEM1 peak-token growth: slope in log k", "almost constant"),
+    ("offpolicy_grpo", "off-policy v=4 minus on-policy sampled pass@1 (points, paired mean over seeds)"):
+        ("pass@1 points: off-policy v=4 − on-policy", "50 % vs 45 % (v=10, GSM8K)"),
+    ("pard", "measured_cpu_speedup_pard_over_ar_T0_largest"): ("speed-up T=0: PARD / autoregressive", None),
+    ("pard", "measured_cpu_speedup_pard_over_vsd_T0_largest"): ("speed-up T=0: PARD / AR-draft speculative", None),
+    ("pdns", "PDNS avoids the mode collapse of plain WDCE: raw-draw mode-mass error <= 0.1 and |Δlog Z| <= 0.5 "
+             "(Ising L=4, β=1), share of 12 seeds"): ("PDNS avoids collapse: raw draws (share)", None),
+    ("pdns", "PDNS avoids the mode collapse of plain WDCE: importance-reweighted mode-mass error <= 0.1 and |Δlog Z| "
+             "<= 0.5 (Ising L=4, β=1), share of 12 seeds"): ("PDNS avoids collapse: reweighted (share)", None),
+    ("pdns", "plain WDCE (γ=1) collapses: raw-draw mode-mass error >= 0.3 (Ising L=4, β=1), share of 12 seeds"):
+        ("plain WDCE collapses: raw draws (share)", None),
+    ("plasticity", "sl_rsl_sustain_plasticity_where_relu_loses_it"): ("SL and RSL keep plasticity, ReLU loses it",
+                                                                      "ReLU ~20 %, SL ~92 %"),
+    ("rhd", "ID pool: RHD AUC − (0.5 + 2 s.e.)"): (None, "AUC 0.798 (MATH)"),
+    ("scheduling", "main_dfmeta_beats_es_control_best_of_n_paired_max_p"):
+        ("DF-META beats 3 baselines: max p, 10x5", "not the same quantity"),
+    ("scheduling", "hard_dfmeta_beats_es_control_best_of_n_paired_max_p"):
+        ("DF-META beats 3 baselines: max p, 15x15", "not the same quantity"),
+    ("uniugg", "chamfer_ratio_generated_over_copy"): ("Chamfer: generated / copied view", "better FID/LPIPS"),
+    ("uniugg", "vqa_accuracy_minus_chance"): ("spatial VQA accuracy − chance", "supports spatial VQA"),
+    ("rhd", "ID pool: RHD AUC − best baseline AUC (perplexity)"): ("ID pool: RHD AUC − perplexity AUC", None),
+    ("zoo", "medium: in-context copy of held-out words (token accuracy)"): ("in-context copy, held-out words (medium)",
+                                                                            "none (the zoo's target)"),
+    ("zoo", "medium: key-value lookup, 10 held-out pairs (exact match)"): ("key-value lookup, 10 pairs (medium)",
+                                                                           "none (the zoo's target)"),
+}
+
+# %% ../nbs/03_cli.ipynb #0dba2c5c
+def headline_label(paper: str, name: str, paper_value: str = "", n: int = 36) -> tuple[str, str]:
+    """(label, paper's value) of headline `name` of `paper` for tables: `HEADLINE_LABELS`' entry, else the name (an
+    id's underscores read as spaces) and `paper_value` (the claim's `paper` field as text) cut at its first clause
+    to at most `n` characters."""
+    label, gist = HEADLINE_LABELS.get((paper, name), (None, None))
+    if label is None: label = name.replace("_", " ") if " " not in name else name
+    if gist is None:
+        gist = " ".join(str(paper_value or "").split()) or "—"
+        if len(gist) > n: gist = textwrap.shorten(re.split(r" \(|: |; ", gist)[0], n, placeholder=" …")
+    return label, gist
+
+# %% ../nbs/03_cli.ipynb #de4a0271
+def readable_summary(summary: Sequence[Mapping]) -> list[dict]:
+    """`core.headline_summary`'s rows with each headline's `claim` replaced by its readable label (`headline_label`);
+    its `name` keeps the results file's name and `paper_short` holds the paper's value in a few words."""
+    out = []
+    for s in summary:
+        hs = []
+        for h in s["headlines"]:
+            label, gist = headline_label(s["paper"], h.get("name", h["claim"]), h["paper_value"])
+            hs.append({**h, "name": h.get("name", h["claim"]), "claim": label, "paper_short": gist})
+        out.append({**s, "headlines": hs})
+    return out
+
 # %% ../nbs/03_cli.ipynb #a71e98a8
 def papers_markdown(root: str | Path | None = None, results: Sequence[dict] | None = None, link: str = "github") -> str:
-    """The table of papers (README, home page): per paper its headline claims in words, the paper's number, ours
+    """The table of papers (README, home page): per paper its headline claims (readable labels), the paper's value, ours
     [95 % CI], the test, null and oracle (✓ pass, ✗ fail), the verdict and a one-line reason linked to the notebook's
     'What we found' (`'github'`: notebook files; `'site'`: docs pages), then how many claims hold and the commit."""
     if results is None: results = load_results("full", base=nbs_dir(root).parent / "results")
-    summary = headline_summary(results, paper_labels(root, link))
+    summary = readable_summary(headline_summary(results, paper_labels(root, link)))
     return (f"Committed full-scale runs: {verdict_counts(summary)}.\n\n"
             + headline_markdown(summary, findings=findings_links(root, link)))
 
@@ -490,21 +598,23 @@ def extras_markdown(root: str | Path | None = None, results: Sequence[dict] | No
 
 # %% ../nbs/03_cli.ipynb #129beeb6
 def _fit_table(rows: Sequence[Mapping], cols: Sequence[str], heads: Sequence[str], width: int,
-               indent: str = "") -> list[str]:
-    """`rows` aligned in columns that fit `width` characters: the widest columns give way first, down to a few
-    characters each, and their cells wrap onto more lines (a word longer than its column is cut)."""
+               indent: str = "", cut: bool = False, keep: Sequence[str] = ()) -> list[str]:
+    """`rows` aligned in columns that fit `width` characters: the widest columns give way first (those in `keep` only
+    when no other can), down to a few characters each; their cells wrap onto more lines (a word longer than its
+    column is cut), or with `cut` stay on one line, ending in '…' where they are cut."""
     cell = lambda r, c: " ".join(str(r.get(c, "") if r.get(c) is not None else "").split())
     w = {c: max([len(h)] + [len(cell(r, c)) for r in rows]) for c, h in zip(cols, heads)}
     low = {c: min(w[c], max(4, min(len(h), 8))) for c, h in zip(cols, heads)}
     room = width - len(indent) - 2 * (len(cols) - 1)
     while sum(w.values()) > room:
-        c = max((c for c in cols if w[c] > low[c]), key=lambda c: w[c], default=None)
-        if c is None: break  # a terminal narrower than every column's minimum: lines run over
-        w[c] -= 1
+        give = [c for c in cols if w[c] > low[c] and c not in keep] or [c for c in cols if w[c] > low[c]]
+        if not give: break  # a terminal narrower than every column's minimum: lines run over
+        w[max(give, key=lambda c: w[c])] -= 1
     wrap = lambda s, n: textwrap.wrap(s, n, break_on_hyphens=False) or [""]
+    clip = lambda s, n: [s if len(s) <= n else s[:n - 1].rstrip() + "…"]
     out = []
     for r in [dict(zip(cols, heads)), *rows]:
-        parts = [wrap(cell(r, c), w[c]) for c in cols]
+        parts = [(clip if cut else wrap)(cell(r, c), w[c]) for c in cols]
         for i in range(max(map(len, parts))):
             line = "  ".join((p[i] if i < len(p) else "").ljust(w[c]) for c, p in zip(cols, parts))
             out.append((indent + line).rstrip())
@@ -517,57 +627,133 @@ def _headline_lines(h: Mapping, width: int) -> list[str]:
                                         break_on_hyphens=False)
     ours = h["ours"] + (f" {h['ci']}" if h["ci"] else " (no CI)")
     ev = f"ours {ours} · test {h['test']} · null {h['null'] or '—'} · oracle {h['oracle'] or '—'}"
-    return w(f"{h['claim']}: {h['verdict']}", "  ") + w(ev, "      ") + w(f"paper: {h['paper_value'] or '—'}", "      ")
+    name = w(f"results file: {h['name']}", "      ") if h.get("name", h["claim"]) != h["claim"] else []
+    paper = w(f"paper: {h['paper_value'] or '—'}", "      ")
+    return w(f"{h['claim']}: {h['verdict']}", "  ") + w(ev, "      ") + paper + name
 
 def _width(width: int | None) -> int:
     "`width`, else the terminal's (`$COLUMNS` when set; 100 when the output is not a terminal); at least 40."
     return max(40, width or shutil.get_terminal_size((100, 24)).columns)
 
+# %% ../nbs/03_cli.ipynb #6150259c
+def scoreboard_results(scale: str | None = None, results: str | Path | None = None, root: str | Path | None = None,
+                       committed: bool = True) -> list[dict]:
+    """The results a scoreboard shows: the files of `scale` (default every scale) in `results` (default the checkout's
+    results/) and, when these hold a smoke or demo run, the committed full result of each paper they have no full
+    result for: a smoke run's scoreboard keeps the reproduction, its own verdicts marked indicative beside it."""
+    try: root = nbs_dir(root).parent
+    except FileNotFoundError:  # outside a checkout: the results folder alone
+        if results is None: raise
+        return load_results(scale, base=results)
+    rs = load_results(scale, base=Path(results) if results else root / "results")
+    if not committed or all(r["scale"] == "full" for r in rs): return rs
+    have = {r["paper"] for r in rs if r["scale"] == "full"}
+    return rs + [r for r in load_results("full", base=root / "results") if r["paper"] not in have]
+
+# %% ../nbs/03_cli.ipynb #40ebe751
+def _short_reason(reason: str) -> str:
+    "A verdict's reason for a one-line table: a long '(no CI: why)' becomes '(no CI)'; the rest as core words it."
+    return re.sub(r" \(no CI: .*?\)(?= \(missing|$)", " (no CI)", reason)
+
+# %% ../nbs/03_cli.ipynb #2d2c73e6
+def _run_of(s: Mapping) -> str:
+    "The run behind a scoreboard row: scale, commit, ⚠ when dirty, and 'indicative' when it is not a full run."
+    if not s["scale"]: return ""
+    return (f"{s['scale']} {s['commit']}" + (" ⚠" if s["commit"] and not s["reproducible"] else "")
+            + (" (indicative)" if s["scale"] != "full" else ""))
+
+# %% ../nbs/03_cli.ipynb #f94f4834
+def _groups(lines: Sequence[str]) -> list[list[str]]:
+    "The lines of `_fit_table` (after its header) per row: a row's wrapped lines start blank in its first column."
+    out: list[list[str]] = []
+    for line in lines:
+        if out and line[:1] == " ": out[-1].append(line)
+        else: out.append([line])
+    return out
+
+# %% ../nbs/03_cli.ipynb #e8f9065c
+def headline_table(summary: Sequence[Mapping], width: int, results: Sequence[Mapping] = ()) -> list[str]:
+    """The short scoreboard in `width` columns: per paper one line (its verdict, the run, why: wrapped), then per
+    headline its label and the paper's value, ours [95 % CI], the test and its verdict on one line (on two where
+    `width` has no room for the label beside the numbers), then a line per smaller-scale run of the paper in
+    `results` (indicative)."""
+    summary = readable_summary(summary)
+    per = [{"paper": s["label"], "verdict": s["verdict"], "run": _run_of(s), "why": _short_reason(s["reason"])}
+           for s in summary]
+    top = _fit_table(per, ["paper", "verdict", "run", "why"], ["paper", "verdict", "run", "why"], width,
+                     keep=("paper", "verdict", "run"))
+    hs = [{"headline": h["claim"], "paper": h["paper_short"], "ours": h["ours"] + (f" {h['ci']}" if h["ci"] else ""),
+           "test": h["test"], "verdict": h["verdict"]} for s in summary for h in s["headlines"]]
+    nums = _fit_table(hs, ["ours", "test", "verdict"], ["ours [95 % CI]", "test", "verdict"], width, indent="      ")
+    room = width - max(map(len, nums)) + 6 - 3 - 2   # for the label and the paper's value beside the numbers
+    one = room >= 56
+    clip = lambda t, n: t if len(t) <= n else t[:n - 1].rstrip() + "…"
+    if one:   # the paper's value gives way first (down to 16 characters), then the label
+        lmax, pmax = (max([len(h[k]) for h in hs] + [9]) for k in ("headline", "paper"))
+        pw = min(pmax, max(16, room - 2 - lmax))
+        lw = min(lmax, room - 2 - pw)
+        row = lambda a, b, n: f"   {clip(a, lw).ljust(lw)}  {clip(b, pw).ljust(pw)}  {n.strip()}".rstrip()
+        low = [row("headline", "the paper", nums[0][6:])]
+        rows = [[row(h["headline"], h["paper"], n[6:])] for h, n in zip(hs, nums[1:])]
+    else:
+        wrap = lambda t: textwrap.wrap(t, width, initial_indent="   ", subsequent_indent="     ")
+        low = ["   headline · the paper", nums[0]]
+        rows = [wrap(f"{h['headline']} · paper: {h['paper']}") + [n] for h, n in zip(hs, nums[1:])]
+    out, i = [top[0], *low[:1 if one else 2], "─" * min(width, max(map(len, top + low)))], 0
+    for s, lines in zip(summary, _groups(top[1:])):
+        out += lines
+        for r in rows[i:i + len(s["headlines"])]: out += r
+        i += len(s["headlines"])
+        for r in sorted((r for r in results if r["paper"] == s["paper"] and r["scale"] != s["scale"]),
+                        key=lambda r: -SCALES.index(r["scale"])):
+            o = headline_summary([r])[0]
+            out.append(clip(f"   {r['scale']} run {o['commit']} (indicative): {o['verdict']}; "
+                            f"{_short_reason(o['reason'])}", width))
+    return out
+
 # %% ../nbs/03_cli.ipynb #7dab8dd7
-def print_scoreboard(results: Sequence[dict], root: str | Path | None = None, width: int | None = None) -> None:
-    """Print the scoreboard in `width` columns (default: the terminal's): each paper's headline verdict and its
-    reason, then each headline's evidence, then every claim grouped per paper, then the totals."""
+def print_scoreboard(results: Sequence[dict], root: str | Path | None = None, width: int | None = None,
+                     every: bool = False) -> None:
+    """Print the scoreboard in `width` columns (default: the terminal's): one line per paper (its headline verdict,
+    the run, why) and one per headline (label, the paper's value, ours [CI], the test, verdict), then the totals;
+    `every` adds each headline's evidence (null, oracle) and every claim grouped per paper."""
     rows = scoreboard_rows(results)
     if not rows:
         print("no results yet: run `iclr26 reproduce`")
         return
     width = _width(width)
-    try: labels, every = paper_labels(root, short=True), paper_labels(root, None, results)
-    except FileNotFoundError: labels = every = None  # outside a checkout: results only, by key
+    try: labels, every_label = paper_labels(root, short=True), paper_labels(root, None, results)
+    except FileNotFoundError: labels = every_label = None  # outside a checkout: results only, by key
     summary = headline_summary(results, labels)
-    per_paper = [{"paper": s["label"], "verdict": s["verdict"], "why": s["reason"],
-                  "run": f"{s['scale']} {s['commit']}" + (" ⚠" if s["commit"] and not s["reproducible"] else "")
-                  if s["scale"] else ""} for s in summary]
     say = lambda text: print(textwrap.fill(text, width, break_on_hyphens=False))
-    say("Headline verdict per paper (the run at its largest scale; ⚠: not reproducible from its commit)")
+    say(f"Headline verdict per paper: {verdict_counts(summary)} (the run at its largest scale; a smoke or demo run "
+        "is indicative; ⚠: not reproducible from its commit)")
     print()
-    print("\n".join(_fit_table(per_paper, ["paper", "verdict", "why", "run"], ["paper", "verdict", "why", "run"],
-                               width)))
+    print("\n".join(headline_table(summary, width, results)))
     print()
-    say(verdict_counts(summary))
-    if any(s["headlines"] for s in summary):
-        print()
+    if every:
         say("Headline claims and their evidence (null and oracle through the same test: ✓ passes, ✗ fails)")
-        for s in (s for s in summary if s["headlines"]):
+        for s in (s for s in readable_summary(summary) if s["headlines"]):
             print(f"\n{s['label']}")
             for h in s["headlines"]:
                 print("\n".join(_headline_lines(h, width)))
-    print("\nEvery claim, per paper\n")
-    cols = ["claim", "kind", "paper_value", "ours", "test", "role", "status"]
-    order = [k for k, _ in every] if every else []
-    for key in order + [k for k in dict.fromkeys(r["paper"] for r in results) if k not in order]:
-        for r in sorted((r for r in results if r["paper"] == key), key=lambda r: -SCALES.index(r["scale"])):
-            rr = sorted(scoreboard_rows([r]), key=lambda x: _KIND_RANK.get(x["kind"], 2))
-            flag = "  ⚠ not reproducible" if not r.get("reproducible") else ""
-            say(f"== {key} ({r['scale']}, commit {short_commit(r.get('commit'))}{flag}): "
-                f"{sum(x['status'] == 'pass' for x in rr)}/{len(rr)} hold, headline: {headline_verdict(r)}")
-            heads = ["claim", "kind", "paper's figure", "ours", "test", "gate", "status"]
-            print("\n".join(_fit_table(rr, cols, heads, width, indent="   ")))
-            print()
+        print("\nEvery claim, per paper\n")
+        cols = ["claim", "kind", "paper_value", "ours", "test", "role", "status"]
+        order = [k for k, _ in every_label] if every_label else []
+        for key in order + [k for k in dict.fromkeys(r["paper"] for r in results) if k not in order]:
+            for r in sorted((r for r in results if r["paper"] == key), key=lambda r: -SCALES.index(r["scale"])):
+                rr = sorted(scoreboard_rows([r]), key=lambda x: _KIND_RANK.get(x["kind"], 2))
+                flag = "  ⚠ not reproducible" if not r.get("reproducible") else ""
+                say(f"== {key} ({r['scale']}, commit {short_commit(r.get('commit'))}{flag}): "
+                    f"{sum(x['status'] == 'pass' for x in rr)}/{len(rr)} hold, headline: {headline_verdict(r)}")
+                heads = ["claim", "kind", "paper's figure", "ours", "test", "gate", "status"]
+                print("\n".join(_fit_table(rr, cols, heads, width, indent="   ")))
+                print()
     gates = [r for r in rows if r["role"] == "gate"]
     say(f"{sum(r['status'] == 'pass' for r in gates)}/{len(gates)} gates hold; "
         f"{sum(r['status'] == 'pass' for r in rows if r['role'] != 'gate')}/{len(rows) - len(gates)} "
-        "reported claims hold")
+        "reported claims hold" + ("" if every else "; `iclr26 scoreboard --all`: each headline's evidence and "
+                                  "every claim"))
     for r in results:
         if r.get("scale") == "full" and not r.get("reproducible", False):
             say(f"warning: {r['paper']} (full) is not reproducible: commit {r.get('commit') or 'unknown'}")
@@ -579,7 +765,7 @@ def scoreboard_page(results: Sequence[dict], root: str | Path | None = None,
     labels, every = paper_labels(root, "site", short=True), paper_labels(root, "site", results)
     try: found = findings_links(root, "site")
     except FileNotFoundError: found = {}
-    summary = headline_summary(results, labels)
+    summary = readable_summary(headline_summary(results, labels))
     intro = ("---\ntitle: Scoreboard\n---\n\nThe papers' **headline claims** first, one row per paper, from the run at "
              "its largest scale (`full` is the committed reproduction): the claim, the paper's number, ours with its "
              "95 % interval, the test, the null and the oracle through the same test, the verdict and why (linked to "
@@ -591,6 +777,89 @@ def scoreboard_page(results: Sequence[dict], root: str | Path | None = None,
             "measured and shown, not asserted. `FAIL` is a failed gate, `miss` a reported claim that did not hold.\n\n")
     return (intro + "## Headline claims\n\n" + fig + headline_markdown(summary, findings=found) + "\n" + rest
             + grouped_markdown(results, every))
+
+# %% ../nbs/03_cli.ipynb #eaa7c961
+def _ratio_marks(h: Mapping) -> dict | None:
+    """Where a headline (a row of `headline_summary`) sits on the overview's axis: ours / threshold, its CI in the same
+    units, and whether it must exceed 1 (a threshold below zero flips the comparison); None without a ratio."""
+    q = h.get("ratio")
+    if q is None or not (q > 0 and math.isfinite(q)): return None
+    op, thr = h["test"].split(" ", 1)
+    t = float(thr)
+    up = (op in (">", ">=")) == (t > 0)   # v >= t with t < 0 is v / t <= 1
+    ci = [float(x) / t for x in re.findall(r"-?[\d.]+(?:e[-+]?\d+)?", h["ci"])] if h.get("ci") else []
+    ci = sorted(ci) if len(ci) == 2 and min(ci) > 0 else None
+    return {"ratio": q, "ci": ci, "up": up}
+
+# %% ../nbs/03_cli.ipynb #f7b8dc02
+OVERVIEW_LIMITS = (1e-3, 1e3)   # ours / threshold beyond these is drawn at the edge, with its value written
+
+def overview_figure(summary: Sequence[Mapping], path: str | Path | None = None):
+    """Every paper at a glance: each headline's ours / threshold with its 95 % CI (left; ▶ must exceed 1, ◀ must stay
+    below 1), the paper's verdict beside it (middle), the run's claims that hold (right); `path` saves a PNG."""
+    import matplotlib as mpl
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.lines import Line2D
+    C = _VERDICT_COLOURS
+    use_style()
+    n = len(summary)
+    if n == 0: raise ValueError("summary is empty: there is nothing to plot")
+    fig, (ax, mx, bx) = plt.subplots(1, 3, figsize=(12, 0.34 * n + 2.2), sharey=True,
+                                     gridspec_kw={"width_ratios": [3.2, 1.15, 1.7], "wspace": 0.04})
+    ys = np.arange(n)[::-1]
+    marks = [[m for h in s["headlines"] if (m := _ratio_marks(h))] for s in summary]
+    xs = [x for ms in marks for m in ms for x in [m["ratio"], *(m["ci"] or [])]]
+    lo, hi = OVERVIEW_LIMITS
+    x0 = max(lo, min(xs + [0.5]) / 2.5)
+    x1 = min(hi, max(xs + [2.0]) * 2.5)
+    for y, s, ms in zip(ys, summary, marks):
+        ax.axhspan(y - 0.45, y + 0.45, color=C[s["verdict"]], alpha=0.12, lw=0)
+        hs = [h for h in s["headlines"] if _ratio_marks(h)]
+        for j, (h, m) in enumerate(zip(hs, ms)):
+            dy = 0.0 if len(ms) == 1 else 0.5 * (j / (len(ms) - 1) - 0.5)   # a paper's headlines side by side
+            col, q = C[h["verdict"]], min(max(m["ratio"], x0 * 1.15), x1 / 1.15)
+            if m["ci"]: ax.plot([max(m["ci"][0], x0), min(m["ci"][1], x1)], [y + dy] * 2, color=col, lw=1.4, zorder=2)
+            ax.scatter(q, y + dy, s=42, marker=">" if m["up"] else "<", color=col, edgecolor="k", lw=0.4, zorder=3)
+            if q != m["ratio"]: ax.annotate(f"{m['ratio']:.2g}", (q, y + dy), xytext=(0, 6),
+                                            textcoords="offset points", ha="center", fontsize=7)
+        held = sum(h["verdict"] == "holds" for h in s["headlines"])
+        text = s["verdict"] + (f"  {held}/{len(s['headlines'])} hold" if s["headlines"] else "")
+        if len(ms) < len(s["headlines"]): text += f"\n{len(s['headlines']) - len(ms)} not drawn (no ratio)"
+        mx.text(0.04, y, text, color=C[s["verdict"]], ha="left", va="center", fontsize=8, linespacing=0.9,
+                fontweight="bold" if s["scale"] == "full" else "normal")
+        bx.barh(y, s["n_hold"], color="#2ca02c", height=0.7)
+        bx.barh(y, s["n_claims"] - s["n_hold"], left=s["n_hold"], color="#d62728", alpha=0.6, height=0.7)
+        if s["n_claims"]: bx.text(s["n_claims"] + 0.4, y, f"{s['n_hold']}/{s['n_claims']}", va="center", fontsize=7)
+    ax.axvline(1.0, color="k", lw=0.8, ls="--")
+    ax.set_xscale("log")
+    ax.set_xlim(x0, x1)
+    ticks = [t for e in range(-3, 4) for t in (10.0 ** e, 3 * 10.0 ** e) if x0 <= t <= x1]
+    ax.xaxis.set_major_locator(mpl.ticker.FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(mpl.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
+    ax.xaxis.set_minor_formatter(mpl.ticker.NullFormatter())
+    ax.tick_params(axis="x", labelbottom=True)
+    ax.set_ylim(-0.6, n - 0.4)
+    ax.set_yticks(ys, [s["label"] + ("" if s["scale"] in ("full", "") else f" ({s['scale']})") for s in summary])
+    for t, s in zip(ax.get_yticklabels(), summary):
+        t.set_color(C[s["verdict"]] if s["verdict"] != "not run yet" else "#7f7f7f")
+    ax.set(xlabel="ours / threshold (log scale; line: 95 % CI)\nno ratio: a test of == or against 0, or ours of the "
+                  "other sign", title="Headline claims: ours relative to the threshold")
+    mx.set_axis_off()
+    mx.set_title("verdict", fontsize=11)
+    bx.set_xlim(0, max([s["n_claims"] for s in summary] + [1]) * 1.18)
+    bx.set(xlabel="claims of the run (green: hold, red: do not)", title="All claims")
+    for a in (ax, bx): a.grid(axis="y", visible=False)
+    used = list(dict.fromkeys(h["verdict"] for s in summary for h in s["headlines"]))
+    keys = [Line2D([], [], ls="", marker=">", color="#7f7f7f", label="must exceed 1"),
+            Line2D([], [], ls="", marker="<", color="#7f7f7f", label="must stay below 1")]
+    keys += [Line2D([], [], ls="", marker="s", color=C[v], label=v) for v in VERDICTS if v in used]
+    fig.legend(handles=keys, loc="lower center", ncol=len(keys), fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0))
+    fig.subplots_adjust(left=0.13, right=0.98, top=1 - 0.45 / fig.get_figheight(), bottom=1.05 / fig.get_figheight())
+    if path is not None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path)
+    return fig
 
 # %% ../nbs/03_cli.ipynb #8ed396ca
 KATEX_VERSION = "0.16.11"  # the version smalldocs 0.5.4 asks for
@@ -715,7 +984,7 @@ def build_docs(scale: str = "demo", execute: bool | None = True, executed: str |
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        plt.close(scoreboard_figure(headline_summary(rs, paper_labels(root)), stage / "scoreboard.png"))
+        plt.close(overview_figure(headline_summary(rs, paper_labels(root)), stage / "scoreboard.png"))
         figure = "scoreboard.png"
     (stage / "scoreboard.md").write_text(scoreboard_page(rs, root, figure))
     # 3. the site config, with its output in `out`
@@ -841,13 +1110,16 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--timeout", type=_seconds, default=None, help="per-cell timeout in seconds (> 0)")
     r.add_argument("--allow-dirty", action="store_true",
                    help="at full scale, run from uncommitted changes anyway (results say reproducible: false)")
-    s = sub.add_parser("scoreboard", help="the headline verdict per paper, its evidence, then every claim")
+    s = sub.add_parser("scoreboard", help="the headline verdict per paper and per headline (--all: every claim)")
     s.add_argument("--scale", default=None, choices=SCALES, help="only this scale")
     s.add_argument("--results", default=None, help="results folder (default results/)")
     s.add_argument("--markdown", default=None, help="also write the scoreboard as Markdown to this file")
     s.add_argument("--figure", default=None, help="also draw every paper at a glance into this PNG file")
     s.add_argument("--width", type=int, default=None, help="columns of the terminal table (default $COLUMNS or the "
                    "terminal's width)")
+    s.add_argument("--all", action="store_true", help="also each headline's null and oracle, and every claim")
+    s.add_argument("--only", action="store_true", help="only the results folder's files (a smoke or demo run's "
+                   "scoreboard otherwise keeps the committed full results beside its indicative verdicts)")
     d = sub.add_parser("docs", help="build the docs site (--execute runs missing notebooks, --no-execute shows them "
                        "unexecuted)")
     d.add_argument("--scale", default="demo", choices=SCALES, help="scale to execute notebooks at (default demo)")
@@ -866,9 +1138,8 @@ def _parser() -> argparse.ArgumentParser:
 
 # %% ../nbs/03_cli.ipynb #07c64b03
 def _scoreboard(args) -> int:
-    base = Path(args.results) if args.results else nbs_dir().parent / "results"
-    rs = load_results(args.scale, base=base)
-    print_scoreboard(rs, width=args.width)
+    rs = scoreboard_results(args.scale, args.results, committed=not args.only)
+    print_scoreboard(rs, width=args.width, every=args.all)
     if args.markdown:
         Path(args.markdown).write_text(scoreboard_page(rs, None, Path(args.figure).name if args.figure else None)
                                        if rs else "_no results yet_\n")
@@ -877,7 +1148,7 @@ def _scoreboard(args) -> int:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        plt.close(scoreboard_figure(headline_summary(rs, paper_labels()), args.figure))
+        plt.close(overview_figure(headline_summary(rs, paper_labels()), args.figure))
         print(f"figure written to {args.figure}")
     return 0
 

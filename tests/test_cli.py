@@ -153,7 +153,8 @@ def board(tmp_path):
 
 
 def test_scoreboard_leads_with_headlines(board):
-    r = run("scoreboard", "--results", str(board), "--markdown", str(board / "s.md"), "--figure", str(board / "s.png"))
+    r = run("scoreboard", "--all", "--results", str(board), "--markdown", str(board / "s.md"), "--figure",
+            str(board / "s.png"))
     assert r.returncode == 0, r.stderr
     out = r.stdout
     assert out.index("Headline verdict per paper") < out.index("Headline claims and their evidence") \
@@ -175,15 +176,99 @@ def test_scoreboard_leads_with_headlines(board):
 
 
 @pytest.mark.parametrize("columns", [60, 100, 160])
-def test_scoreboard_fits_the_terminal(board, columns):
+@pytest.mark.parametrize("every", [[], ["--all"]])
+def test_scoreboard_fits_the_terminal(board, columns, every):
     "The terminal table fits $COLUMNS: cells wrap, nothing is printed at a fixed 150 columns (issue #61)."
     env = {**os.environ, "COLUMNS": str(columns)}
-    r = run("scoreboard", "--results", str(board), env=env)
+    r = run("scoreboard", *every, "--results", str(board), env=env)
     assert r.returncode == 0, r.stderr
     wide = [l for l in r.stdout.splitlines() if len(l) > columns]
     assert not wide, wide[:3]
-    real = run("scoreboard", env=env)            # the committed results: long claims and reasons wrap too
+    real = run("scoreboard", *every, env=env)    # the committed results: long claims and reasons wrap too
     assert real.returncode == 0 and max(map(len, real.stdout.splitlines())) <= columns
+
+
+def _committed_headlines():
+    from iclr26.core import load_results
+    rs = load_results("full", base=ROOT / "results")
+    return rs, sum(c.get("kind") == "headline" for r in rs if r["paper"] != "zoo" for c in r["claims"])
+
+
+@pytest.mark.parametrize("columns", [80, 150])
+def test_scoreboard_is_short_and_reads_as_words(columns):
+    "By default one line per paper (its reason may wrap) and one per headline (two below ~110 columns), no raw ids."
+    rs, n_head = _committed_headlines()
+    n_papers = len({r["paper"] for r in rs} - {"zoo"})
+    out = run("scoreboard", "--scale", "full", env={**os.environ, "COLUMNS": str(columns)}).stdout
+    lines = out.splitlines()
+    per_headline = 1 if columns >= 120 else 2
+    assert len(lines) <= 12 + 3 * n_papers + per_headline * n_head, len(lines)
+    assert "measured_cpu_speedup_pard_over_ar_T0_largest" not in out and "speed-up T=0: PARD / autoregressive" in out
+    assert "d16_dlightsb_cond_shape" not in out and "3.67" in out, "the paper's value stands beside the label"
+    assert "--all" in out, "the short table says how to see every claim"
+    every = run("scoreboard", "--scale", "full", "--all", env={**os.environ, "COLUMNS": str(columns)}).stdout
+    assert "results file: measured_cpu_speedup_pard_over_ar_T0_largest" in every, "--all names the file's claim"
+    assert len(every.splitlines()) > 5 * len(lines)
+
+
+def test_headline_labels_are_words_with_the_papers_value():
+    from iclr26.cli import HEADLINE_LABELS, headline_label
+    rs, _ = _committed_headlines()
+    for r in rs:
+        for c in (c for c in r["claims"] if c.get("kind") == "headline"):
+            label, paper = headline_label(r["paper"], c["name"], str(c.get("paper", "")))
+            assert " " in label and len(label) <= (44 if (r["paper"], c["name"]) in HEADLINE_LABELS else 200), label
+            assert paper and len(paper) <= 36, (c["name"], paper)
+    assert headline_label("pard", "measured_cpu_speedup_pard_over_ar_T0_largest", "3.67")[1] == "3.67"
+    assert headline_label("x", "an_id", "")[0] == "an id"           # no entry: an id's underscores read as spaces
+
+
+def test_smoke_scoreboard_keeps_the_committed_full_results(tmp_path):
+    "A smoke run's scoreboard shows each paper's committed full verdict, its own verdict beside it as indicative."
+    import json
+    (tmp_path / "smoke").mkdir()
+    r = _result("arena", [("headline", True)], scale="smoke")
+    r["reproducible"] = True
+    (tmp_path / "smoke" / "arena.json").write_text(json.dumps(r))
+    env = {**os.environ, "COLUMNS": "150"}
+    out = run("scoreboard", "--scale", "smoke", "--results", str(tmp_path), env=env).stdout
+    lines = out.splitlines()
+    full = {x["paper"]: x for x in _committed_headlines()[0]}
+    from iclr26.core import headline_verdict
+    arena = next(i for i, l in enumerate(lines) if l.split()[1:2] == ["arena"])
+    assert f" {headline_verdict(full['arena'])} " in lines[arena] and "full " in lines[arena]
+    note = next(l for l in lines[arena:] if "smoke run" in l)
+    assert "(indicative): holds" in note
+    pard = next(l for l in lines if l.split()[1:2] == ["pard"])
+    assert headline_verdict(full["pard"]) in pard, "papers the smoke run did not touch keep their full verdict"
+    only = run("scoreboard", "--scale", "smoke", "--results", str(tmp_path), "--only", env=env).stdout
+    assert "not run yet" in next(l for l in only.splitlines() if l.split()[1:2] == ["pard"])
+
+
+def test_overview_figure_has_ticks_room_and_its_own_verdict_column(tmp_path):
+    "Issue #61: x tick labels on the left panel, no verdict text on the markers, no marker on an axis edge."
+    import copy
+    import matplotlib
+    matplotlib.use("Agg")
+    from iclr26.cli import overview_figure, paper_labels
+    from iclr26.core import headline_summary
+    rs, _ = _committed_headlines()
+    s = headline_summary(rs, paper_labels())
+    fig = overview_figure(s, tmp_path / "o.png")
+    ax, mid, bars = fig.axes[:3]
+    x0, x1 = ax.get_xlim()
+    xs = [x for c in ax.collections for x, _ in c.get_offsets()]
+    assert xs and all(x0 * 1.1 < x < x1 / 1.1 for x in xs), (x0, x1, min(xs), max(xs))
+    fig.canvas.draw()
+    assert [t.get_text() for t in ax.get_xticklabels() if t.get_text()], "the left panel has x tick labels"
+    assert not ax.texts and len(mid.texts) == len(s), "the verdicts stand in their own column, not on the markers"
+    assert bars.get_xlim()[1] > max(x["n_claims"] for x in s), "the longest bar ends inside the panel"
+    planted = copy.deepcopy(s[:2])
+    planted[0]["headlines"][0]["ratio"] = 1e-6                 # beyond the limits: at the edge, its value written
+    f2 = overview_figure(planted)
+    assert [t.get_text() for t in f2.axes[0].texts] == ["1e-06"]
+    from PIL import Image
+    assert Image.open(tmp_path / "o.png").size[0] > 1000
 
 
 def test_scoreboard_shows_the_headline_evidence(board):
@@ -193,7 +278,7 @@ def test_scoreboard_shows_the_headline_evidence(board):
     r = json.loads(f.read_text())
     r["claims"][0].update(ci=[1.5, 2.5], null=0.2, oracle=3.0, protocol="ours: a test", paper="+1.2 points")
     f.write_text(json.dumps(r))
-    out = run("scoreboard", "--results", str(board), env={**os.environ, "COLUMNS": "120"}).stdout
+    out = run("scoreboard", "--all", "--results", str(board), env={**os.environ, "COLUMNS": "120"}).stdout
     assert "ours 2 [1.5, 2.5] · test >= 1 · null 0.2 ✗ · oracle 3 ✓" in out
     assert "the whole CI [1.5, 2.5] passes >= 1" in out and "paper: +1.2 points" in out
 
@@ -227,6 +312,10 @@ def test_readme_table_has_the_headline_columns():
     coarse = next(line for line in md.splitlines() if "22_coarse" in line)
     assert "| **not run yet** |" in coarse and "| no headline marked |" not in row
     assert md.startswith("Committed full-scale runs: 1 fails, 18 not run yet.")
+    pard = _result("pard", [("headline", False)])
+    pard["claims"][0].update(name="measured_cpu_speedup_pard_over_ar_T0_largest", paper=3.67)
+    row = next(line for line in papers_markdown(results=[pard]).splitlines() if "12_pard" in line)
+    assert "| speed-up T=0: PARD / autoregressive | 3.67 |" in row, "a readable label, the paper's number beside it"
 
 
 def test_full_reproduce_refuses_a_dirty_tree(monkeypatch, capsys):
@@ -296,8 +385,9 @@ def test_reproduce_without_a_paper_runs_nothing(fake_runs, capsys):
     assert r.returncode == 2 and "or 'all'" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_reproduce_prints_the_time_and_where_first_and_the_verdicts_last(fake_runs, capsys, tmp_path):
+def test_reproduce_prints_the_time_and_where_first_and_the_verdicts_last(fake_runs, capsys, tmp_path, monkeypatch):
     from iclr26.cli import main, runnable
+    monkeypatch.setenv("COLUMNS", "200")
     out, res = tmp_path / "nbs", tmp_path / "res"
     assert main(["reproduce", "all", "--scale", "smoke", "--out", str(out), "--results", str(res)]) == 0
     text = capsys.readouterr().out
@@ -309,6 +399,7 @@ def test_reproduce_prints_the_time_and_where_first_and_the_verdicts_last(fake_ru
     tail = text[text.index("Headline verdicts:"):]
     arena = next(l for l in tail.splitlines() if l.split()[:1] == ["arena"])
     assert "holds" in arena and "indicative: a smoke run; the committed full run:" in arena
+    assert f"iclr26 scoreboard --scale smoke --results {res.resolve()}" in tail, "how to see it beside the full runs"
 
 
 def test_reproduce_from_another_folder_keeps_out_of_the_checkout(fake_runs, monkeypatch, tmp_path, capsys):
