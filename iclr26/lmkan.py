@@ -7,7 +7,7 @@ Docs: https://iclr26.github.io/iclr26/lmkan.html.md"""
 # %% ../nbs/26_lmkan.ipynb #1a905591
 from __future__ import annotations
 
-import importlib, math, os, time
+import importlib, math, os, time, warnings
 from typing import Callable, Sequence
 
 import numpy as np
@@ -22,7 +22,7 @@ __all__ = ['LMKAN_INITS', 'CPU_IMPLS', 'laplace_cdf', 'laplace_knots', 'locate',
            'lmkan_dense_reference', 'lmkan_onehot', 'LMKAN2D', 'hessian_penalty', 'hessian_lambda', 'lmkan_schedule',
            'grow_grid', 'lmkan_net', 'mlp_net', 'FastKANLayer', 'fastkan_net', 'count_flops', 'total_hessian',
            'train_regression', 'pareto_front', 'flops_at_error', 'error_at_flops', 'flops_ratios', 'equal_flops_ratios',
-           'front_slope', 'methane_dataset', 'throughput', 'LMKANConv2d']
+           'front_slope', 'bounded_flops_ratios', 'lr_sweep', 'methane_dataset', 'throughput', 'LMKANConv2d']
 
 # %% ../nbs/26_lmkan.ipynb #a9853d97
 def laplace_cdf(x: torch.Tensor) -> torch.Tensor:
@@ -148,7 +148,16 @@ LMKAN_INITS = ("uniform", "linear")
 CPU_IMPLS = ("auto", "onehot", "lookup")
 
 class LMKAN2D(nn.Module):
-    "lmKAN layer: $y_q=\\sum_p f_{qp}(x_{2p},x_{2p+1})$ with bilinear lookup tables on a Laplace-quantile grid."
+    """lmKAN layer: $y_q=\\sum_p f_{qp}(x_{2p},x_{2p+1})$ with bilinear lookup tables on a Laplace-quantile grid.
+
+    The defaults are the paper's layer: `init="uniform"` (small random table values) and `extrapolate=True` (linear
+    extrapolation beyond the outer knots). **Trap: do not stack that combination.** A random table is bounded inside
+    the grid but extrapolates with a random slope, so a sample outside the grid gets a value far in the tail;
+    `BatchNorm` hands it to the next layer further out, the tails compound layer by layer, and deep stacks sit at
+    the mean (training loss ~1) or blow up at evaluation (test MSE 47 in the notebook's full run of 66babab). For
+    stacks use `init="linear"` (an exact random linear map at the start; `lmkan_net`'s default) and/or
+    `extrapolate=False` (inputs clamped to the grid). `lmkan_net` warns when it stacks the trap.
+    """
     def __init__(self, in_features: int, out_features: int, grid_size: int = 8, init_scale: float = 0.1,
                  backend: str = "auto", check_inputs: bool | None = None, init: str = "uniform",
                  cpu_impl: str = "auto", extrapolate: bool = True):
@@ -319,6 +328,10 @@ def lmkan_net(sizes: Sequence[int], grid_size: int = 8, norm: bool = True, init:
     for a, b in zip(sizes[:-1], sizes[1:]):
         if norm: layers.append(nn.BatchNorm1d(a, affine=False))
         layers.append(LMKAN2D(a, b, grid_size, init=init, **kw))
+    if len(sizes) > 2 and init == "uniform" and kw.get("extrapolate", True):   # the trap of LMKAN2D's docstring
+        warnings.warn("lmkan_net: stacking LMKAN2D layers with the paper's init='uniform' and extrapolate=True "
+                      "compounds extrapolated tails through BatchNorm (deep stacks sit at the mean or blow up at "
+                      "evaluation); use init='linear' or extrapolate=False", UserWarning, stacklevel=2)
     return nn.Sequential(*layers)
 
 def mlp_net(sizes: Sequence[int], act: Callable[[], nn.Module] = nn.SiLU) -> nn.Sequential:
@@ -461,6 +474,56 @@ def front_slope(flops: Sequence[float], err: Sequence[float]) -> float:
     lf, le = np.log(np.asarray(flops, float)), np.log(np.asarray(err, float))
     if len(np.unique(lf)) < 2: return float("nan")
     return float(np.polyfit(lf, le, 1)[0])
+
+# %% ../nbs/26_lmkan.ipynb #0b679eb4
+def bounded_flops_ratios(base_flops, base_err, new_flops, new_err) -> list[tuple[float, str]]:
+    """`flops_ratios` with bounds beyond the baseline's (Pareto) front: `("=", r)` where the front interpolates,
+    `("<=", cheapest front FLOPs / F)` for a point worse than the whole front (+inf included) and `(">=", costliest
+    front FLOPs / F)` for a point better than all of it (an error of 0 included); NaN errors give `(nan, "=")`.
+    Returned as `(value, relation)` pairs."""
+    _front(base_flops, base_err, ("base_flops", "base_err"))
+    nf, ne = _front(new_flops, new_err, ("new_flops", "new_err"), nan_ok=True)
+    fx, ex = pareto_front(base_flops, base_err)
+    if len(fx) == 0 or not np.isfinite(ex[0]): raise ValueError("base_err: the baseline front has no finite error")
+    out = []
+    for f, e in zip(nf, ne):
+        if math.isnan(e): out.append((float("nan"), "="))
+        elif e > ex[0]: out.append((float(fx[0] / f), "<="))
+        elif e < ex[-1]: out.append((float(fx[-1] / f), ">="))
+        else: out.append((flops_at_error(base_flops, base_err, e) / f, "="))
+    return out
+
+# %% ../nbs/26_lmkan.ipynb #20f9204b
+def _next_lr(lr: float, up: bool) -> float:
+    "The neighbour of `lr` on the 1-3-10 series (x3 or /3, snapped to 1 or 3 times a power of ten)."
+    x = lr * 3 if up else lr / 3
+    k = math.floor(math.log10(x))
+    return float(f"{min((m * 10.0 ** e for e in (k, k + 1) for m in (1, 3)), key=lambda c: abs(math.log(c / x))):.3g}")
+
+def lr_sweep(run: Callable[[float], object], lrs: Sequence[float], score: Callable[[object], float] = lambda r: r,
+             max_extra: int = 3) -> tuple[float, dict, bool]:
+    """`run(lr)` at every lr of `lrs`, then, while the lowest `score` (NaN counts as +inf) sits at an end of the grid,
+    at the next lr of the 1-3-10 series beyond that end (at most `max_extra` more). Returns (best lr,
+    {lr: result} sorted by lr, interior: the best lr has a tried lr on both sides)."""
+    lrs = sorted({float(v) for v in lrs})
+    if not lrs or not all(math.isfinite(v) and v > 0 for v in lrs):
+        raise ValueError(f"lrs must be finite positive numbers, got {lrs}")
+    if isinstance(max_extra, bool) or not isinstance(max_extra, int) or max_extra < 0:
+        raise ValueError(f"max_extra must be an int >= 0, got {max_extra!r}")
+    res = {lr: run(lr) for lr in lrs}
+    def val(lr):
+        s = float(score(res[lr]))
+        return math.inf if math.isnan(s) else s
+    for _ in range(max_extra):
+        grid = sorted(res)
+        best = min(grid, key=val)
+        if grid[0] < best < grid[-1]: break
+        new = _next_lr(best, up=best == grid[-1] and len(grid) > 1)
+        if new in res: new = _next_lr(best, up=True)
+        res[new] = run(new)
+    grid = sorted(res)
+    best = min(grid, key=val)
+    return best, {lr: res[lr] for lr in grid}, grid[0] < best < grid[-1]
 
 # %% ../nbs/26_lmkan.ipynb #92a96042
 def methane_dataset(n: int, seed: int = 0, sigma: float = 0.12, cache: bool = True) -> tuple[np.ndarray, np.ndarray]:

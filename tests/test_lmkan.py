@@ -361,3 +361,44 @@ def test_prop_schedules_and_builders_reject_out_of_range(decay, steps, over, w):
         _lm.lmkan_net([3, 4, 1])
     with pytest.raises(TypeError, match="model"):
         _lm.count_flops(steps)
+
+
+def test_stacking_the_papers_layer_warns():
+    import warnings
+    with pytest.warns(UserWarning, match="extrapolate"):
+        lmkan_net([8, 8, 8, 1], grid_size=5, init="uniform")               # the trap: init='uniform' + extrapolation
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                                     # the safe combinations do not warn
+        lmkan_net([8, 8, 8, 1], grid_size=5)                                # init='linear' (the default)
+        lmkan_net([8, 8, 8, 1], grid_size=5, init="uniform", extrapolate=False)
+        lmkan_net([8, 1], grid_size=5, init="uniform")                      # one layer: nothing is stacked
+    assert "Trap" in LMKAN2D.__doc__ and "extrapolate=False" in LMKAN2D.__doc__
+
+
+def test_bounded_flops_ratios():
+    b = _lm.bounded_flops_ratios([10, 100], [1.0, 0.1], [10, 50, 5, 20, 10], [0.1, 2.0, 0.0, float("inf"), float("nan")])
+    assert [r for _, r in b] == ["=", "<=", ">=", "<=", "="]
+    assert math.isclose(b[0][0], 10.0) and math.isclose(b[1][0], 0.2) and math.isclose(b[2][0], 20.0)
+    assert math.isclose(b[3][0], 0.5) and math.isnan(b[4][0])
+    with pytest.raises(ValueError, match="new_flops"):
+        _lm.bounded_flops_ratios([10, 100], [1.0, 0.1], [1, 2], [0.5])
+
+
+def test_lr_sweep_widens_until_the_optimum_is_interior():
+    calls = []
+    def bowl(lr):
+        calls.append(lr)
+        return (math.log10(lr) + 4.3) ** 2                                 # minimum at 5e-5
+    best, tried, interior = _lm.lr_sweep(bowl, [1e-3, 3e-3], max_extra=6)
+    assert (best, interior) == (3e-5, True) and list(tried) == sorted(tried) and len(calls) == len(set(calls))
+    assert list(tried) == [1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3]
+    best, _, interior = _lm.lr_sweep(bowl, [1e-3, 3e-3], max_extra=1)
+    assert best == 3e-4 and not interior                                   # out of extra points: stays at an edge
+    up = _lm.lr_sweep(lambda lr: -lr if lr < 0.05 else float("nan"), [1e-3], max_extra=5)
+    assert up[0] == 3e-2 and up[2]                                          # widens upwards; NaN counts as +inf
+    assert _lm.lr_sweep(lambda lr: {"v": lr}, [1e-3, 1e-2], score=lambda r: r["v"], max_extra=0)[0] == 1e-3
+    for bad in ([], [0.0], [float("nan")]):
+        with pytest.raises(ValueError, match="lrs"):
+            _lm.lr_sweep(bowl, bad)
+    with pytest.raises(ValueError, match="max_extra"):
+        _lm.lr_sweep(bowl, [1e-3], max_extra=-1)
