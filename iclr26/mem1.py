@@ -23,10 +23,10 @@ TAGS = ("<IS>", "</IS>", "<search>", "</search>", "<answer>", "</answer>", "<inf
 
 # %% auto #0
 __all__ = ['TAGS', 'SearchTool', 'Task', 'make_tasks', 'task_prompt', 'parse_action', 'parse_answers', 'normalize_answer',
-           'f1_score', 'score', 'MultiObjectiveEnv', 'state_text', 'hop_query', 'rest_text', 'scripted_turns',
-           'agent_tokenizer', 'Episode', 'official_peak_tokens', 'context_ids', 'masked_trajectory',
-           'official_style_trajectory', 'batch_trajectories', 'trajectory_logprobs', 'run_episodes', 'scripted_episode',
-           'summarize', 'turn_rows', 'sft_batches', 'grpo_step']
+           'f1_score', 'score', 'MultiObjectiveEnv', 'state_text', 'hop_query', 'rest_text', 'fact_text',
+           'scripted_turns', 'agent_tokenizer', 'Episode', 'held_ids', 'official_peak_tokens', 'context_ids',
+           'masked_trajectory', 'official_style_trajectory', 'batch_trajectories', 'trajectory_logprobs',
+           'run_episodes', 'scripted_episode', 'summarize', 'turn_rows', 'sft_batches', 'grpo_step']
 
 # %% ../nbs/17_mem1.ipynb #6c3b77ae
 def _phrases() -> dict[str, str]:
@@ -189,12 +189,16 @@ class MultiObjectiveEnv:
         return f"<info> {obs} turns left {self.max_turns - self.turn}</info>"
 
 # %% ../nbs/17_mem1.ipynb #8ccaf66d
-def state_text(answers: Sequence[str], question: str | None = None, rest: str | None = None) -> str:
-    """The internal state `<IS>…</IS>` of the scripted agent: the solved answers 'a ;' in order, then the current
-    question as the prompt writes it, then '> rest' once a hop of it is solved. No index tokens."""
-    s = "".join(f" {a} ;" for a in answers)
-    if question: s += f" {question}"
-    if rest: s += f" > {rest}"
+def state_text(answers: Sequence[str], pending: Sequence[str] = (), rest: str | None = None,
+               fact: str | None = None) -> str:
+    """The internal state `<IS>…</IS>` of the scripted agent: the fact just read and '|', the solved answers 'a ;' in
+    order, what is left of the current question and '>' once a hop of it is solved, then the pending questions as the
+    prompt writes them (the current one first). No index tokens."""
+    if isinstance(pending, str): raise TypeError("pending must be a sequence of questions, not one string")
+    s = f" {fact} |" if fact else ""
+    s += "".join(f" {a} ;" for a in answers)
+    if rest: s += f" {rest} >"
+    s += "".join(f" {q}" for q in pending)
     return "<IS>" + s + "</IS>"
 
 def hop_query(chain: Sequence[Sequence[str]], j: int, entity: str) -> str:
@@ -207,12 +211,18 @@ def rest_text(chain: Sequence[Sequence[str]], j: int, entity: str) -> str:
     for c in chain[j:]: inner = f"the {KB_RELATIONS[c[1]][2]} of {inner}"
     return inner
 
+def fact_text(hop: Sequence[str]) -> str:
+    "The sentence of a fact [subject, relation, object] as the knowledge base's pages write it."
+    s, r, o = hop
+    return KB_RELATIONS[r][3].format(s=s, o=o)
+
 def scripted_turns(tool: SearchTool, task: Task, max_turns: int, p_noise: float = 0.0,
                    rng: random.Random | None = None) -> tuple[list[str], list[str], MultiObjectiveEnv]:
     """Run the scripted MEM1 policy (a function of the prompt, its internal state and the last observation):
-    solve the questions in prompt order, one hop per search, keep solved answers in the state, answer all at the
-    end. With probability `p_noise` a question's final answer is misread (a random entity of its type: the noisy
-    demonstrations). Returns the turn texts, the observations and the finished env."""
+    solve the questions in prompt order, one hop per search, copy the fact read into the state, keep solved answers
+    and the pending questions in the state, answer all at the end. With probability `p_noise` a question's final
+    answer is misread (a random entity of its type: the noisy demonstrations). Returns the turn texts, the
+    observations and the finished env."""
     if not 0.0 <= p_noise <= 1.0: raise ValueError(f"p_noise must be in [0, 1], got {p_noise!r}")
     rng = rng or random.Random(0)
     env, turns, obs_l = MultiObjectiveEnv(tool, task, max_turns), [], []
@@ -220,9 +230,11 @@ def scripted_turns(tool: SearchTool, task: Task, max_turns: int, p_noise: float 
     by_type = {}
     for e, t in sorted(tool.kb.types.items()): by_type.setdefault(t, []).append(e)
     while not env.done:
+        fact = None
         if pending:                              # read the last observation: the object of the searched fact
             o = task.chains[i][j][2]
             if f" {o}" in " " + obs_l[-1]:
+                fact = fact_text(task.chains[i][j])
                 j, ent = j + 1, o
             if j == len(task.chains[i]):
                 if rng.random() < p_noise:
@@ -233,11 +245,10 @@ def scripted_turns(tool: SearchTool, task: Task, max_turns: int, p_noise: float 
         if i < task.k:
             ch = task.chains[i]
             rest = rest_text(ch, j, ent) if j else None
-            act = f"<search> {hop_query(ch, j, ent)}</search>"
-            text = state_text(answers, task.questions[i], rest) + act
+            text = state_text(answers, task.questions[i:], rest, fact) + f"<search> {hop_query(ch, j, ent)}</search>"
             pending = True
         else:
-            text = state_text(answers) + "<answer>" + " ;".join(f" {a}" for a in answers) + "</answer>"
+            text = state_text(answers, fact=fact) + "<answer>" + " ;".join(f" {a}" for a in answers) + "</answer>"
             pending = False
         turns.append(text)
         obs_l.append(env.step(text))
@@ -278,6 +289,7 @@ class Episode:
     reward: float = 0.0
     answers: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    state_end_id: int | None = None   # the truncation null: the next context keeps each turn without its state
 
     @property
     def peak_tokens(self) -> int:
@@ -288,23 +300,33 @@ class Episode:
         "Σ over turns of generated tokens × context length (the attention work the episode depends on)."
         return sum(len(g) * c for c, g in zip(self.ctx_lens, self.gen_ids))
 
+def held_ids(ep: Episode, g: Sequence[int]) -> list[int]:
+    """The part of a generated turn `g` that the next MEM1 context keeps: all of it, or for the truncation null
+    (`ep.state_end_id` set, the `</IS>` id) only what follows the internal state (the action)."""
+    c = ep.state_end_id
+    return list(g[g.index(c) + 1:]) if c is not None and c in g else list(g)
+
 def official_peak_tokens(ep: Episode, prune: bool, max_turns: int = 10) -> int | None:
     """The paper's peak-token metric (official `eval.py`): the prompt is excluded, only the first `max_turns` turns
     count, and an episode with EM = 0 gives None (left out of the mean). MEM1 (`prune`): max over turns j of
-    |turn j-1| + |obs j-1| + |turn j|; full context: Σ over turns of |turn| + |obs|."""
+    |turn j-1| + |obs j-1| + |turn j| (|turn j-1| as held: without its state for the truncation null); full context:
+    Σ over turns of |turn| + |obs|."""
     if not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be an int >= 1, got {max_turns!r}")
     if ep.reward <= 0: return None
     g, o = ep.gen_ids[:max_turns], ep.obs_ids[:max_turns]
     if not g: return None
     if not prune: return sum(len(a) + len(b) for a, b in zip(g, o))
-    return max(len(g[j]) + (len(g[j - 1]) + len(o[j - 1]) if j else 0) for j in range(len(g)))
+    return max(len(g[j]) + (len(held_ids(ep, g[j - 1])) + len(o[j - 1]) if j else 0) for j in range(len(g)))
 
 def context_ids(ep: Episode, prune: bool) -> list[int]:
-    """The rollout context for the next turn: MEM1 (`prune`) keeps prompt + the latest turn and observation; full
-    context keeps all."""
-    segs = [g + o for g, o in zip(ep.gen_ids, ep.obs_ids)]
-    if prune: segs = segs[-1:]
+    """The rollout context for the next turn: MEM1 (`prune`) keeps prompt + the latest turn and observation (the
+    truncation null, `ep.state_end_id` set: the latest action and observation, its state dropped); full context keeps
+    all."""
+    if prune:
+        segs = [held_ids(ep, ep.gen_ids[-1]) + ep.obs_ids[-1]] if ep.gen_ids else []
+    else:
+        segs = [g + o for g, o in zip(ep.gen_ids, ep.obs_ids)]
     return ep.prompt_ids + [t for s in segs for t in s]
 
 # %% ../nbs/17_mem1.ipynb #7032d079
@@ -403,18 +425,28 @@ def _bos(tok) -> list[int]:
 @torch.no_grad()
 def run_episodes(model, tok, tool: SearchTool, tasks: Sequence[Task], prune: bool, max_turns: int | None = None,
                  max_new_tokens: int | None = None, do_sample: bool = False, temperature: float = 1.0,
-                 generator: torch.Generator | None = None, record_logprobs: bool = True) -> list[Episode]:
+                 generator: torch.Generator | None = None, record_logprobs: bool = True,
+                 drop_state: bool = False) -> list[Episode]:
     """Roll out `model` as a MEM1 agent (`prune=True`: the context is prompt + latest state, action, observation)
     or a full-context agent, on all `tasks` in one batch. Each turn ends at eos; the sampler's log-probs of the
     generated tokens are recomputed from the exact rollout context (one forward per turn). The model runs in eval
     mode (no dropout: the log-probs are the policy's own) and gets its previous mode back afterwards, also when the
-    rollout raises."""
+    rollout raises. `drop_state` (with `prune`): the truncation null, an agent that drops its memory: each next
+    context keeps the prompt and the latest action and observation, without the `<IS>…</IS>` it wrote (`</IS>` must
+    be one token of `tok`)."""
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
     if not tasks: raise ValueError("tasks is empty")
     if isinstance(tasks, Task) or not all(isinstance(t, Task) for t in tasks):
         raise TypeError("tasks must be a sequence of Task")
     if not isinstance(prune, bool): raise TypeError(f"prune must be a bool, got {type(prune).__name__}")
+    if not isinstance(drop_state, bool): raise TypeError(f"drop_state must be a bool, got {type(drop_state).__name__}")
+    if drop_state and not prune: raise ValueError("drop_state needs prune=True (it truncates the MEM1 context)")
+    sid = None
+    if drop_state:
+        sid = _enc(tok, "</IS>")
+        if len(sid) != 1: raise ValueError("drop_state needs '</IS>' to be a single token of tok")
+        sid = sid[0]
     for name, v in (("max_turns", max_turns), ("max_new_tokens", max_new_tokens)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
             raise ValueError(f"{name} must be None or an int >= 1, got {v!r}")
@@ -424,7 +456,7 @@ def run_episodes(model, tok, tool: SearchTool, tasks: Sequence[Task], prune: boo
     max_turns = max_turns or 2 * k + 2 + k // 2
     max_new_tokens = max_new_tokens or 40 + 8 * k
     eos, pad = tok.eos_token_id, pad_id_of(tok)
-    eps = [Episode(t, _bos(tok) + _enc(tok, task_prompt(t))) for t in tasks]
+    eps = [Episode(t, _bos(tok) + _enc(tok, task_prompt(t)), state_end_id=sid) for t in tasks]
     envs = [MultiObjectiveEnv(tool, t, max_turns) for t in tasks]
     was_training = model.training
     model.eval()

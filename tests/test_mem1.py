@@ -6,7 +6,7 @@ import torch
 
 from iclr26.tinylm import KnowledgeBase, knowledge_base, make_model
 from iclr26.mem1 import (Episode, MultiObjectiveEnv, SearchTool, Task, agent_tokenizer, batch_trajectories, context_ids,
-                         f1_score, hop_query, make_tasks, masked_trajectory, normalize_answer, official_peak_tokens,
+                         f1_score, fact_text, held_ids, hop_query, make_tasks, masked_trajectory, normalize_answer, official_peak_tokens,
                          official_style_trajectory, parse_action, parse_answers, rest_text, run_episodes, score,
                          scripted_episode, scripted_turns, sft_batches, state_text, summarize, task_prompt,
                          trajectory_logprobs, turn_rows)
@@ -55,6 +55,36 @@ def test_pruning_keeps_latest_turn_only():
     assert context_ids(ep, prune=True) == [1, 2, 12, 21, 22]
     assert context_ids(ep, prune=False) == [1, 2, 10, 11, 20, 12, 21, 22]
 
+
+def test_truncation_null_drops_the_state_hand_episode():
+    "issue #58: the truncation null keeps the latest action and observation, not the state (ids up to </IS> = 99)."
+    ep = _hand_episode()
+    ep.gen_ids = [[10, 99, 11], [12, 99], [13, 14]]
+    ep.reward = 1.0
+    ep.state_end_id = 99
+    assert held_ids(ep, ep.gen_ids[0]) == [11] and held_ids(ep, ep.gen_ids[1]) == [] and held_ids(ep, [13]) == [13]
+    ep.gen_ids, ep.obs_ids = ep.gen_ids[:1], ep.obs_ids[:1]
+    assert context_ids(ep, prune=True) == [1, 2, 11, 20]
+    ep.gen_ids, ep.obs_ids = [[10, 99, 11], [12, 99], [13, 14]], [[20], [21, 22], []]
+    # official MEM1 peak: max_j |held turn j-1| + |obs j-1| + |turn j| = max(3, 1 + 1 + 2, 0 + 2 + 2) = 4
+    assert official_peak_tokens(ep, prune=True) == 4
+    ep.state_end_id = None
+    assert official_peak_tokens(ep, prune=True) == 6                     # MEM1 holds the whole turn: 2 + 2 + 2
+
+
+def test_truncation_null_rollout(env_parts):
+    kb, tool, tok = env_parts
+    model = make_model("llama-1L-64", tok, seed=0).eval()
+    tasks = make_tasks(kb, 2, 2, seed=3)
+    eps = run_episodes(model, tok, tool, tasks, prune=True, max_new_tokens=5, max_turns=3, drop_state=True)
+    sid = tok.convert_tokens_to_ids("</IS>")
+    for ep in eps:
+        assert ep.state_end_id == sid
+        for t in range(1, len(ep.gen_ids)):                    # each context holds the held part of the last turn only
+            assert ep.ctx_lens[t] == len(ep.prompt_ids) + len(held_ids(ep, ep.gen_ids[t - 1])) + len(ep.obs_ids[t - 1])
+    with pytest.raises(ValueError, match="drop_state needs prune"):
+        run_episodes(model, tok, tool, tasks, prune=False, drop_state=True)
+    with pytest.raises(TypeError, match="drop_state"): run_episodes(model, tok, tool, tasks, prune=True, drop_state=1)
 
 def test_malformed_actions_give_error_observations(env_parts):
     kb, tool, _ = env_parts
@@ -197,19 +227,24 @@ def test_tokenizer_without_bos_eos(env_parts):
 
 
 def test_state_has_no_index_tokens(env_parts):
+    "issue #58: the state lists the pending questions (no index tokens) and copies the fact it read."
     kb, tool, _ = env_parts
     task = make_tasks(kb, 5, 1, seed=2)[0]
-    turns, _, env = scripted_turns(tool, task, 2 * 5 + 4)
+    turns, obs, env = scripted_turns(tool, task, 2 * 5 + 4)
     assert env.reward == 5 and len(turns) == 11
     assert not any(f" q{i}" in t for t in turns for i in range(1, 6)) and " q1" not in task_prompt(task)
     ch = task.chains[0]
-    assert turns[0] == state_text([], task.questions[0]) + f"<search> {hop_query(ch, 0, ch[0][0])}</search>"
+    assert turns[0] == state_text([], task.questions) + f"<search> {hop_query(ch, 0, ch[0][0])}</search>"
     assert rest_text(ch, 1, ch[1][0]) == hop_query(ch, 1, ch[1][0])         # one hop left: the rest is the query
     assert task.questions[0] == f"What is {rest_text(ch, 0, ch[0][0])}?"
-    assert turns[2].startswith(f"<IS> {task.answers[0]} ; {task.questions[1]}</IS>")
-    assert turns[-1] == state_text(task.answers) + "<answer>" + " ;".join(f" {a}" for a in task.answers) + "</answer>"
+    assert turns[1].startswith(f"<IS> {fact_text(ch[0])} | {rest_text(ch, 1, ch[1][0])} > {task.questions[0]}")
+    assert fact_text(ch[0]) in obs[0]                                        # the fact is copied from the observation
+    assert turns[2].startswith(f"<IS> {fact_text(ch[1])} | {task.answers[0]} ; {' '.join(task.questions[1:])}</IS>")
+    assert turns[-1] == (state_text(task.answers, fact=fact_text(task.chains[-1][-1])) + "<answer>"
+                         + " ;".join(f" {a}" for a in task.answers) + "</answer>")
     assert tool.parse(hop_query(ch, 0, ch[0][0])) == (ch[0][1], ch[0][0])
     with pytest.raises(ValueError, match="p_noise"): scripted_turns(tool, task, 4, p_noise=1.5)
+    with pytest.raises(TypeError, match="pending"): state_text([], "one question?")
     _, _, noisy = scripted_turns(tool, task, 14, p_noise=1.0)
     assert noisy.reward == 0                                                # every answer misread
 
@@ -248,6 +283,12 @@ def test_run_episodes_runs_in_eval_mode_and_restores_the_mode(env_parts):
     for a, b in zip(got, ref):
         la, lb = [x for l in a.gen_logp for x in l], [x for l in b.gen_logp for x in l]
         assert len(la) == len(lb) and max(abs(x - y) for x, y in zip(la, lb)) <= 1e-6
+    model.eval()
+    for e in got:                                           # the masked trajectory reproduces the train-mode rollout
+        lp, m = trajectory_logprobs(model, e)
+        ref_lp = torch.tensor([x for l in e.gen_logp for x in l])
+        assert (lp[0][m[0] > 0] - ref_lp).abs().max().item() <= 1e-5
+    model.train()
 
     def boom(*args, **kwargs): raise RuntimeError("boom")
     model.forward = boom                                    # the rollout raises after eval() was called
