@@ -61,7 +61,9 @@ class SmoothLeaky(nn.Module):
     def __init__(self, alpha: float = 0.1, p: float = 3.0, c: float = 5.0):
         super().__init__()
         self.alpha, self.p, self.c = _check_sl(alpha, p, c)
-    def forward(self, x: torch.Tensor) -> torch.Tensor: return smooth_leaky(x, self.alpha, self.p, self.c)
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # f(x) written out on float attributes (not through `smooth_leaky`) so that `torch.jit.script` compiles it
+        return self.alpha * x + (1 - self.alpha) * x * torch.sigmoid((self.c / self.p) * x)
     def extra_repr(self) -> str: return f"alpha={self.alpha:g}, p={self.p:g}, c={self.c:g}"
 
 class RandomizedSmoothLeaky(nn.Module):
@@ -91,8 +93,18 @@ class RandomizedSmoothLeaky(nn.Module):
          "`fixed_mean`).")
         if self.fixed_mean or not self.training: return (self.lower + self.upper) / 2
         if self.per_element: return torch.empty_like(x).uniform_(self.lower, self.upper)
-        return float(torch.empty(()).uniform_(self.lower, self.upper))
-    def forward(self, x: torch.Tensor) -> torch.Tensor: return smooth_leaky(x, self.slope(x), self.p, self.c)
+        return float(torch.empty([1]).uniform_(self.lower, self.upper)[0])
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # the leak of `slope`, one branch per type (float or tensor) so that `torch.jit.script` compiles it
+        k = self.c / self.p
+        if self.fixed_mean or not self.training:
+            m = (self.lower + self.upper) / 2
+            return m * x + (1 - m) * x * torch.sigmoid(k * x)
+        if self.per_element:
+            r = torch.empty_like(x).uniform_(self.lower, self.upper)
+            return r * x + (1 - r) * x * torch.sigmoid(k * x)
+        r1 = float(torch.empty([1]).uniform_(self.lower, self.upper)[0])
+        return r1 * x + (1 - r1) * x * torch.sigmoid(k * x)
     def extra_repr(self) -> str:
         return (f"lower={self.lower:g}, upper={self.upper:g}, p={self.p:g}, c={self.c:g}, "
                 f"per_element={self.per_element}, "
@@ -330,19 +342,42 @@ def train_continual(
     lr: float = 1e-2,
     seed: int = 0,
     act_kwargs: Mapping | None = None,
+    l2_init: float = 0.0,
+    shrink_perturb: tuple[float, float] | None = None,
+    reset: bool = False,
 ) -> list[dict]:
     """Train one `PlasticMLP` with Adam through `tasks` without resets; after each task record its accuracy
-    (test rows if the task has them, else training rows) and the unit diagnostics on its training rows."""
+    (test rows if the task has them, else training rows) and the unit diagnostics on its training rows.
+    Standard plasticity remedies, for baselines: `l2_init` adds $\\lambda\\|\\theta-\\theta_0\\|^2$ to the loss
+    (L2 towards the initial weights, Kumar et al. 2023); `shrink_perturb=(lam, sigma)` sets
+    $\\theta\\leftarrow\\lambda\\theta+\\sigma\\theta'$ with $\\theta'$ a fresh initialisation at every task boundary
+    (Ash & Adams 2020); `reset` starts every task from a fresh network and optimiser (the oracle: nothing carries
+    over)."""
     if not tasks: raise ValueError("tasks must be a non-empty sequence")
     if epochs < 1 or batch < 1: raise ValueError(f"epochs and batch must be >= 1, got {epochs}, {batch}")
     if not lr > 0: raise ValueError(f"lr must be > 0, got {lr}")
+    l2_init = check_number("l2_init", l2_init, low=0.0)
+    if shrink_perturb is not None:
+        if not isinstance(shrink_perturb, (tuple, list)) or len(shrink_perturb) != 2:
+            raise TypeError(f"shrink_perturb must be a (lam, sigma) pair or None, got {shrink_perturb!r}")
+        check_number("shrink_perturb[0]", shrink_perturb[0], 0.0, 1.0)
+        check_number("shrink_perturb[1]", shrink_perturb[1], low=0.0)
+    if not isinstance(reset, bool): raise TypeError(f"reset must be a bool, got {type(reset).__name__}")
     for t, task in enumerate(tasks): _check_task(t, task)
     torch.manual_seed(seed)
-    model = PlasticMLP(tasks[0]["Xtr"].shape[1], width, 10, depth, act, act_kwargs)
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    fresh = lambda: PlasticMLP(tasks[0]["Xtr"].shape[1], width, 10, depth, act, act_kwargs)
+    adam = lambda m: torch.optim.Adam(m.parameters(), lr=lr, fused=True)   # fused: the same update, faster on a CPU
+    model = fresh()
+    opt = adam(model)
+    theta0 = [p.detach().clone() for p in model.parameters()]
     g = torch.Generator().manual_seed(seed + 1)
     hist = []
     for t, task in enumerate(tasks):
+        if t and reset: model = fresh(); opt = adam(model)
+        elif t and shrink_perturb is not None:
+            with torch.no_grad():
+                lam, sig = shrink_perturb
+                for p, q in zip(model.parameters(), fresh().parameters()): p.mul_(lam).add_(q, alpha=sig)
         Xtr, ytr = task["Xtr"], task["ytr"]
         n = len(Xtr)
         for _ in range(epochs):
@@ -350,6 +385,8 @@ def train_continual(
             for i in range(0, n, batch):
                 b = perm[i:i + batch]
                 loss = F.cross_entropy(model(Xtr[b]), ytr[b])
+                if l2_init:
+                    loss = loss + l2_init * sum(((p - p0) ** 2).sum() for p, p0 in zip(model.parameters(), theta0))
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
                 opt.step()

@@ -330,3 +330,80 @@ def test_property_random_label_tasks_bad_sizes(n_tasks, n_classes):
     with pytest.raises(ValueError, match="n_samples"): random_label_tasks(X, 1, 6)
     with pytest.raises(ValueError, match="n_classes"): random_label_tasks(X, 1, 3, n_classes=n_classes)
     with pytest.raises(TypeError, match="X"): random_label_tasks(X.numpy(), 1, 3)
+
+
+@pytest.mark.parametrize("make", [lambda: SmoothLeaky(), lambda: SmoothLeaky(0.3, 2.0, 7.0),
+                                  lambda: RandomizedSmoothLeaky(), lambda: RandomizedSmoothLeaky(per_element=False),
+                                  lambda: RandomizedSmoothLeaky(fixed_mean=True)])
+def test_torchscript_matches_eager(make):
+    m = make()
+    s = torch.jit.script(m)
+    x = torch.randn(4, 50)
+    for training in (True, False):
+        m.train(training)
+        s.train(training)
+        torch.manual_seed(3)
+        want = m(x)
+        torch.manual_seed(3)
+        torch.testing.assert_close(s(x), want, rtol=0, atol=0)   # the same random slopes, the same function
+    s.eval()
+    alpha = m.alpha if isinstance(m, SmoothLeaky) else (m.lower + m.upper) / 2
+    torch.testing.assert_close(s(x), smooth_leaky(x, alpha, m.p, m.c))
+    net = torch.jit.script(torch.nn.Sequential(torch.nn.Linear(50, 8), make(), torch.nn.Linear(8, 2)))
+    assert net(x).shape == (4, 2)
+
+
+def test_randomized_forward_uses_slope():
+    m = RandomizedSmoothLeaky(0.1, 0.3).train()
+    x = torch.randn(1000)
+    torch.manual_seed(0)
+    r = m.slope(x)
+    torch.manual_seed(0)
+    torch.testing.assert_close(m(x), smooth_leaky(x, r))
+    m1 = RandomizedSmoothLeaky(0.1, 0.3, per_element=False).train()
+    torch.manual_seed(1)
+    r1 = m1.slope(x)
+    torch.manual_seed(1)
+    torch.testing.assert_close(m1(x), smooth_leaky(x, r1))
+
+
+def _rl(n_tasks=4, n=48, seed=0):
+    X = torch.randn(200, 12, generator=torch.Generator().manual_seed(seed))
+    return random_label_tasks(X, n_tasks, n, seed=seed)
+
+
+def test_remedies_reset_and_shrink_perturb():
+    tasks = _rl()
+    plain = train_continual("ReLU", tasks, width=16, epochs=2, lr=1e-2, seed=0)
+    reset = train_continual("ReLU", tasks, width=16, epochs=2, lr=1e-2, seed=0, reset=True)
+    assert plain[0]["acc"] == reset[0]["acc"]                      # task 1 is the same run
+    assert len(reset) == len(tasks) and all(0 <= h["acc"] <= 1 for h in reset)
+    sp = train_continual("ReLU", tasks, width=16, epochs=2, lr=1e-2, seed=0, shrink_perturb=(1.0, 0.0))
+    assert [h["acc"] for h in sp] == [h["acc"] for h in plain]      # lam = 1, sigma = 0 changes nothing
+    l2 = train_continual("ReLU", tasks, width=16, epochs=2, lr=1e-2, seed=0, l2_init=0.0)
+    assert [h["acc"] for h in l2] == [h["acc"] for h in plain]
+
+
+def test_l2_init_holds_weights_near_init():
+    # a huge pull towards the initial weights keeps the network near chance on random labels
+    tasks = _rl(n_tasks=2, n=64)
+    free = train_continual("ReLU", tasks, width=32, epochs=20, lr=1e-2, seed=0)
+    held = train_continual("ReLU", tasks, width=32, epochs=20, lr=1e-2, seed=0, l2_init=100.0)
+    assert free[-1]["acc"] > held[-1]["acc"] + 0.2
+
+
+def test_reset_oracle_fits_every_task():
+    tasks = _rl(n_tasks=6, n=64)
+    h = train_continual("ReLU", tasks, width=64, epochs=25, lr=1e-2, seed=0, reset=True)
+    assert min(r["acc"] for r in h) >= 0.95
+
+
+@pytest.mark.parametrize("kw,err,word", [(dict(l2_init=-1.0), ValueError, "l2_init"),
+                                         (dict(l2_init="x"), TypeError, "l2_init"),
+                                         (dict(shrink_perturb=0.5), TypeError, "shrink_perturb"),
+                                         (dict(shrink_perturb=(1.5, 0.1)), ValueError, "shrink_perturb"),
+                                         (dict(shrink_perturb=(0.5, -0.1)), ValueError, "shrink_perturb"),
+                                         (dict(reset=1), TypeError, "reset")])
+def test_bad_remedies(kw, err, word):
+    with pytest.raises(err, match=word):
+        train_continual("ReLU", _rl(n_tasks=1, n=8), width=4, epochs=1, **kw)
