@@ -153,14 +153,14 @@ def offpolicy_config(
                     mask_zero_variance=mask_zero_variance, **overrides)
 
 VARIANTS: dict[str, dict] = {
-    "on-policy":               dict(v=1, i=1, clip_centre="one"),
-    "on-policy + mask":        dict(v=1, i=1, clip_centre="one", mask_zero_variance=True),
-    "off-policy v=2":          dict(v=2, i=1),
-    "off-policy v=4":          dict(v=4, i=1),
-    "off-policy v=8":          dict(v=8, i=1),
-    "off-policy v=16":         dict(v=16, i=1),
-    "reuse i=4":               dict(v=1, i=4, clip_centre="one"),
-    "off-policy v=4, centre 1 (trl)": dict(v=4, i=1, clip_centre="one"),
+    "on-policy":                      dict(v=1, i=2, clip_centre="one"),   # α = π_k: centre 1 = π_k/α
+    "off-policy v=4":                 dict(v=4, i=2),
+    "off-policy v=4, i=1":            dict(v=4, i=1),                      # ρ = ρ′: the π_k/α clip cannot bind
+    "off-policy v=4, centre 1 (trl)": dict(v=4, i=2, clip_centre="one"),
+    "on-policy, i=1":                 dict(v=1, i=1, clip_centre="one"),
+    "on-policy + mask":               dict(v=1, i=2, clip_centre="one", mask_zero_variance=True),
+    "off-policy v=2":                 dict(v=2, i=2),
+    "off-policy v=16":                dict(v=16, i=2),
 }
 
 # %% ../nbs/18_offpolicy_grpo.ipynb #556db613
@@ -206,12 +206,12 @@ def train_variant(
     max_new_tokens_eval: int = 4,
     final_evals: int = 1,
 ) -> VariantResult:
-    """Train `policy` in place with `grpo_train` under `rl` (see `offpolicy_config`), tracking drift TV/KL(α‖π_k), a k3
-    KL
-    penalty `beta` to a reference re-synced to the policy every `ref_every` iterations (0: never), and the greedy
-    accuracy
-    on `test` every `eval_every` iterations. `final_accuracy` is the mean of the last `final_evals` evaluations (greedy
-    decoding flips answers from one step to the next; averaging a few late evaluations damps that noise)."""
+    """Train `policy` in place with `grpo_train` under `rl` (see `offpolicy_config`), tracking the sampler's drift
+    TV/KL(α‖π_k) before each update and TV/KL(α‖π_{k+1}) after it (`tv_post`, `kl_post`), a k3 KL penalty `beta` to
+    a reference re-synced to the policy every `ref_every` iterations (0: never), and the greedy accuracy on `test`
+    every `eval_every` iterations. `final_accuracy` is the mean of the last `final_evals` evaluations (greedy decoding
+    flips answers from one step to the next; averaging a few late evaluations damps that noise). The diagnostics'
+    and evaluations' wall time is kept out of `seconds_per_step`."""
     if not isinstance(rl, RLConfig): raise TypeError(f"rl must be an RLConfig, got {type(rl).__name__}")
     if beta < 0: raise ValueError(f"beta must be >= 0, got {beta}")
     if isinstance(final_evals, bool) or not isinstance(final_evals, int) or final_evals < 1:
@@ -219,13 +219,20 @@ def train_variant(
     for k, v in (("ref_every", ref_every), ("eval_every", eval_every)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise ValueError(f"{k} must be an int >= 0, got {v!r}")
-    drift, evals, eval_s = [], [], [0.0]
+    drift, evals, eval_s, last = [], [], [0.0], [None]
     ref = StaleSampler._frozen_copy(policy) if beta > 0 else None
     def adv_fn(ro, rewards):
+        t = time.time()
+        last[0] = ro
         drift.append(_sequence_drift(policy, ro, rl.temperature) if rl.sync_every > 1 else (0.0, 0.0))
+        eval_s[0] += time.time() - t   # diagnostics stay out of the per-step timing
         return group_advantages(rewards, rl.group_size, rl.adv_eps, rl.scale_rewards)
     def callback(k, row):
+        t = time.time()
         row["tv_drift"], row["kl_drift"] = drift[-1]
+        # after the i gradient steps: how far the updated policy is from the sampler α that drew the batch
+        row["tv_post"], row["kl_post"] = _sequence_drift(policy, last[0], rl.temperature)
+        eval_s[0] += time.time() - t
         if ref is not None and ref_every and (k + 1) % ref_every == 0: ref.load_state_dict(policy.state_dict())
         if eval_every and ((k + 1) % eval_every == 0 or k + 1 == rl.iterations):
             t = time.time()
@@ -254,29 +261,45 @@ def addition_split(max_value: int = 29, n_test: int = 200, n_val: int = 100, see
     random.Random(seed).shuffle(recs)
     return {"test": recs[:n_test], "val": recs[n_test:n_test + n_val], "train": recs[n_test + n_val:]}
 
-def sft_warm_start(split: Mapping[str, Sequence[Mapping]], steps: int = 400, base: str = "small", lr: float = 3e-3,
-                   batch_size: int = 32, seed: int = 0, cache: bool = True):
-    """(model, tokenizer, info): zoo model `base` SFT-trained on `split['train']` for exactly `steps` steps (constant
-    `lr`, batch `batch_size`, batches drawn by `seed`; no stopping rule, so the weights depend only on the arguments);
-    cached by its settings and data."""
+def sft_warm_start(split: Mapping[str, Sequence[Mapping]], steps: int = 2000, base: str = "small", lr: float = 3e-3,
+                   batch_size: int = 32, seed: int = 0, cache: bool = True, n_sft: int | None = None,
+                   schedule: str = "cosine", eval_every: int = 0):
+    """(model, tokenizer, info): zoo model `base` SFT-trained on the first `n_sft` records of `split['train']` (None:
+    all) for exactly `steps` steps (`schedule` 'cosine' from `lr` to `lr`/10 or 'constant'; batch `batch_size`, batches
+    drawn by `seed`; no stopping rule, so the weights depend only on the arguments). With `eval_every` > 0,
+    `info['curve']` is the held-out SFT curve: answer loss and greedy exact match on `split['val']` every `eval_every`
+    steps. Cached by its settings and data (the curve with it)."""
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise ValueError(f"steps must be an int >= 1, got {steps!r}")
     if not lr > 0: raise ValueError(f"lr must be > 0, got {lr}")
+    if schedule not in ("cosine", "constant"):
+        raise ValueError(f"schedule must be 'cosine' or 'constant', got {schedule!r}")
+    if isinstance(eval_every, bool) or not isinstance(eval_every, int) or eval_every < 0:
+        raise ValueError(f"eval_every must be an int >= 0, got {eval_every!r}")
+    train = list(split["train"])
+    if n_sft is not None and (isinstance(n_sft, bool) or not isinstance(n_sft, int) or not 1 <= n_sft <= len(train)):
+        raise ValueError(f"n_sft must be an int in [1, {len(train)}] or None, got {n_sft!r}")
+    recs = train if n_sft is None else train[:n_sft]
+    val = list(split.get("val", [])) if eval_every else []
     zoo.check_name(base)
     def build():
         torch.manual_seed(seed)
         m, tok = zoo.load(base)
         t0 = time.time()
-        train_sft(m, tok, split["train"], steps=steps, batch_size=batch_size, lr=lr, warmup=5, schedule="constant",
-                  seed=seed, desc="sft", log_every=max(steps, 10))
+        r = train_sft(m, tok, recs, val_records=val or None, eval_exact_match=bool(val), steps=steps,
+                      batch_size=batch_size, lr=lr, warmup=5, schedule=schedule, min_lr_ratio=0.1,
+                      eval_every=eval_every, seed=seed, desc="sft", log_every=max(steps, 10))
         m.eval()
-        return m, tok, {"sft_steps": steps, "sft_seconds": time.time() - t0, "base": base}
+        return m, tok, {"sft_steps": steps, "sft_seconds": time.time() - t0, "base": base, "n_sft": len(recs),
+                        "final_lr": lr * (0.1 if schedule == "cosine" else 1.0), "curve": [dict(e) for e in r.evals]}
     if not cache: return build()
-    spec = {"task": "addition", "prompts": [r["prompt"] for r in split["train"]][:50], "n_train": len(split["train"]),
-            "base": base, "steps": steps, "lr": lr, "batch_size": batch_size, "seed": seed, "version": 2}
+    spec = {"task": "addition", "prompts": [r["prompt"] for r in recs][:50], "n_train": len(recs),
+            "val": [r["prompt"] for r in val][:20], "base": base, "steps": steps, "lr": lr, "batch_size": batch_size,
+            "seed": seed, "schedule": schedule, "eval_every": eval_every, "version": 3}
     m, t, info = cached_model("offpolicy-grpo-sft", spec, build)
     return m.eval(), t, info
 
+# %% ../nbs/18_offpolicy_grpo.ipynb #p18pci00
 def paired_ci(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> dict:
     """Paired difference a − b over seeds: per-seed `diffs`, `mean`, and the Student-t `level` confidence interval
     (`lo`, `hi`; NaN with one seed)."""

@@ -127,9 +127,13 @@ def test_bad_inputs():
 def test_variants_and_split():
     assert len(VARIANTS) == 8
     cfgs = {n: offpolicy_config(**kw) for n, kw in VARIANTS.items()}
-    assert (cfgs["off-policy v=4"].sync_every, cfgs["off-policy v=4"].clip_centre) == (4, "pi_k")
+    c4 = cfgs["off-policy v=4"]
+    assert (c4.sync_every, c4.inner_steps, c4.clip_centre) == (4, 2, "pi_k")
+    # the paired comparison differs only in the sync period (on-policy's centre 1 is π_k/α when α = π_k)
+    assert (cfgs["on-policy"].sync_every, cfgs["on-policy"].inner_steps) == (1, 2)
+    assert cfgs["off-policy v=4, i=1"].inner_steps == 1
     assert cfgs["off-policy v=4, centre 1 (trl)"].clip_centre == "one"
-    assert cfgs["reuse i=4"].inner_steps == 4 and cfgs["on-policy + mask"].mask_zero_variance
+    assert cfgs["on-policy + mask"].mask_zero_variance
     sp = addition_split(9, 20, 10, seed=0)
     assert len(sp["train"]) == 70
     prompts = [r["prompt"] for s in sp.values() for r in s]
@@ -164,6 +168,53 @@ def test_sft_warm_start_bad_input():
     split = addition_split(6, 10, 5, seed=0)
     with pytest.raises(ValueError, match="steps"): sft_warm_start(split, steps=0, cache=False)
     with pytest.raises(ValueError): sft_warm_start(split, steps=2, base="no-such-model", cache=False)
+    with pytest.raises(ValueError, match="n_sft"): sft_warm_start(split, steps=2, n_sft=0, cache=False)
+    with pytest.raises(ValueError, match="n_sft"): sft_warm_start(split, steps=2, n_sft=10_000, cache=False)
+    with pytest.raises(ValueError, match="schedule"): sft_warm_start(split, steps=2, schedule="linear", cache=False)
+    with pytest.raises(ValueError, match="eval_every"): sft_warm_start(split, steps=2, eval_every=-1, cache=False)
+
+
+def test_sft_warm_start_curve_and_subset():
+    from iclr26.offpolicy_grpo import sft_warm_start
+    torch.set_num_threads(1)
+    split = addition_split(6, 10, 5, seed=0)
+    _, _, info = sft_warm_start(split, steps=6, base="draft", seed=0, cache=False, n_sft=12, eval_every=2)
+    assert info["n_sft"] == 12 and [e["step"] for e in info["curve"]] == [2, 4, 6]
+    assert all(0 <= e["val_exact_match"] <= 1 and e["val_answer_loss"] > 0 for e in info["curve"])
+    assert info["final_lr"] == pytest.approx(3e-4)                       # cosine 3e-3 -> 3e-4
+
+
+def _parity_reward(prompts, completions, **kw):
+    "A reward that varies within a group (the completion's length parity), so the advantages are not all zero."
+    return [float(len(c) % 2) for c in completions]
+
+
+def _tiny_run(v, i, lr, iterations=4):
+    from iclr26 import zoo
+    from iclr26.offpolicy_grpo import train_variant
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    m, tok = zoo.load("draft")
+    sp = addition_split(6, 10, 5, seed=0)
+    rl = offpolicy_config(v=v, i=i, iterations=iterations, group_size=4, prompts_per_step=4, max_new_tokens=3, lr=lr)
+    return train_variant(m, tok, sp["train"], sp["test"], rl, eval_every=0, max_new_tokens_eval=3,
+                         reward=_parity_reward)
+
+
+def test_clip_never_binds_with_one_step_per_batch():
+    # i = 1: the policy being differentiated is π_k, so ρ = ρ′ and the π_k/α clip cannot bind, whatever the drift
+    r = _tiny_run(v=4, i=1, lr=3e-2)
+    assert r.curve("clip_frac").max() == 0.0
+    assert r.curve("kl_drift")[1:].max() > 0                            # α is stale after the first iteration
+    assert (r.curve("kl_post") >= -1e-9).all() and r.curve("kl_post").max() > 0
+    assert r.syncs == 1
+
+
+def test_clip_binds_with_two_steps_per_batch():
+    r = _tiny_run(v=4, i=2, lr=3e-2)
+    assert r.curve("clip_frac").max() > 0          # step 2 moves ρ away from ρ′ by more than ε
+    on = _tiny_run(v=1, i=2, lr=3e-2, iterations=2)
+    assert on.curve("kl_drift").max() == 0.0 and on.curve("kl_post").max() > 0
 
 
 # ---- property tests for bad input (issue #60) ----
