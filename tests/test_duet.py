@@ -394,3 +394,19 @@ def test_property_last_token_index_bad_masks(b, L, dim):
     mask = torch.ones((b,) * (dim - 1) + (L,), dtype=torch.long) if dim != 2 else torch.zeros(b, L, dtype=torch.long)
     with pytest.raises(ValueError, match="attention_mask"):
         last_token_index(mask)
+
+
+def test_use_it_section_runs(monkeypatch, capsys):
+    "The notebook's 'Use it on your own model' cell runs on its own (the smoke run stops at the teacher gate before it)."
+    import json
+    from conftest import ROOT
+    cells = json.loads((ROOT / "nbs" / "14_duet.ipynb").read_text())["cells"]
+    heads = [i for i, c in enumerate(cells) if c["cell_type"] == "markdown"
+             and "".join(c["source"]).startswith("## Use it on your own model")]
+    assert heads and cells[heads[0] + 1]["cell_type"] == "code", "14_duet has no 'Use it' section with a code cell"
+    monkeypatch.chdir(ROOT / "nbs")
+    exec(compile("".join(cells[heads[0] + 1]["source"]), "14_duet: Use it", "exec"), {})
+    out = capsys.readouterr().out
+    assert "top-K logit distance to the prompted teacher" in out
+    first, last = (float(x) for x in out.split("teacher: ")[1].split(" (")[0].split(" -> "))
+    assert last < first, out   # the distillation loss falls
