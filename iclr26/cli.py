@@ -473,6 +473,9 @@ HEADLINE_LABELS.update({
                                                           "(m+1)^(w+1) table entries"),
     ("mem1", "MEM1 / full-context peak tokens at k=8 (official metric: prompt excluded, EM>0, <=10 turns)"):
         ("peak tokens: MEM1 / full context, k=8", None),
+    ("mem1", "MEM1 / full-context peak tokens at k=16 (official metric; denominator: the scripted full-context "
+             "agent)"): ("peak tokens: MEM1 / full context, k=16", None),
+    ("mem1", "MEM1 EM/k minus full-context EM/k at k=8"): (None, "EM/k 0.123 vs 0.035 (k=16)"),
     ("mem1", "MEM1 peak-token growth: fitted slope d log peak / d log k (official metric; linear = 1)"):
         ("MEM1 peak-token growth: slope in log k", "almost constant"),
     ("offpolicy_grpo", "off-policy v=4 minus on-policy sampled pass@1 (points, paired mean over seeds)"):
@@ -485,6 +488,8 @@ HEADLINE_LABELS.update({
              "<= 0.5 (Ising L=4, β=1), share of 12 seeds"): ("PDNS avoids collapse: reweighted (share)", None),
     ("pdns", "plain WDCE (γ=1) collapses: raw-draw mode-mass error >= 0.3 (Ising L=4, β=1), share of 12 seeds"):
         ("plain WDCE collapses: raw draws (share)", None),
+    ("plasticity", "sl_rsl_late_accuracy_minus_relu_40_tasks"): ("late accuracy, SL/RSL − ReLU, 40 tasks",
+                                                                 "a gap of ~72 points"),
     ("plasticity", "sl_rsl_sustain_plasticity_where_relu_loses_it"): ("SL and RSL keep plasticity, ReLU loses it",
                                                                       "ReLU ~20 %, SL ~92 %"),
     ("rhd", "ID pool: RHD AUC − (0.5 + 2 s.e.)"): (None, "AUC 0.798 (MATH)"),
