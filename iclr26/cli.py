@@ -16,6 +16,7 @@ from typing import Mapping, Sequence
 from .core import (SCALES, VERDICTS, DirtyTreeError, best_result, check_scale, grouped_markdown,
                          headline_markdown,
                          headline_summary, headline_verdict, load_results, markdown_table, project_root, require_clean,
+                         results_dir,
                          scoreboard_figure, scoreboard_markdown, scoreboard_rows, short_commit, use_style,
                          _VERDICT_COLOURS)
 
@@ -23,8 +24,8 @@ from .core import (SCALES, VERDICTS, DirtyTreeError, best_result, check_scale, g
 __all__ = ['PLANNED', 'SCALE_BUDGET_S', 'GLOSSARY', 'HEADLINE_LABELS', 'OVERVIEW_LIMITS', 'KATEX_VERSION', 'Notebook',
            'notebook_info', 'nbs_dir', 'notebooks', 'Paper', 'papers', 'runnable', 'resolve', 'output_dirs',
            'expected_seconds', 'extra_requirements', 'missing_extra', 'install_hint', 'RunResult', 'run_notebook',
-           'run_verdicts', 'reproduce', 'paper_status', 'paper_labels', 'glossary_markdown', 'findings_links',
-           'verdict_counts', 'headline_label', 'readable_summary', 'papers_markdown', 'paper_links',
+           'run_verdicts', 'slim_notebook', 'reproduce', 'paper_status', 'paper_labels', 'glossary_markdown',
+           'findings_links', 'verdict_counts', 'headline_label', 'readable_summary', 'papers_markdown', 'paper_links',
            'citations_markdown', 'quickest_markdown', 'extras_markdown', 'scoreboard_results', 'headline_table',
            'print_scoreboard', 'scoreboard_page', 'overview_figure', 'katex_dist', 'vendor_katex', 'full_run_markdown',
            'build_docs', 'toolkits_markdown', 'readme', 'package_docstring', 'write_init', 'main']
@@ -247,8 +248,11 @@ class RunResult:
 # %% ../nbs/03_cli.ipynb #4dbaecfc
 def run_notebook(nb: Notebook, scale: str, out_dir: str | Path, results: str | Path | None = None,
                  seed: int | None = None,
-                 timeout: float | None = None, kernel: str = "python3", log_output: bool = False) -> RunResult:
-    "Execute `nb` at `scale` into `out_dir/<notebook>.ipynb`; never raises for a failing notebook."
+                 timeout: float | None = None, kernel: str = "python3", log_output: bool = False,
+                 keep_going: bool = False) -> RunResult:
+    """Execute `nb` at `scale` into `out_dir/<notebook>.ipynb`; never raises for a failing notebook. `keep_going`:
+    a failed gate does not stop the notebook (`$ICLR26_KEEP_GOING` for its kernel); the run is still reported failed
+    when its results file says a gate failed."""
     import papermill as pm
     check_scale(scale)
     out_dir = Path(out_dir)
@@ -259,7 +263,8 @@ def run_notebook(nb: Notebook, scale: str, out_dir: str | Path, results: str | P
     if results is not None: os.environ["ICLR26_RESULTS"] = str(Path(results).resolve())
     # the kernel inherits the environment: a headless `MPLBACKEND=Agg` (the tests set it) would leave the executed
     # notebook, and so its docs page, without a single figure; a notebook always draws inline
-    old_backend = os.environ.get("MPLBACKEND")
+    old_backend, old_keep = os.environ.get("MPLBACKEND"), os.environ.get("ICLR26_KEEP_GOING")
+    if keep_going: os.environ["ICLR26_KEEP_GOING"] = "1"
     os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     t0 = time.time()
     err = ""
@@ -276,8 +281,13 @@ def run_notebook(nb: Notebook, scale: str, out_dir: str | Path, results: str | P
         if results is not None:
             if old is None: os.environ.pop("ICLR26_RESULTS", None)
             else: os.environ["ICLR26_RESULTS"] = old
-        if old_backend is None: os.environ.pop("MPLBACKEND", None)
-        else: os.environ["MPLBACKEND"] = old_backend
+        for k, v in (("MPLBACKEND", old_backend), ("ICLR26_KEEP_GOING", old_keep)):
+            if v is None: os.environ.pop(k, None)
+            else: os.environ[k] = v
+    rfile = (Path(results) if results is not None else results_dir()) / scale / f"{nb.key}.json"
+    if keep_going and not err and rfile.exists() and rfile.stat().st_mtime >= t0:
+        if not json.loads(rfile.read_text()).get("passed", True):
+            err = f"GateFailure: a gate failed (see {rfile}); the notebook ran to its end"
     return RunResult(nb.key, not err, time.time() - t0, out, err)
 
 # %% ../nbs/03_cli.ipynb #412fdbbd
@@ -304,12 +314,43 @@ def run_verdicts(keys: Sequence[str], scale: str, results: str | Path, since: fl
                                subsequent_indent=" " * 33, break_on_hyphens=False)
     return lines
 
+# %% ../nbs/03_cli.ipynb #6df16fa3
+def slim_notebook(src: str | Path, dest: str | Path, max_width: int = 900, colors: int = 128) -> Path:
+    """Copy executed notebook `src` to `dest`, small enough to commit beside its results: each PNG output scaled to at
+    most `max_width` pixels wide and reduced to `colors` colours (kept as is when that is not smaller), widget state
+    dropped. The cells, their text outputs and the papermill metadata (its scale) are kept."""
+    import base64, io
+    from PIL import Image
+    if max_width < 1: raise ValueError(f"max_width must be >= 1 pixel, got {max_width!r}")
+    if not 2 <= colors <= 256: raise ValueError(f"colors must be in 2..256, got {colors!r}")
+    nb = json.loads(Path(src).read_text())
+    for cell in nb.get("cells", []):
+        for o in cell.get("outputs", []):
+            data = o.get("data", {})
+            data.pop("application/vnd.jupyter.widget-view+json", None)
+            if "image/png" not in data: continue
+            raw = data["image/png"] if isinstance(data["image/png"], str) else "".join(data["image/png"])
+            im = Image.open(io.BytesIO(base64.b64decode(raw)))
+            if im.width > max_width: im = im.resize((max_width, round(im.height * max_width / im.width)), Image.LANCZOS)
+            buf = io.BytesIO()
+            im.convert("RGB").quantize(colors=colors, method=Image.Quantize.MEDIANCUT).save(buf, "PNG", optimize=True)
+            small = base64.b64encode(buf.getvalue()).decode()
+            data["image/png"] = small if len(small) < len(raw) else raw
+    nb.get("metadata", {}).pop("widgets", None)
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+    return dest
+
+
 # %% ../nbs/03_cli.ipynb #e945a710
 def reproduce(names: Sequence[str] = ("all",), scale: str = "demo", out_dir: str | Path | None = None,
               results: str | Path | None = None, seed: int | None = None, timeout: float | None = None,
               allow_dirty: bool = False) -> list[RunResult]:
     """Run the named notebooks (or 'all') at `scale`: first the expected time and where everything will go, then
-    progress and elapsed time per notebook, then each paper's verdict; return the outcomes."""
+    progress and elapsed time per notebook, then each paper's verdict; return the outcomes. At scale full a failed
+    gate does not stop a notebook, and the executed notebook is also written, slimmed, to `results/full/nbs/` beside
+    its results (commit it with them: the site and GitHub show it)."""
     check_scale(scale)
     if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0 and math.isfinite(timeout)):
         raise ValueError(f"timeout must be a positive number of seconds (or None), got {timeout!r}")
@@ -327,7 +368,11 @@ def reproduce(names: Sequence[str] = ("all",), scale: str = "demo", out_dir: str
     res, t0 = [], time.time()
     for i, nb in enumerate(nbs, 1):
         print(f"[{i}/{len(nbs)}] {nb.key:<16} {nb.path.name} at scale={scale} ...", flush=True)
-        r = run_notebook(nb, scale, out_dir, rdir, seed, timeout)
+        t_nb = time.time()
+        r = run_notebook(nb, scale, out_dir, rdir, seed, timeout, keep_going=scale == "full")
+        rfile = rdir / scale / f"{nb.key}.json"
+        if scale == "full" and r.output.exists() and rfile.exists() and rfile.stat().st_mtime >= t_nb:
+            slim_notebook(r.output, rdir / "full" / "nbs" / nb.path.name)
         print(f"    {'ok  ' if r.ok else 'FAIL'} {r.seconds:7.1f} s  -> {r.output}"
               + (f"\n    {r.error[:500]}" if r.error else ""), flush=True)
         res.append(r)
@@ -360,6 +405,9 @@ def paper_labels(root: str | Path | None = None, link: str | None = None, toolki
         if link and p.notebook is not None:
             tip = ' "' + p.title.replace('"', "'") + '"' if short else ""
             text = f"[{text}]({f'nbs/{p.stem}.ipynb' if link == 'github' else f'{p.stem}.html'}{tip})"
+            ran = nbs_dir(root).parent / "results" / "full" / "nbs" / f"{p.stem}.ipynb"
+            if link == "github" and not short and ran.exists():
+                text += f" ([executed](results/full/nbs/{p.stem}.ipynb))"
         out.append((p.key, text))
     seen = {k for k, _ in out}
     for k, nb in notebooks(root).items():
@@ -941,8 +989,11 @@ def _stage_notebook(src: Path, dest: Path, full: Mapping | None, runnable: bool)
     nb = json.loads(Path(src).read_text())
     if runnable:
         scale = _executed_scale(nb)
-        note = (f"*The code cells below were executed at scale **`{scale}`** for this site"
-                + (" (a quick run: its numbers are not the reproduction)" if scale != "full" else "") + ".*"
+        at_commit = f", commit `{short_commit(full.get('commit'))}`" if scale == "full" and full else ""
+        note = (f"*The code cells below were executed at scale **`{scale}`**{at_commit}"
+                + (" for this site (a quick run: its numbers are not the reproduction)" if scale != "full" else "")
+                + (". It stopped at a failed gate (the claims cell): the cells after it did not run" if
+                   (nb.get("metadata", {}).get("papermill") or {}).get("exception") else "") + ".*"
                 if scale else "*The code cells below are shown unexecuted (this site was built without running them).*")
         md = (full_run_markdown(full) if full is not None else
               "## The committed reproduction\n\n*No committed full-scale result yet (`results/full/` has none for "
@@ -956,7 +1007,8 @@ def _stage_notebook(src: Path, dest: Path, full: Mapping | None, runnable: bool)
 def build_docs(scale: str = "demo", execute: bool | None = True, executed: str | Path | None = None,
                out: str | Path | None = None, results: str | Path | None = None, root: str | Path | None = None,
                stage: str | Path | None = None) -> Path:
-    """Render the docs site into `out` (default `_site/`) from executed notebooks, staged in `stage` (`_build/docs`).
+    """Render the docs site into `out` (default `_site/`) from executed notebooks, staged in `stage` (`_build/docs`):
+    a notebook's executed copy in `executed`, else its committed full run's (`results/full/nbs/`), else its source.
     `execute`: True runs the notebooks that have no executed copy in `executed` (after printing which, and the
     expected time); False shows them unexecuted; None (the command line without `--execute`/`--no-execute`) asks:
     a `ValueError` says what would run. Run from outside the checkout, every default folder is in the current one."""
@@ -967,7 +1019,9 @@ def build_docs(scale: str = "demo", execute: bool | None = True, executed: str |
     committed = root / "results"  # the committed full-scale reproduction, whatever `results` a run wrote to
     out = Path(out or base / "_site").resolve()
     stage = Path(stage or base / "_build" / "docs")
-    todo = [nb for nb in runnable(root).values() if not (executed / nb.path.name).exists()]
+    ran = committed / "full" / "nbs"  # the committed full runs' executed notebooks (`reproduce` at full writes them)
+    todo = [nb for nb in runnable(root).values()
+            if not (executed / nb.path.name).exists() and not (ran / nb.path.name).exists()]
     if todo and execute is not False:
         secs, how = expected_seconds(todo, scale, results, root)
         plan = (f"{len(todo)} notebook(s) have no executed copy in {executed}: {', '.join(nb.key for nb in todo)}; "
@@ -987,7 +1041,7 @@ def build_docs(scale: str = "demo", execute: bool | None = True, executed: str |
         shutil.copytree(committed / "full" / "figures", stage / "results" / "full" / "figures")
     info = {p.name: notebook_info(p) for p in (root / "nbs").glob("[0-9][0-9]_*.ipynb")}
     for p in sorted((root / "nbs").glob("*.ipynb")):
-        src = executed / p.name if (executed / p.name).exists() else p
+        src = next((d / p.name for d in (executed, ran) if (d / p.name).exists()), p)
         nb = info.get(p.name)
         _stage_notebook(src, stage / p.name, full.get(nb.key) if nb else None, bool(nb and nb.runnable))
     # the home page: the index notebook with its table computed now (links to site pages)

@@ -23,8 +23,8 @@ __all__ = ['SCALES', 'KINDS', 'EVIDENCE', 'CLAIM_VERDICTS', 'SCOREBOARD_COLUMNS'
            'scale_config', 'check_evidence', 'missing_evidence', 'claim_verdict', 'Claim', 'claim', 'mean_ci',
            'bootstrap_ci', 'binomial_ci', 'units_to_decide', 'verdict_reason', 'GateFailure', 'DirtyTreeError',
            'project_root', 'results_dir', 'versions', 'git_commit', 'is_reproducible', 'require_clean', 'record',
-           'load_results', 'scoreboard_rows', 'markdown_table', 'scoreboard_markdown', 'short_commit', 'best_result',
-           'failed_preconditions', 'headline_verdict', 'claim_ratio', 'paper_reason', 'headline_summary',
+           'keep_going', 'load_results', 'scoreboard_rows', 'markdown_table', 'scoreboard_markdown', 'short_commit',
+           'best_result', 'failed_preconditions', 'headline_verdict', 'claim_ratio', 'paper_reason', 'headline_summary',
            'headline_markdown', 'grouped_markdown', 'annotate_result', 'quiet', 'progress', 'use_style', 'savefig',
            'scoreboard_figure']
 
@@ -468,7 +468,9 @@ def require_clean(scale: str, allow_dirty: bool | None = None, root: str | Path 
 def record(paper: str, scale: str, metrics: Mapping[str, Any], claims: Sequence[Claim], seed: int | None = None,
            figures: Sequence[str | Path] = (), wall_time: float | None = None, raise_on_fail: bool = True,
            allow_dirty: bool | None = None) -> dict:
-    "Write `results/<scale>/<paper>.json` and return it; raise `GateFailure` afterwards if a gate failed."
+    """Write `results/<scale>/<paper>.json` and return it; raise `GateFailure` afterwards if a gate failed (with
+    `$ICLR26_KEEP_GOING` set, as `iclr26 reproduce` does at scale full, the failed gates are printed instead, so the
+    executed notebook runs to its end: its figures and later sections are part of the committed run)."""
     if not isinstance(paper, str) or not paper.isidentifier():
         raise ValueError(f"paper must be a short identifier such as 'arena', got {paper!r}")
     check_scale(scale)
@@ -499,8 +501,16 @@ def record(paper: str, scale: str, metrics: Mapping[str, Any], claims: Sequence[
     print(f"recorded {len(claims)} claims ({sum(c.passed for c in claims)} hold) in {f}"
           + ("" if out["reproducible"] else f" [not reproducible: commit {commit}]"))
     if failed and raise_on_fail:
+        if keep_going():
+            print(f"{len(failed)} gate(s) failed at scale {scale!r} (recorded; the run goes on, $ICLR26_KEEP_GOING):\n"
+                  + "\n".join(str(c) for c in failed))
+            return out
         raise GateFailure(f"{len(failed)} gate(s) failed at scale {scale!r}:\n" + "\n".join(str(c) for c in failed))
     return out
+
+def keep_going() -> bool:
+    "`$ICLR26_KEEP_GOING` (1/true/yes): `record` prints failed gates instead of raising `GateFailure`."
+    return os.environ.get("ICLR26_KEEP_GOING", "").strip().lower() in ("1", "true", "yes")
 
 def _rel(f, base: Path) -> str:
     "`f` relative to `base` when it lies below it (results files must not hold one machine's absolute paths)."

@@ -1,5 +1,5 @@
 """The iclr26 command: clear errors for unknown papers and scales, listing, scoreboard."""
-import os, subprocess, sys
+import json, os, subprocess, sys
 from pathlib import Path
 
 import pytest
@@ -497,3 +497,29 @@ def test_extras_come_from_pyproject_or_the_installed_metadata(tmp_path):
     meta = extra_requirements("discrete_sb", tmp_path)
     assert meta is not None and any(r.lower().startswith("pot") for r in meta), meta
     assert extra_requirements("duet", tmp_path) is None
+
+
+def _gate_notebook(path):
+    "A two-cell notebook (key `gatetoy`): its first cell records a failed gate, its second prints."
+    from iclr26 import cli
+    cells = ["#| default_exp gatetoy\nfrom iclr26.core import claim, record\n"
+             "record('gatetoy', 'smoke', {}, [claim('bad', 0, '>=', 1, kind='check')])",
+             "print('after the gate')"]
+    path.write_text(json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "source": s, "outputs": [],
+                                           "execution_count": None} for s in cells],
+                                "nbformat": 4, "nbformat_minor": 4,
+                                "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                            "language": "python"}}}))
+    return cli.notebook_info(path)
+
+
+def test_keep_going_runs_past_a_failed_gate_and_still_reports_it(tmp_path):
+    "At scale full `reproduce` keeps going: the executed notebook reaches its end, the run is still a failure."
+    from iclr26 import cli
+    nb = _gate_notebook(tmp_path / "99_gatetoy.ipynb")
+    for keep in (False, True):
+        r = cli.run_notebook(nb, "smoke", tmp_path / f"out{keep}", tmp_path / "res", keep_going=keep)
+        last = json.loads(r.output.read_text())["cells"][-1]["outputs"]
+        assert not r.ok and ("ran to its end" in r.error) == keep, r.error
+        assert any("after the gate" in "".join(o.get("text", "")) for o in last) == keep
+    assert "ICLR26_KEEP_GOING" not in os.environ, "the switch is the kernel's, not left in the caller's environment"
