@@ -110,3 +110,18 @@ def test_literate_shape_is_kept(stem):
     assert s["defs_per_cell"] <= 1.5, f"{stem}: {s['defs_per_cell']:.2f} definitions per exported cell"
     assert s["shown"] >= 0.8, f"{stem}: only {s['shown']:.0%} of exported cells are followed by a cell that uses them"
     assert s["eq_refs"] >= s["eq_tags"], f"{stem}: {s['eq_tags']} numbered equations but {s['eq_refs']} Eq. comments"
+
+
+# --- "Use it" (issue #61.3): every paper notebook ends with the lines that apply its method to the reader's own -------
+@pytest.mark.parametrize("key,stem", PAPER_KEYS, ids=[k for k, _ in PAPER_KEYS])
+def test_use_it_section(key, stem):
+    "A '## Use it on your own ...' markdown cell after 'What we found', then a plain code cell using `iclr26`."
+    cells = json.loads((ROOT / "nbs" / f"{stem}.ipynb").read_text())["cells"]
+    src = ["".join(c["source"]) for c in cells]
+    use = [i for i, (c, s) in enumerate(zip(cells, src)) if c["cell_type"] == "markdown" and s.startswith("## Use it")]
+    assert len(use) == 1, f"{stem}: expected one '## Use it' section, found {len(use)}"
+    found = [i for i, (c, s) in enumerate(zip(cells, src)) if c["cell_type"] == "markdown" and "## What we found" in s]
+    assert found and found[0] < use[0], f"{stem}: the 'Use it' section belongs after 'What we found'"
+    code = next((s for c, s in zip(cells[use[0] + 1:], src[use[0] + 1:]) if c["cell_type"] == "code"), "")
+    assert "iclr26" in code and not code.lstrip().startswith("#| export"), \
+        f"{stem}: the 'Use it' section needs a plain code cell that uses the package"
