@@ -373,7 +373,9 @@ def train_continual(
     g = torch.Generator().manual_seed(seed + 1)
     hist = []
     for t, task in enumerate(tasks):
-        if t and reset: model = fresh(); opt = adam(model)
+        if t and reset:
+            model = fresh()
+            opt = adam(model)
         elif t and shrink_perturb is not None:
             with torch.no_grad():
                 lam, sig = shrink_perturb

@@ -397,7 +397,8 @@ def test_property_last_token_index_bad_masks(b, L, dim):
 
 
 def test_use_it_section_runs(monkeypatch, capsys):
-    "The notebook's 'Use it on your own model' cell runs on its own (the smoke run stops at the teacher gate before it)."
+    ("The notebook's 'Use it on your own model' cell runs on its own (the smoke run stops at the teacher gate before "
+     "it).")
     import json
     from conftest import ROOT
     cells = json.loads((ROOT / "nbs" / "14_duet.ipynb").read_text())["cells"]

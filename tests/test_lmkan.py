@@ -376,7 +376,9 @@ def test_stacking_the_papers_layer_warns():
 
 
 def test_bounded_flops_ratios():
-    b = _lm.bounded_flops_ratios([10, 100], [1.0, 0.1], [10, 50, 5, 20, 10], [0.1, 2.0, 0.0, float("inf"), float("nan")])
+    b = _lm.bounded_flops_ratios(
+        [10, 100], [1.0, 0.1], [10, 50, 5, 20, 10], [0.1, 2.0, 0.0, float("inf"), float("nan")]
+    )
     assert [r for _, r in b] == ["=", "<=", ">=", "<=", "="]
     assert math.isclose(b[0][0], 10.0) and math.isclose(b[1][0], 0.2) and math.isclose(b[2][0], 20.0)
     assert math.isclose(b[3][0], 0.5) and math.isnan(b[4][0])

@@ -6,7 +6,8 @@ import torch
 
 from iclr26.tinylm import KnowledgeBase, knowledge_base, make_model
 from iclr26.mem1 import (Episode, MultiObjectiveEnv, SearchTool, Task, agent_tokenizer, batch_trajectories, context_ids,
-                         f1_score, fact_text, held_ids, hop_query, make_tasks, masked_trajectory, normalize_answer, official_peak_tokens,
+                         f1_score, fact_text, held_ids, hop_query, make_tasks, masked_trajectory, normalize_answer,
+                         official_peak_tokens,
                          official_style_trajectory, parse_action, parse_answers, rest_text, run_episodes, score,
                          scripted_episode, scripted_turns, sft_batches, state_text, summarize, task_prompt,
                          trajectory_logprobs, turn_rows)
