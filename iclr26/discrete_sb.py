@@ -27,7 +27,10 @@ __all__ = ['ALPHAS', 'lse_matmul', 'gaussian_log_q', 'uniform_log_q', 'Reference
            'c2st', 'cond_matrix', 'plan_kl_d2', 'chain_cond_log_probs_d2', 'path_kl', 'run_benchmark']
 
 # %% ../nbs/10_discrete_sb.ipynb #deddacbb
-def lse_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+def lse_matmul(
+    a: torch.Tensor,  # (..., M, K) log-space left factor (float tensor; -inf = a zero entry)
+    b: torch.Tensor,  # (..., K, N) log-space right factor; batch dims broadcast against `a`'s
+) -> torch.Tensor:
     """`log(exp(a) @ exp(b))` for `a` (..., M, K), `b` (..., K, N): the Triton kernel on CUDA (fp16/bf16/fp32),
     the exact CPU path below otherwise."""
     if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
@@ -81,7 +84,11 @@ def _check_S(S):
     return int(S)
 
 
-def gaussian_log_q(S: int, alpha: float, dtype=torch.float64) -> torch.Tensor:
+def gaussian_log_q(
+    S: int,               # number of categories (int >= 2)
+    alpha: float,         # bandwidth α > 0 of the Gaussian kernel as a fraction of S-1 (0.02 in the experiment)
+    dtype=torch.float64,  # dtype of the returned (S, S) matrix
+) -> torch.Tensor:
     ("Log of the doubly stochastic Gaussian one-step matrix: off-diagonal `exp(-4 (i-j)^2 / (alpha (S-1))^2) / Z`, "
      "diagonal fills each row to 1.")
     S = _check_S(S)
@@ -97,7 +104,12 @@ def gaussian_log_q(S: int, alpha: float, dtype=torch.float64) -> torch.Tensor:
     return lq
 
 
-def uniform_log_q(S: int, alpha: float, steps: int = 1, dtype=torch.float64) -> torch.Tensor:
+def uniform_log_q(
+    S: int,               # number of categories (int >= 2)
+    alpha: float,         # probability α of leaving the current state in one step, in (0, (S-1)/S]
+    steps: int = 1,       # power of Q: the returned matrix is log Q^steps (0: the identity)
+    dtype=torch.float64,  # dtype of the returned (S, S) matrix
+) -> torch.Tensor:
     ("Log of `Q^steps` for `Q = a I + (1-a)/S 11^T`, `a = 1 - alpha S/(S-1)` (leave the current state with "
      "probability alpha).")
     S = _check_S(S)
@@ -112,8 +124,17 @@ def uniform_log_q(S: int, alpha: float, steps: int = 1, dtype=torch.float64) -> 
 class ReferenceChain:
     ("A reference Markov chain on {0..S-1} (applied to every coordinate): `N + 1` steps, each `num_skip_steps` base "
      "steps.")
-    def __init__(self, S: int, kind: Literal["gaussian", "uniform"] = "gaussian", alpha: float = 0.02,
-                 num_timesteps: int = 15, num_skip_steps: int = 8, dtype=torch.float64):
+    def __init__(
+        self,
+        S: int,                   # number of categories of every coordinate (int >= 2)
+        # one-step matrix Q: 'gaussian' (`gaussian_log_q`) or 'uniform' (`uniform_log_q`)
+        kind: Literal["gaussian", "uniform"] = "gaussian",
+        # the family's α: Gaussian bandwidth (fraction of S-1) or uniform leave probability per base step
+        alpha: float = 0.02,
+        num_timesteps: int = 15,  # N: the chain runs x_0 -> ... -> x_(N+1), N+1 steps (int >= 0)
+        num_skip_steps: int = 8,  # base steps of Q per chain step (int >= 1): the chain's step is Q^num_skip_steps
+        dtype=torch.float64,      # dtype of the stored log Q^t matrices
+    ):
         S = _check_S(S)
         if kind not in ("gaussian", "uniform"): raise ValueError(f"kind must be 'gaussian' or 'uniform', got {kind!r}")
         for name, v, lo in (("num_timesteps", num_timesteps, 0), ("num_skip_steps", num_skip_steps, 1)):
@@ -166,7 +187,10 @@ class ReferenceChain:
         return lg - lg.logsumexp(-1, keepdim=True)
 
 
-def categorical(logits: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+def categorical(
+    logits: torch.Tensor,                      # (..., C) unnormalised log-probabilities; -inf entries are never drawn
+    generator: torch.Generator | None = None,  # random generator for the draws; None: torch's global generator
+) -> torch.Tensor:
     """Sample indices from unnormalised log-probabilities along the last dim (-inf entries are never drawn).
 
     Inverse-CDF sampling in float64: one uniform per row against the cumulative softmax (a zero-probability category
@@ -183,7 +207,14 @@ class CPBridge(nn.Module):
     """Schrödinger bridge of a CP-form potential `v(x1) = sum_k alpha_k prod_d r_{k,d}(x1^d)` over a `ReferenceChain`.
 
     `log_alpha` (K,), `log_r` (D, S, K). With `learnable=True` both are `nn.Parameter`s (DLightSB), else buffers."""
-    def __init__(self, chain: ReferenceChain, log_alpha: torch.Tensor, log_r: torch.Tensor, learnable: bool = False):
+    def __init__(
+        self,
+        chain: ReferenceChain,    # reference Markov chain applied to every coordinate (its S must equal log_r's)
+        log_alpha: torch.Tensor,  # (K,) log mixture weights log α_k of the CP potential
+        # (D, S, K) log factors log r_{k,d}(s) of the CP potential v(x1) = Σ_k α_k Π_d r_{k,d}(x1^d)
+        log_r: torch.Tensor,
+        learnable: bool = False,  # True: log_alpha and log_r become nn.Parameters (DLightSB); False: fixed buffers
+    ):
         super().__init__()
         if not isinstance(chain, ReferenceChain):
             raise TypeError(f"chain must be a ReferenceChain, got {type(chain).__name__}")
@@ -313,12 +344,21 @@ class CPBridge(nn.Module):
         return torch.stack(xs)
 
 # %% ../nbs/10_discrete_sb.ipynb #dedf6fa8
-def quantize(x: torch.Tensor, S: int, lo: float, hi: float) -> torch.Tensor:
+def quantize(
+    x: torch.Tensor,  # real values, any shape (float tensor)
+    S: int,           # number of categories: S-1 equally spaced bin edges
+    lo: float,        # first bin edge (values <= lo go to category 0)
+    hi: float,        # last bin edge (values > hi go to category S-1)
+) -> torch.Tensor:
     "Map reals to {0..S-1} with S-1 equally spaced edges on [lo, hi] (`torch.bucketize`, right-closed bins)."
     return torch.bucketize(x, torch.linspace(lo, hi, S - 1, dtype=x.dtype))
 
 
-def source_log_probs(S: int, kind: str = "gaussian", quantize_range=(-3.0, 3.0)) -> torch.Tensor:
+def source_log_probs(
+    S: int,                      # number of categories (int >= 2)
+    kind: str = "gaussian",      # source before quantisation: 'gaussian' (N(0, 1)) or 'uniform' (U[-3, 3])
+    quantize_range=(-3.0, 3.0),  # (lo, hi) of the S-1 equally spaced bin edges, as in `quantize`
+) -> torch.Tensor:
     "Exact per-coordinate log-histogram of the quantised source (S,), float64."
     S = _check_S(S)
     lo, hi = quantize_range
@@ -335,12 +375,26 @@ def source_log_probs(S: int, kind: str = "gaussian", quantize_range=(-3.0, 3.0))
 
 class SBBenchmark(CPBridge):
     "A benchmark pair (p0, p1) with known SB: a `CPBridge` with fixed parameters plus the quantised source p0."
-    def __init__(self, dim: int, num_categories: int = 50, num_potentials: int = 5,
-                 prior_type: Literal["gaussian", "uniform"] = "gaussian", alpha: float = 0.02,
-                 benchmark_type: Literal["gaussian", "uniform"] = "gaussian",
-                 input_distribution: Literal["gaussian", "uniform"] = "gaussian",
-                 num_timesteps: int = 15, num_skip_steps: int = 8, radius: float = 5.0, std: float = 2.0,
-                 quantize_range=(-3.0, 3.0), seed: int = 0):
+    def __init__(
+        self,
+        dim: int,                    # D, number of coordinates of x (int >= 1)
+        num_categories: int = 50,    # S, categories per coordinate (int >= 2)
+        num_potentials: int = 5,     # K, number of CP components of the potential v* (int >= 1)
+        # reference chain's one-step matrix: 'gaussian' or 'uniform'
+        prior_type: Literal["gaussian", "uniform"] = "gaussian",
+        alpha: float = 0.02,  # reference chain's α (Gaussian bandwidth or uniform leave probability; `ALPHAS` per type)
+        # potentials: 'gaussian' (log N(s; m_k,d, std²) factors) or 'uniform' (log r ~ U[0, 1))
+        benchmark_type: Literal["gaussian", "uniform"] = "gaussian",
+        # source p0 before quantisation: 'gaussian' (N(0, I)) or 'uniform' (U[-3, 3]^D)
+        input_distribution: Literal["gaussian", "uniform"] = "gaussian",
+        num_timesteps: int = 15,     # N: the reference chain makes N+1 steps
+        num_skip_steps: int = 8,     # base steps of Q per reference chain step
+        # Gaussian potentials: radius of the sphere the component means are drawn on (before quantising)
+        radius: float = 5.0,
+        std: float = 2.0,  # Gaussian potentials: σ of every factor, in category units; means are kept 2.5σ apart
+        quantize_range=(-3.0, 3.0),  # (lo, hi) of the bin edges that quantise the source p0
+        seed: int = 0,               # seed of the generator that draws the potential and, by default, the samples
+    ):
         for name, v, lo in (("dim", dim, 1), ("num_potentials", num_potentials, 1)):
             if isinstance(v, bool) or not isinstance(v, int) or v < lo:
                 raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
@@ -389,7 +443,9 @@ class SBBenchmark(CPBridge):
         return self.log_p0_1d[self._x(x0, "x0")].sum(1)
 
 # %% ../nbs/10_discrete_sb.ipynb #b7e2c9d1
-def chain_from_catsbench(prior) -> ReferenceChain:
+def chain_from_catsbench(
+    prior,  # a catsbench `Prior` (needs log_p_cum of shape (N+2, S, S) and its config attributes)
+) -> ReferenceChain:
     """A `ReferenceChain` from a `catsbench` `Prior` (its `log_p_cum` matrices, t = 0..N+1, taken as they are, in
     float64), so every solver and metric here runs on a reference process defined by `catsbench`."""
     need = ("log_p_cum", "num_categories", "num_timesteps", "num_skip_steps", "prior_type", "alpha")
@@ -406,7 +462,10 @@ def chain_from_catsbench(prior) -> ReferenceChain:
     return ch
 
 
-def benchmark_from_catsbench(cb, seed: int = 0) -> SBBenchmark:
+def benchmark_from_catsbench(
+    cb,             # a catsbench `BenchmarkHD` (built offline from a config or loaded with `from_pretrained`)
+    seed: int = 0,  # seed of the returned benchmark's default sample generator
+) -> SBBenchmark:
     """An `SBBenchmark` holding a `catsbench` benchmark's own parameters (`log_alpha`, `log_cp_cores`), reference chain
     (`cb.prior`) and source (`input_distribution`, `sample_quantize_range`): for `BenchmarkHD` objects built from a
     `BenchmarkHDConfig` (offline) or loaded with `BenchmarkHD.from_pretrained` (needs the Hub)."""
@@ -424,12 +483,17 @@ def benchmark_from_catsbench(cb, seed: int = 0) -> SBBenchmark:
 
 
 # %% ../nbs/10_discrete_sb.ipynb #d871b533
-def enumerate_states(S: int, D: int = 2) -> torch.Tensor:
+def enumerate_states(
+    S: int,      # number of categories per coordinate
+    D: int = 2,  # number of coordinates (the result has S^D rows: keep it small)
+) -> torch.Tensor:
     "All S^D states as a (S^D, D) long tensor (row-major; keep S^D small)."
     return torch.cartesian_prod(*[torch.arange(S)] * D).reshape(-1, D)
 
 
-def exact_plan(bench: SBBenchmark) -> torch.Tensor:
+def exact_plan(
+    bench: SBBenchmark,  # benchmark whose exact π* is the reference (small S^D: the space is enumerated)
+) -> torch.Tensor:
     "The full plan π*(x0, x1) as an (S^D, S^D) float64 matrix (enumerates the space: small S^D only)."
     X = enumerate_states(bench.S, bench.D)
     lc = bench.log_c(X)
@@ -438,7 +502,10 @@ def exact_plan(bench: SBBenchmark) -> torch.Tensor:
     return (bench.source_log_prob(X)[:, None] + lq + lv[None, :] - lc[:, None]).exp()
 
 
-def sinkhorn_check(bench: SBBenchmark, num_iter: int = 20000) -> float:
+def sinkhorn_check(
+    bench: SBBenchmark,     # benchmark whose exact π* is the reference (small S^D: the space is enumerated)
+    num_iter: int = 20000,  # maximum number of Sinkhorn iterations (POT's numItermax)
+) -> float:
     "Total variation between POT's log-domain Sinkhorn plan (exact histograms, cost -log Q-bar, eps=1) and π*."
     import ot
     P = exact_plan(bench)
@@ -451,7 +518,9 @@ def sinkhorn_check(bench: SBBenchmark, num_iter: int = 20000) -> float:
     return 0.5 * float(np.abs(G - P.numpy()).sum())
 
 
-def dynamic_check(bench: SBBenchmark) -> float:
+def dynamic_check(
+    bench: SBBenchmark,  # benchmark whose exact π* is the reference (small S^D: the space is enumerated)
+) -> float:
     "Max |prod_t q(x_{t+1}|x_t) - π*(x1|x0)| over all (x0, x1) (enumerates the space: small S^D only)."
     X = enumerate_states(bench.S, bench.D)
     n = len(X)
@@ -467,8 +536,19 @@ def dynamic_check(bench: SBBenchmark) -> float:
 class DLightSB(CPBridge):
     ("A learnable CP potential over a reference chain: trained by the DLightSB loss (`loss`) or by bridge matching "
      "(`matching_loss`).")
-    def __init__(self, chain: ReferenceChain, dim: int, num_potentials: int, init_samples: torch.Tensor | None = None,
-                 sample_prob: float = 0.9, generator: torch.Generator | None = None, dtype=torch.float32):
+    def __init__(
+        self,
+        chain: ReferenceChain,  # reference Markov chain (its S is the number of categories)
+        dim: int,               # D, number of coordinates (int >= 1)
+        num_potentials: int,    # K, number of CP components of the learned potential v_θ (int >= 1)
+        # (n, dim) states for the 'samples' initialisation (component k peaks on one row); None: random
+        init_samples: torch.Tensor | None = None,
+        # mass a component puts on its initialisation sample's category, in (0, 1); the rest is uniform
+        sample_prob: float = 0.9,
+        # random generator for the initialisation; None: torch's global generator
+        generator: torch.Generator | None = None,
+        dtype=torch.float32,    # dtype of the parameters (log_alpha, log_r)
+    ):
         if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
             raise ValueError(f"dim must be an int >= 1, got {dim!r}")
         if isinstance(num_potentials, bool) or not isinstance(num_potentials, int) or num_potentials < 1:
@@ -520,11 +600,12 @@ _SCALING_RANGE = 600.0   # nats: below this spread of the kernel, Sinkhorn runs 
 
 
 def minibatch_eot_pairs(
-    x0: torch.Tensor,
-    x1: torch.Tensor,
-    chain: ReferenceChain,
+    x0: torch.Tensor,       # (n, D) source states of the batch
+    x1: torch.Tensor,       # (n, D) target states of the batch, re-paired with x0
+    chain: ReferenceChain,  # reference chain whose -log Q-bar summed over coordinates is the cost
+    # random generator drawing each x0's partner from the plan's row; None: torch's global one
     generator: torch.Generator | None = None,
-    num_iter: int = 100,
+    num_iter: int = 100,    # number of Sinkhorn iterations (ε = 1)
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Re-pair a batch by its entropic OT plan (cost -sum_d log Q-bar, eps=1; `num_iter` Sinkhorn iterations):
     one x1 drawn per x0.
@@ -553,8 +634,16 @@ def minibatch_eot_pairs(
     return x0, x1[j]
 
 
-def fit(loss_fn: Callable[[], torch.Tensor], params, steps: int, lr: float, desc: str = "train",
-        schedule: Literal["constant", "cosine"] = "constant") -> list[float]:
+def fit(
+    # callable returning a scalar loss tensor; called once per step (draws its own batch)
+    loss_fn: Callable[[], torch.Tensor],
+    params,               # parameters to optimise (an iterable, as for torch.optim.Adam)
+    steps: int,           # number of Adam steps (int >= 0)
+    lr: float,            # Adam learning rate (the initial one with schedule='cosine')
+    desc: str = "train",  # label of the progress bar
+    # 'constant' learning rate or 'cosine' decay to 0 over `steps`
+    schedule: Literal["constant", "cosine"] = "constant",
+) -> list[float]:
     "Adam on `loss_fn()` for `steps` steps, constant learning rate or cosine decay to 0; returns the loss curve."
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
         raise ValueError(f"steps must be an int >= 0, got {steps!r}")
@@ -576,7 +665,14 @@ def fit(loss_fn: Callable[[], torch.Tensor], params, steps: int, lr: float, desc
 # %% ../nbs/10_discrete_sb.ipynb #6e4deb04
 class XEndPredictor(nn.Module):
     "MLP predicting logits of the end point (B, D, S) from x_t (B, D) and the step t (B,)."
-    def __init__(self, dim: int, num_categories: int, num_steps: int, emb: int = 32, hidden: int = 256):
+    def __init__(
+        self,
+        dim: int,             # D, number of coordinates of x_t
+        num_categories: int,  # S, categories per coordinate
+        num_steps: int,       # N: the step t takes values 0..N (N+1 step embeddings)
+        emb: int = 32,        # width of the category, coordinate-position and step embeddings
+        hidden: int = 256,    # width of the MLP's two hidden layers
+    ):
         super().__init__()
         self.D, self.S = dim, num_categories
         self.emb = nn.Embedding(num_categories, emb)
@@ -593,7 +689,13 @@ class XEndPredictor(nn.Module):
 class AlphaCSBM:
     "α-CSBM: forward and backward x_end predictors trained by online iterative Markovian fitting with EMA partners."
     def __init__(
-        self, chain: ReferenceChain, dim: int, hidden: int = 128, ema: float = 0.99, lr: float = 2e-3, seed: int = 0
+        self,
+        chain: ReferenceChain,  # reference Markov chain (gives S, N, Q and Q^t)
+        dim: int,               # D, number of coordinates
+        hidden: int = 128,      # hidden width of the forward and backward x_end predictors (`XEndPredictor`)
+        ema: float = 0.99,      # EMA decay of the partner models that generate the other direction's pairs, in [0, 1)
+        lr: float = 2e-3,       # Adam learning rate of both predictors
+        seed: int = 0,          # torch global seed set before the networks are initialised
     ):
         if not 0 <= ema < 1: raise ValueError(f"ema must be in [0, 1), got {ema}")
         torch.manual_seed(seed)
@@ -688,7 +790,13 @@ class AlphaCSBM:
 class FeatureEOT:
     ("Per-coordinate entropic OT plans (cost -log Q-bar, eps=1) between 1-D marginals; samples coordinates "
      "independently.")
-    def __init__(self, chain: ReferenceChain, log_p0: torch.Tensor, log_p1: torch.Tensor, num_iter: int = 5000):
+    def __init__(
+        self,
+        chain: ReferenceChain,  # reference chain; -log Q-bar per coordinate is the cost
+        log_p0: torch.Tensor,   # (D, S) log source marginal of each coordinate (normalised here)
+        log_p1: torch.Tensor,   # (D, S) log target marginal of each coordinate (normalised here)
+        num_iter: int = 5000,   # maximum number of Sinkhorn iterations per coordinate (POT's numItermax; ε = 1)
+    ):
         import ot
         if log_p0.shape != log_p1.shape or log_p0.dim() != 2 or log_p0.shape[1] != chain.S:
             raise ValueError(f"log_p0 and log_p1 must both be (D, S={chain.S}), got {tuple(log_p0.shape)}, "
@@ -715,7 +823,11 @@ class FeatureEOT:
         return self.log_cond[torch.arange(self.D), x0.long(), x1.long()].sum(1)
 
 
-def empirical_log_marginals(x: torch.Tensor, S: int, smoothing: float = 0.5) -> torch.Tensor:
+def empirical_log_marginals(
+    x: torch.Tensor,         # (n, D) integer samples
+    S: int,                  # number of categories
+    smoothing: float = 0.5,  # pseudo-count added to every (coordinate, category) count before normalising
+) -> torch.Tensor:
     "Per-coordinate log-histograms (D, S) with additive smoothing."
     D = x.shape[1]
     counts = torch.zeros(D, S, dtype=torch.float64).scatter_add_(
@@ -746,13 +858,23 @@ def _check_samples(x_true, x_pred, S) -> None:
                          f"{tuple(x_pred.shape)}")
 
 
-def shape_score(x_true: torch.Tensor, x_pred: torch.Tensor, S: int) -> float:
+def shape_score(
+    x_true: torch.Tensor,  # (n, D) reference samples, integer states in [0, S)
+    x_pred: torch.Tensor,  # (m, D) samples to score, same D
+    S: int,                # number of categories (int >= 2)
+) -> float:
     "1 - mean over coordinates of the TV distance between 1-D empirical marginals."
     _check_samples(x_true, x_pred, S)
     return 1 - float(np.mean([_tv_counts(x_true[:, d].long(), x_pred[:, d].long(), S) for d in range(x_true.shape[1])]))
 
 
-def trend_score(x_true: torch.Tensor, x_pred: torch.Tensor, S: int, max_pairs: int = 64, seed: int = 0) -> float:
+def trend_score(
+    x_true: torch.Tensor,  # (n, D) reference samples, integer states in [0, S)
+    x_pred: torch.Tensor,  # (m, D) samples to score, same D
+    S: int,                # number of categories (int >= 2)
+    max_pairs: int = 64,   # at most this many coordinate pairs (drawn at random when D(D-1)/2 is larger)
+    seed: int = 0,         # seed of the random choice of pairs
+) -> float:
     ("1 - mean TV between 2-D empirical marginals of coordinate pairs (all pairs, or `max_pairs` random ones). D=1: "
      "the 1-D score.")
     _check_samples(x_true, x_pred, S)
@@ -767,7 +889,11 @@ def trend_score(x_true: torch.Tensor, x_pred: torch.Tensor, S: int, max_pairs: i
 
 
 def conditional_scores(
-    true_sampler: Callable, pred_sampler: Callable, x0s: torch.Tensor, m: int, S: int
+    true_sampler: Callable,  # callable (m, D) x0 -> (m, D) x1 from the true conditional π*(x1 | x0)
+    pred_sampler: Callable,  # callable (m, D) x0 -> (m, D) x1 from the method's conditional
+    x0s: torch.Tensor,       # (n, D) source states; the scores are averaged over its rows
+    m: int,                  # samples of x1 | x0 drawn per side for each row of x0s
+    S: int,                  # number of categories
 ) -> tuple[float, float]:
     "Mean (shape, trend) scores of x1 | x0 over the rows of `x0s`, m samples per side."
     sh, tr = [], []
@@ -779,7 +905,12 @@ def conditional_scores(
     return float(np.mean(sh)), float(np.mean(tr))
 
 
-def c2st(x0: torch.Tensor, x1_true: torch.Tensor, x1_pred: torch.Tensor, seed: int = 0) -> float:
+def c2st(
+    x0: torch.Tensor,       # (n, D) source states shared by both pair sets
+    x1_true: torch.Tensor,  # (n, D) true x1 of each x0 (label 1)
+    x1_pred: torch.Tensor,  # (n, D) the method's x1 of each x0 (label 0)
+    seed: int = 0,          # seed of the stratified half/half train-test split
+) -> float:
     "Held-out accuracy of a 15-nearest-neighbour classifier separating true pairs (x0, x1_true) from (x0, x1_pred)."
     from sklearn.neighbors import KNeighborsClassifier
     from sklearn.model_selection import train_test_split
@@ -790,7 +921,11 @@ def c2st(x0: torch.Tensor, x1_true: torch.Tensor, x1_pred: torch.Tensor, seed: i
     return float(clf.score(Xb, yb))
 
 
-def cond_matrix(model, X0: torch.Tensor, X1: torch.Tensor) -> torch.Tensor:
+def cond_matrix(
+    model,             # a `CPBridge` (or `SBBenchmark`, `DLightSB`) or a `FeatureEOT`
+    X0: torch.Tensor,  # (n0, D) source states (rows of the result)
+    X1: torch.Tensor,  # (n1, D) target states (columns of the result)
+) -> torch.Tensor:
     "log π(x1 | x0) for all rows of X0 against all rows of X1, (len(X0), len(X1)), for a `CPBridge` or `FeatureEOT`."
     if isinstance(model, CPBridge):
         lq = sum(model.chain.log_qbar.to(model.log_r.dtype)[X0[:, None, d], X1[None, :, d]] for d in range(X0.shape[1]))
@@ -800,7 +935,11 @@ def cond_matrix(model, X0: torch.Tensor, X1: torch.Tensor) -> torch.Tensor:
     raise TypeError(f"model must be a CPBridge or FeatureEOT, got {type(model).__name__}")
 
 
-def plan_kl_d2(bench: SBBenchmark, cond_matrix_fn: Callable, chunk: int = 500) -> float:
+def plan_kl_d2(
+    bench: SBBenchmark,        # benchmark whose exact π* is the reference (small S^D: the space is enumerated)
+    cond_matrix_fn: Callable,  # callable (X0, X1) -> (len(X0), len(X1)) log π_θ(x1 | x0) of the method
+    chunk: int = 500,          # rows of x0 evaluated at once (memory: chunk x S^D entries)
+) -> float:
     "Exact KL(π* || π_θ) by enumeration (small S^D); `cond_matrix_fn(X0, X1)` -> log π_θ(x1 | x0), (len(X0), len(X1))."
     X = enumerate_states(bench.S, bench.D)
     lp0 = bench.source_log_prob(X)
@@ -813,7 +952,10 @@ def plan_kl_d2(bench: SBBenchmark, cond_matrix_fn: Callable, chunk: int = 500) -
     return kl
 
 
-def chain_cond_log_probs_d2(csbm: AlphaCSBM, x0: torch.Tensor) -> torch.Tensor:
+def chain_cond_log_probs_d2(
+    csbm: AlphaCSBM,   # trained α-CSBM (its forward EMA chain is propagated) on D = 2
+    x0: torch.Tensor,  # (B, 2) source states
+) -> torch.Tensor:
     ("log π_θ(x1 | x0) over all S^2 states for each row of x0 (D=2), by exact propagation of the learned chain; (B, "
      "S^2).")
     S = csbm.S
@@ -828,7 +970,12 @@ def chain_cond_log_probs_d2(csbm: AlphaCSBM, x0: torch.Tensor) -> torch.Tensor:
     return P.log()
 
 
-def path_kl(bench: SBBenchmark, transition_log_prob: Callable, x0: torch.Tensor, generator=None) -> float:
+def path_kl(
+    bench: SBBenchmark,             # benchmark whose bridge P* generates the trajectories
+    transition_log_prob: Callable,  # callable (xt, y, t) -> (B,) the method's log q_θ(x_(t+1) = y | x_t)
+    x0: torch.Tensor,               # (B, D) integer source states x0 in 0..S-1; one true trajectory per row
+    generator=None,                 # random generator for the draws; None: torch's global generator
+) -> float:
     "Monte Carlo KL(P* || P_θ) along true bridge trajectories from x0; `transition_log_prob(xt, y, t)` -> (B,)."
     traj = bench.sample_trajectory(x0, generator)
     tot = torch.zeros(len(x0), dtype=torch.float64)
@@ -844,13 +991,36 @@ def path_kl(bench: SBBenchmark, transition_log_prob: Callable, x0: torch.Tensor,
 ALPHAS = {"gaussian": 0.02, "uniform": 0.005}
 
 
-def run_benchmark(dim: int, prior_type: str, benchmark_type: str, seed: int, *, S: int = 50, bench_K: int = 5,
-                  model_K: int = 64, small_K: int = 0, n_train: int = 20000, steps: int = 1000, bm_steps: int = 1000,
-                  csbm_steps: int = 1000, run_csbm: bool = True, batch: int = 256, lr: float = 0.05,
-                  n_eval: int = 4000, n_cond: int = 12, m_cond: int = 1000, couplings: Sequence[str] = ("independent",),
-                  csbm_hidden: int = 128, n_plan_x0: int = 64, bm_estimator: str = "analytic",
-                  schedule: str = "cosine", csbm_refresh: int = 1, ot_steps: int | None = None,
-                  bm_lr: float | None = None) -> dict:
+def run_benchmark(
+    dim: int,                        # D, number of coordinates
+    prior_type: str,                 # reference chain: 'gaussian' or 'uniform' (its α is `ALPHAS[prior_type]`)
+    benchmark_type: str,             # potentials of the benchmark: 'gaussian' or 'uniform'
+    seed: int,                       # benchmark seed: potential, training data, initialisation and evaluation draws
+    *,
+    S: int = 50,                     # number of categories per coordinate
+    bench_K: int = 5,                # K of the benchmark's potential v*
+    model_K: int = 64,               # K of the DLightSB and DLightSB-M potentials
+    small_K: int = 0,                # also train a DLightSB with this K (0: none)
+    n_train: int = 20000,            # unpaired training samples of p0 and of p1
+    steps: int = 1000,               # DLightSB training steps
+    bm_steps: int = 1000,            # DLightSB-M training steps (independent coupling; also OT unless ot_steps is set)
+    csbm_steps: int = 1000,          # α-CSBM training steps
+    run_csbm: bool = True,           # train and score α-CSBM
+    batch: int = 256,                # training batch size of every solver
+    lr: float = 0.05,                # DLightSB learning rate (and DLightSB-M's unless bm_lr is set), > 0
+    n_eval: int = 4000,              # held-out x0 for the unconditional scores and C2ST
+    n_cond: int = 12,                # fixed x0 for the conditional scores
+    m_cond: int = 1000,              # samples of x1 | x0 per side and per fixed x0
+    # DLightSB-M couplings to train: 'independent' and/or 'OT' (mini-batch EOT); (): none
+    couplings: Sequence[str] = ("independent",),
+    csbm_hidden: int = 128,          # hidden width of α-CSBM's x_end predictors
+    n_plan_x0: int = 64,             # x0 of the Monte Carlo plan KL of α-CSBM (D = 2 only)
+    bm_estimator: str = "analytic",  # DLightSB-M loss: 'analytic' (per-coordinate KL) or 'sample' (one sampled x_(t+1))
+    schedule: str = "cosine",        # learning-rate schedule of DLightSB and DLightSB-M: 'constant' or 'cosine'
+    csbm_refresh: int = 1,           # α-CSBM regenerates its pairs every this many steps (1: every step)
+    ot_steps: int | None = None,     # DLightSB-M steps with the OT coupling; None: bm_steps
+    bm_lr: float | None = None,      # DLightSB-M learning rate, > 0; None: lr
+) -> dict:
     """Train every solver on one benchmark and score them (`ot_steps`: DLightSB-M steps with the OT coupling;
     default `bm_steps`; `bm_lr`: DLightSB-M's learning rate, default `lr`; `couplings=()` trains no DLightSB-M).
     Returns {'metrics': {method: {...}}, 'curves', 'models', 'bench', 'train_s': {method: s}}."""
