@@ -41,7 +41,13 @@ def _check_payoff_array(a, name: str) -> np.ndarray:
 class NormalFormGame:
     ("An n-player normal-form game: `payoffs[i][a]` is player `i`'s utility at the action profile `a` (a tensor of "
      "shape `(n, m_1, ..., m_n)`).")
-    def __init__(self, payoffs, name: str = "game", action_names: Sequence[Sequence[str]] | None = None):
+    def __init__(
+        self,
+        payoffs,  # utility tensor of shape (n, m_1, ..., m_n): `payoffs[i][a]` is player i's utility at profile a
+        name: str = "game",                             # label used in `repr` and in the notebook's tables
+        # one list of action labels per player (default '0', '1', ...); used by `profile_name`
+        action_names: Sequence[Sequence[str]] | None = None,
+    ):
         try: P = np.asarray(payoffs)
         except ValueError:
             raise ValueError(
@@ -131,7 +137,11 @@ class NormalFormGame:
         arrays = [np.asarray(a, dtype=float) for a in game.to_arrays(dtype=float)]
         return cls(np.stack(arrays), name=name or getattr(game, "title", "gambit"))
 
-def check_distribution(game: NormalFormGame, mu, atol: float = 1e-6) -> np.ndarray:
+def check_distribution(
+    game: NormalFormGame,  # the game whose action profiles `mu` is over
+    mu,  # distribution over action profiles: any array with `game.n_profiles` entries (reshaped to `game.n_actions`)
+    atol: float = 1e-6,    # tolerance on negative entries and on the deviation of the total mass from 1
+) -> np.ndarray:
     ("Return `mu` as a tensor of shape `game.n_actions` after checking it is a probability distribution over action "
      "profiles.")
     if not isinstance(game, NormalFormGame):
@@ -144,7 +154,9 @@ def check_distribution(game: NormalFormGame, mu, atol: float = 1e-6) -> np.ndarr
     if abs(mu.sum() - 1) > atol: raise ValueError(f"mu must sum to 1, sums to {mu.sum():.9g}")
     return mu
 
-def product_distribution(strategies: Sequence[Sequence[float]]) -> np.ndarray:
+def product_distribution(
+    strategies: Sequence[Sequence[float]],  # one mixed strategy (probability vector over its actions) per player
+) -> np.ndarray:
     "The joint distribution of independent mixed strategies (one probability vector per player)."
     if len(strategies) == 0: raise ValueError("strategies must hold one mixed strategy per player")
     out = np.ones(())
@@ -155,7 +167,10 @@ def product_distribution(strategies: Sequence[Sequence[float]]) -> np.ndarray:
         out = np.multiply.outer(out, np.clip(s, 0, None))
     return out
 
-def point_mass(game: NormalFormGame, a: Sequence[int]) -> np.ndarray:
+def point_mass(
+    game: NormalFormGame,  # the game whose profiles the distribution is over
+    a: Sequence[int],      # the action profile played with probability 1: one action index per player
+) -> np.ndarray:
     "The distribution that plays the action profile `a` with probability 1."
     a = tuple(int(x) for x in a)
     if len(a) != game.n_players or any(not 0 <= x < m for x, m in zip(a, game.n_actions)):
@@ -173,7 +188,10 @@ def prisoners_dilemma() -> NormalFormGame:
     "The paper's prisoner's dilemma: $u(C,C)=.6$, $u(D,C)=1$, $u(C,D)=0$, $u(D,D)=.2$ (own action first)."
     return _sym2([[0.6, 0.0], [1.0, 0.2]], "prisoner's dilemma", ["C", "D"])
 
-def coordination_game(high: float = 1.0, low: float = 0.5) -> NormalFormGame:
+def coordination_game(
+    high: float = 1.0,  # payoff to each player when both play A
+    low: float = 0.5,   # payoff to each player when both play B (miscoordination pays 0)
+) -> NormalFormGame:
     "Pure coordination: both get `high` at (A,A), `low` at (B,B), 0 when they miscoordinate."
     return _sym2([[high, 0.0], [0.0, low]], "coordination", ["A", "B"])
 
@@ -203,7 +221,11 @@ def shapley_game() -> NormalFormGame:
     B = np.array([[0, 0, 1], [1, 0, 0], [0, 1, 0]], float)
     return NormalFormGame(np.stack([A, B]), "Shapley", [["R", "P", "S"], ["R", "P", "S"]])
 
-def public_goods(n: int = 3, r: float = 1.6) -> NormalFormGame:
+def public_goods(
+    n: int = 3,      # number of players (>= 2), each with actions keep (0) / give (1)
+    # multiplier of the common pot; contributing is socially good iff r > 1 and individually good iff r > n
+    r: float = 1.6,
+) -> NormalFormGame:
     ("Linear public goods: each player keeps 1 or contributes it (action 1); the pot is multiplied by `r` and shared, "
      "$u_i = 1 - c_i + r\\sum_j c_j / n$.")
     n = _check_int("n", n, 2)
@@ -212,7 +234,11 @@ def public_goods(n: int = 3, r: float = 1.6) -> NormalFormGame:
     pot = r * c.sum(0) / n
     return NormalFormGame(np.stack([1 - c[i] + pot for i in range(n)]), f"public goods n={n}", [["keep", "give"]] * n)
 
-def random_game(n_actions: Sequence[int], seed: int | None = None, name: str | None = None) -> NormalFormGame:
+def random_game(
+    n_actions: Sequence[int],  # number of actions of each player (its length is the number of players)
+    seed: int | None = None,   # seed of numpy's default_rng for the Uniform[0, 1] payoffs (None: fresh entropy)
+    name: str | None = None,   # label of the game (default 'random <m_1>x...x<m_n> (seed <seed>)')
+) -> NormalFormGame:
     "A game with i.i.d. Uniform[0, 1] payoffs and `n_actions[i]` actions for player `i`."
     n_actions = tuple(_check_int("n_actions", m, 1) for m in n_actions)
     if not n_actions: raise ValueError("n_actions must name at least one player")
@@ -232,7 +258,11 @@ class GraphicalGame:
     with `i`);
     `tables[i]` has one axis per player of `scopes[i]`, in that order."""
     def __init__(
-        self, n_actions: Sequence[int], scopes: Sequence[Sequence[int]], tables: Sequence, name: str = "graphical game"
+        self,
+        n_actions: Sequence[int],         # number of actions |A_i| of each player
+        scopes: Sequence[Sequence[int]],  # per player i, the players its utility depends on, starting with i itself
+        tables: Sequence,  # per player i, its utility table with one axis per player of `scopes[i]`, in that order
+        name: str = "graphical game",     # label used in `repr`
     ):
         self.n_actions = tuple(_check_int("n_actions", m, 1) for m in n_actions)
         n = len(self.n_actions)
@@ -298,8 +328,14 @@ class GraphicalGame:
         return cls(m, scopes, tables, name or f"graphical n={n} (seed {seed})")
 
 
-def network_game(graph: nx.Graph, base: NormalFormGame | None = None, noise: float = 0.2, seed: int | None = None,
-                 name: str | None = None) -> GraphicalGame:
+def network_game(
+    graph: nx.Graph,                     # networkx graph of who plays whom (nodes relabelled 0..n-1 in sorted order)
+    # symmetric 2-player game played against each neighbour (default: the paper's prisoner's dilemma)
+    base: NormalFormGame | None = None,
+    noise: float = 0.2,  # scale of the i.i.d. Uniform[0, 1] term added to every utility entry (>= 0; breaks ties)
+    seed: int | None = None,             # seed of numpy's default_rng for the noise
+    name: str | None = None,             # label of the game (default names the base game, n and the seed)
+) -> GraphicalGame:
     """A graphical game on `graph` where each player plays the symmetric 2-player game `base` (default: the paper's
     prisoner's dilemma) against each neighbour: $u_i = \\frac{1}{|N(i)|}\\sum_{j\\in N(i)} u^{base}(a_i, a_j) +
     \\text{noise}\\cdot\\xi_i(a_{N[i]})$,
@@ -325,7 +361,11 @@ def network_game(graph: nx.Graph, base: NormalFormGame | None = None, noise: flo
         tables.append(T + noise * rng.random((m,) * (d + 1)))
     return GraphicalGame((m,) * n, scopes, tables, name or f"network {base.name} n={n} (seed {seed})")
 
-def bounded_degree_tree(n: int, max_degree: int = 3, seed: int | None = None) -> nx.Graph:
+def bounded_degree_tree(
+    n: int,                   # number of nodes
+    max_degree: int = 3,      # largest degree a node may reach (>= 2; 2 gives a path)
+    seed: int | None = None,  # seed of numpy's default_rng for the attachment choices
+) -> nx.Graph:
     "A random tree on `n` nodes: node k attaches to a uniformly chosen earlier node of degree < `max_degree`."
     n = _check_int("n", n, 1)
     max_degree = _check_int("max_degree", max_degree, 2)
@@ -350,7 +390,11 @@ def _expand(T: np.ndarray, t_vars: Sequence[int], b_vars: Sequence[int], dom) ->
 AGGREGATORS = ("average", "weighted", "max")
 DEVIATIONS = ("coarse", "correlated")
 
-def coalitions(n: int, max_size: int | None = None, min_size: int = 1) -> list[tuple[int, ...]]:
+def coalitions(
+    n: int,                       # number of players
+    max_size: int | None = None,  # largest coalition size (None: n, the grand coalition included)
+    min_size: int = 1,            # smallest coalition size (1: unilateral deviations included)
+) -> list[tuple[int, ...]]:
     "All coalitions (sorted tuples of players) of `n` players with `min_size` <= size <= `max_size`."
     n = _check_int("n", n, 1)
     max_size = n if max_size is None else _check_int("max_size", max_size, 1)
@@ -366,7 +410,13 @@ def _check_aggregator(aggregator: str, weights, n: int):
         return w
     return np.ones(n)
 
-def coalition_weights(C: Sequence[int], n: int, aggregator: str = "average", weights=None) -> list[np.ndarray]:
+def coalition_weights(
+    C: Sequence[int],             # the coalition: player indices
+    n: int,                       # number of players (length of each weight vector)
+    # 'average' (MASE: mean gain over the coalition), 'weighted' (needs `weights`) or 'max' (best member's gain)
+    aggregator: str = "average",
+    weights=None,  # one positive weight per player, used only by aggregator='weighted' (ω_i ∝ w_i inside the coalition)
+) -> list[np.ndarray]:
     """The weight vectors $\\omega$ (length `n`, zero outside `C`) whose $\\omega$-weighted gain the aggregator takes:
     average -> one vector $1/|C|$; weighted -> $w_i/\\sum_{j\\in C} w_j$; max -> one unit vector per member."""
     w = _check_aggregator(aggregator, weights, n)
@@ -420,10 +470,10 @@ def _as_matrix(T: np.ndarray, C, rest):
 class Deviation:
     ("A coalition deviation: `coalition`, the aggregator's `weights` $\\omega$, and the coalition's new joint action "
      "(coarse) or map (correlated).")
-    coalition: tuple
-    weights: np.ndarray
+    coalition: tuple       # the deviating players C, a sorted tuple
+    weights: np.ndarray    # the aggregator's weight vector ω (length n, zero outside C)
     action: Any            # coarse: tuple a'_C ; correlated: tuple of a'_C indices, one per recommended a_C (flat)
-    gain: float
+    gain: float            # the ω-weighted expected gain of this deviation against the distribution
     def describe(self, game: NormalFormGame | None = None) -> str:
         "A one-line description, with action names when `game` is given."
         C = tuple(int(i) for i in self.coalition)
@@ -432,8 +482,17 @@ class Deviation:
             return f"coalition {C} -> ({act}), gain {self.gain:.4g}"
         return f"coalition {C}, gain {self.gain:.4g}"
 
-def coalition_gains(game: NormalFormGame, mu, aggregator: str = "average", deviation: str = "coarse", weights=None,
-                    coalition_set="all") -> list[Deviation]:
+def coalition_gains(
+    game: NormalFormGame,         # the normal-form game
+    mu,  # distribution over action profiles: any array with `game.n_profiles` entries (reshaped to `game.n_actions`)
+    # 'average' (MASE: mean gain over the coalition), 'weighted' (needs `weights`) or 'max' (best member's gain)
+    aggregator: str = "average",
+    # 'coarse' (the coalition commits to one joint action a'_C) or 'correlated' (a map from recommended a_C to a'_C)
+    deviation: str = "coarse",
+    weights=None,  # one positive weight per player, used only by aggregator='weighted' (ω_i ∝ w_i inside the coalition)
+    # coalitions searched: 'all', an int k (every coalition of size <= k) or an explicit list of player tuples
+    coalition_set="all",
+) -> list[Deviation]:
     """For every coalition $C$ (and, for `aggregator='max'`, every member) the best aggregated gain of a deviation
     against
     the distribution `mu`:
@@ -463,13 +522,27 @@ def coalition_gains(game: NormalFormGame, mu, aggregator: str = "average", devia
                 out.append(Deviation(C, om, tuple(int(x) for x in G.argmax(1)), float(G.max(1).sum())))
     return out
 
-def max_coalition_gain(game: NormalFormGame, mu, aggregator: str = "average", deviation: str = "coarse", weights=None,
-                       coalition_set="all") -> Deviation:
+def max_coalition_gain(
+    game: NormalFormGame,         # the normal-form game
+    mu,  # distribution over action profiles: any array with `game.n_profiles` entries (reshaped to `game.n_actions`)
+    # 'average' (MASE: mean gain over the coalition), 'weighted' (needs `weights`) or 'max' (best member's gain)
+    aggregator: str = "average",
+    # 'coarse' (the coalition commits to one joint action a'_C) or 'correlated' (a map from recommended a_C to a'_C)
+    deviation: str = "coarse",
+    weights=None,  # one positive weight per player, used only by aggregator='weighted' (ω_i ∝ w_i inside the coalition)
+    # coalitions searched: 'all', an int k (every coalition of size <= k) or an explicit list of player tuples
+    coalition_set="all",
+) -> Deviation:
     "The most profitable coalition deviation against `mu` (the MASE objective); its `.gain` is the value of `mu`."
     gs = coalition_gains(game, mu, aggregator, deviation, weights, coalition_set)
     return max(gs, key=lambda d: d.gain)
 
-def exploitability(game: NormalFormGame, mu, deviation: str = "coarse") -> float:
+def exploitability(
+    game: NormalFormGame,       # the normal-form game
+    mu,  # distribution over action profiles: any array with `game.n_profiles` entries (reshaped to `game.n_actions`)
+    # 'coarse' (a CCE has exploitability <= 0) or 'correlated' (a CE has exploitability <= 0)
+    deviation: str = "coarse",
+) -> float:
     ("The largest gain of a unilateral deviation against `mu` (coalitions of size 1): <= 0 iff `mu` is a CCE (coarse) "
      "/ CE (correlated).")
     return max_coalition_gain(game, mu, "average", deviation, coalition_set=1).gain
@@ -477,7 +550,16 @@ def exploitability(game: NormalFormGame, mu, deviation: str = "coarse") -> float
 # %% ../nbs/19_mase.ipynb #f43a77f6
 LP_OPTIONS = dict(primal_feasibility_tolerance=1e-10, dual_feasibility_tolerance=1e-10)
 
-def solve_lp(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None, method: str = "highs-ds"):
+def solve_lp(
+    c,                         # cost vector of the objective `c @ x` (length = number of variables)
+    A_ub=None,                 # inequality matrix of `A_ub @ x <= b_ub` (dense or scipy sparse; None: no inequalities)
+    b_ub=None,                 # right-hand side of the inequalities
+    A_eq=None,                 # equality matrix of `A_eq @ x == b_eq` (None: no equalities)
+    b_eq=None,                 # right-hand side of the equalities
+    bounds=None,               # per-variable (low, high) bounds as in `scipy.optimize.linprog` (None: x >= 0)
+    # linprog method; 'highs-ds' is HiGHS dual simplex, 'highs-ipm' interior point, 'highs' lets HiGHS pick
+    method: str = "highs-ds",
+):
     ("Minimise `c @ x` with scipy's HiGHS (dual simplex, tight tolerances); returns the `OptimizeResult` (status 2 = "
      "infeasible).")
     return linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method=method, options=LP_OPTIONS)
@@ -574,12 +656,13 @@ class MASEResult:
     argmax: Deviation            # the maximising coalition / deviation
     mu: np.ndarray | None        # joint distribution (normal form)
     marginals: list | None       # bag marginals (structured)
-    iterations: int
-    n_constraints: int
-    seconds: float
-    method: str
-    aggregator: str
-    deviation: str
+    iterations: int              # restricted-LP solves of constraint generation (1 for method='full')
+    n_constraints: int           # inequality rows in the last restricted LP
+    seconds: float               # wall-clock time of the solve
+    method: str                  # the method that ran: 'cg', 'full' or 'structured'
+    aggregator: str              # the aggregator solved for: 'average', 'weighted' or 'max'
+    deviation: str               # the deviation type solved for: 'coarse' or 'correlated'
+    # one (LP value t, largest separated gain) pair per iteration
     history: list = field(default_factory=list, repr=False)
     td: Any = field(default=None, repr=False)   # the tree decomposition behind `marginals` (structured)
     oracle_calls: int = 0        # separation-oracle calls (structured: one per LP solve)
@@ -656,16 +739,25 @@ def _mase_dense(
 
 # %% ../nbs/19_mase.ipynb #915f031f
 def mase(
+    # a NormalFormGame, or a GraphicalGame (structured algorithm over its tree decomposition)
     game: NormalFormGame | GraphicalGame,
+    # 'average' (MASE: mean gain over the coalition), 'weighted' (needs `weights`) or 'max' (best member's gain)
     aggregator: str = "average",
+    # 'coarse' (the coalition commits to one joint action a'_C) or 'correlated' (a map from recommended a_C to a'_C);
+    # 'structured' needs 'coarse'
     deviation: str = "coarse",
-    weights=None,
+    weights=None,  # one positive weight per player, used only by aggregator='weighted' (ω_i ∝ w_i inside the coalition)
+    # coalitions searched: 'all', an int k (every coalition of size <= k) or an explicit list of player tuples;
+    # 'structured' needs 'all'
     coalition_set="all",
+    # 'auto', 'cg' (constraint generation), 'full' (all constraints), 'structured' or 'brute' (see above)
     method: str = "auto",
-    tol: float = 1e-9,
-    max_iter: int = 100_000,
-    batch: int | None = None,
+    tol: float = 1e-9,                     # stop when no separated gain exceeds the LP's t by more than this
+    max_iter: int = 100_000,               # cap on the restricted-LP solves of constraint generation
+    batch: int | None = None,  # violated deviations added per iteration (None: 1 for normal form, 8 for 'structured')
+    # seconds after which constraint generation stops (None: no limit; `value` may then exceed `lp_value`)
     time_limit: float | None = None,
+    # largest table (entries) the run may build; a larger one raises ValueError up front (10^7 ≈ 80 MB)
     max_table: int = 10_000_000,
 ) -> MASEResult:
     """Minimum Average-Strong Equilibrium: the distribution $\\mu$ minimising the largest aggregated coalition gain,
@@ -743,13 +835,19 @@ def mase(
 @dataclass
 class EWFResult:
     "One point of the exploitability-welfare frontier: the best welfare with every unilateral gain <= `eps`."
-    eps: float
+    eps: float                   # the exploitability budget ε the point was solved for
     welfare: float               # nan when infeasible (eps below the minimum exploitability)
     mu: np.ndarray | None        # the joint distribution (normal form) or the bag marginals (graphical game)
-    feasible: bool
+    feasible: bool               # False when no distribution meets every unilateral gain <= eps
+    # the tree decomposition behind bag marginals in `mu` (graphical games; None in normal form)
     td: Any = field(default=None, repr=False)
 
-def ewf(game: NormalFormGame | GraphicalGame, eps: float, deviation: str = "coarse") -> EWFResult:
+def ewf(
+    # a NormalFormGame (joint LP) or GraphicalGame (LP over bag marginals, coarse only)
+    game: NormalFormGame | GraphicalGame,
+    eps: float,  # ε: the largest unilateral gain allowed (0: the welfare-best CCE / CE; below the minimum: infeasible)
+    deviation: str = "coarse",             # 'coarse' (CCE-type constraints) or 'correlated' (CE-type; normal form only)
+) -> EWFResult:
     """Exploitability-Welfare Frontier: $\\mathrm{EWF}(\\varepsilon)=\\max_\\mu \\sum_i E_\\mu[u_i]$ subject to every
     unilateral
     deviation gaining at most $\\varepsilon$ (coarse: CCE-type; correlated: CE-type). An LP; for graphical games over
@@ -797,22 +895,33 @@ def ewf(game: NormalFormGame | GraphicalGame, eps: float, deviation: str = "coar
     mu = (mu / mu.sum()).reshape(game.n_actions)
     return EWFResult(eps, float(-res.fun), mu, True)
 
-def max_welfare_cce(game: NormalFormGame) -> np.ndarray:
+def max_welfare_cce(
+    game: NormalFormGame,  # the normal-form game
+) -> np.ndarray:
     "A welfare-maximising coarse correlated equilibrium (EWF at eps = 0, coarse deviations)."
     return ewf(game, 0.0, "coarse").mu
 
-def max_welfare_ce(game: NormalFormGame) -> np.ndarray:
+def max_welfare_ce(
+    game: NormalFormGame,  # the normal-form game
+) -> np.ndarray:
     "A welfare-maximising correlated equilibrium (EWF at eps = 0, correlated deviations)."
     return ewf(game, 0.0, "correlated").mu
 
-def pure_nash_equilibria(game: NormalFormGame, tol: float = 1e-12) -> list[tuple[int, ...]]:
+def pure_nash_equilibria(
+    game: NormalFormGame,  # the normal-form game
+    tol: float = 1e-12,    # slack allowed when comparing a payoff with the best-response payoff
+) -> list[tuple[int, ...]]:
     "Every pure Nash equilibrium, by enumeration."
     P = game.payoffs
     ok = np.ones(game.n_actions, bool)
     for i in range(game.n_players): ok &= P[i] >= P[i].max(axis=i, keepdims=True) - tol
     return [tuple(int(x) for x in a) for a in zip(*np.nonzero(ok))]
 
-def nash_equilibria(game: NormalFormGame, solver: str = "auto") -> list[np.ndarray]:
+def nash_equilibria(
+    game: NormalFormGame,  # the normal-form game
+    # 'auto' (nashpy for 2 players, else pygambit, else pure), 'nashpy', 'gambit' or 'pure' (enumeration)
+    solver: str = "auto",
+) -> list[np.ndarray]:
     """Nash equilibria as joint (product) distributions. 2 players: nashpy support enumeration ('auto'/'nashpy');
     more players: pygambit's global Newton method when installed ('auto'/'gambit'), else the pure equilibria
     ('pure')."""
@@ -837,7 +946,11 @@ def nash_equilibria(game: NormalFormGame, solver: str = "auto") -> list[np.ndarr
     return [product_distribution([[float(eq[s]) for s in p.strategies] for p in g.players]) for eq in res.equilibria]
 
 def pure_strong_profiles(
-    game: NormalFormGame, aggregator: str = "average", weights=None, tol: float = 1e-12
+    game: NormalFormGame,         # the normal-form game
+    # 'average' (MASE: mean gain over the coalition), 'weighted' (needs `weights`) or 'max' (best member's gain)
+    aggregator: str = "average",
+    weights=None,  # one positive weight per player, used only by aggregator='weighted' (ω_i ∝ w_i inside the coalition)
+    tol: float = 1e-12,           # a profile qualifies when its largest aggregated coalition gain is <= tol
 ) -> list[tuple[int, ...]]:
     ("Action profiles at which no coalition has a coarse deviation with positive aggregated gain (average-strong "
      "equilibria), by enumeration.")
@@ -851,12 +964,14 @@ def pure_strong_profiles(
 class TreeDecomposition:
     ("A tree decomposition: `bags` (sorted tuples of players), tree `edges` between bag indices, `width`, and each "
      "player's `home` bag (containing its scope).")
-    bags: list
-    edges: list
-    width: int
-    home: list
+    bags: list   # sorted tuples of players; every player's scope lies inside some bag
+    edges: list  # (k, l) pairs of bag indices forming a tree (pieces of a disconnected graph are joined)
+    width: int   # treewidth of the decomposition: largest bag size minus 1
+    home: list   # per player, the index of the smallest bag containing its scope
 
-def tree_decomposition(game: GraphicalGame) -> TreeDecomposition:
+def tree_decomposition(
+    game: GraphicalGame,  # the graphical game whose dependency graph is decomposed
+) -> TreeDecomposition:
     ("Tree decomposition of the dependency graph by networkx's min-fill-in heuristic; every scope lies in a bag (it "
      "is a clique).")
     if not isinstance(game, GraphicalGame): raise TypeError(f"game must be a GraphicalGame, got {type(game).__name__}")
@@ -881,7 +996,11 @@ def tree_decomposition(game: GraphicalGame) -> TreeDecomposition:
 
 MAX_TABLE = 10_000_000   # default limit on one DP table (entries): about 80 MB of float64
 
-def check_table_size(td: TreeDecomposition, n_actions: Sequence[int], max_table: int = MAX_TABLE) -> int:
+def check_table_size(
+    td: TreeDecomposition,       # the tree decomposition the structured algorithm would use
+    n_actions: Sequence[int],    # number of actions of each player (a bag's DP table has ∏_{v∈B}(|A_v|+1) entries)
+    max_table: int = MAX_TABLE,  # largest allowed table in entries (default MAX_TABLE = 10^7)
+) -> int:
     """The largest table the structured algorithm builds for decomposition `td` (entries of one bag's DP table,
     $\\prod_{v\\in B}(|A_v|+1)$); a `ValueError` naming the width and that size when it exceeds `max_table`."""
     max_table = _check_int("max_table", max_table, 1)
@@ -915,7 +1034,11 @@ class MaxSumDP:
     \\{0..dom_v-1\\}$.
     Built once for fixed factor scopes (each inside its `bag`); `solve(tables)` returns (max, maximiser)."""
     def __init__(
-        self, td: TreeDecomposition, dom: Sequence[int], scopes: Sequence[Sequence[int]], bags_of: Sequence[int]
+        self,
+        td: TreeDecomposition,            # tree decomposition over the variables
+        dom: Sequence[int],               # domain size of each variable x_v (values 0..dom[v]-1)
+        scopes: Sequence[Sequence[int]],  # per factor, the variables its table has axes for, in axis order
+        bags_of: Sequence[int],           # per factor, the index of a bag containing its scope
     ):
         if len(scopes) != len(bags_of): raise ValueError("scopes and bags_of must have the same length")
         self.td, self.dom = td, tuple(dom)
@@ -963,7 +1086,10 @@ class MaxSumDP:
         return float(tabs[self.order[-1]].max()), x
 
 def max_sum(
-    td: TreeDecomposition, dom: Sequence[int], factors: Sequence[tuple[tuple, np.ndarray, int]]
+    td: TreeDecomposition,                             # tree decomposition over the variables
+    dom: Sequence[int],                                # domain size of each variable x_v (values 0..dom[v]-1)
+    # (scope, table, bag) triples: table has one axis per variable of scope, which lies inside bags[bag]
+    factors: Sequence[tuple[tuple, np.ndarray, int]],
 ) -> tuple[float, np.ndarray]:
     """Maximise $\\sum_f f(x_{scope(f)})$ by dynamic programming over `td`; `factors` are `(scope, table, bag)` triples
     with `scope` inside `bags[bag]`. Returns (max, maximiser)."""
@@ -1172,11 +1298,13 @@ def _mase_structured(
                       oracle_calls=it, dp_solves=getattr(mdl, "n_dp", 0))
 
 def evaluate_marginals(
-    game: GraphicalGame,
+    game: GraphicalGame,              # the graphical game
+    # one table μ_B per bag of `td`, with one axis per player of the bag (e.g. `MASEResult.marginals`)
     marginals: Sequence[np.ndarray],
-    td: TreeDecomposition,
+    td: TreeDecomposition,            # the tree decomposition the marginals live on
+    # 'average' (MASE: mean gain over the coalition), 'weighted' (needs `weights`) or 'max' (best member's gain)
     aggregator: str = "average",
-    weights=None,
+    weights=None,  # one positive weight per player, used only by aggregator='weighted' (ω_i ∝ w_i inside the coalition)
 ) -> dict:
     ("Welfare, exploitability (unilateral coarse gain) and the largest aggregated coalition gain of bag marginals, "
      "without building the joint.")
@@ -1186,7 +1314,11 @@ def evaluate_marginals(
     return dict(welfare=mdl.welfare(marginals), exploitability=mdl.exploitability(marginals),
                 coalition_gain=mdl.separate(marginals, aggregator, weights)[0])
 
-def joint_from_marginals(game: GraphicalGame, td: TreeDecomposition, marginals: Sequence[np.ndarray]) -> np.ndarray:
+def joint_from_marginals(
+    game: GraphicalGame,              # the graphical game (at most 2^22 profiles)
+    td: TreeDecomposition,            # the tree decomposition the marginals live on
+    marginals: Sequence[np.ndarray],  # consistent bag marginals, one table per bag with one axis per player of the bag
+) -> np.ndarray:
     ("The joint distribution $\\mu(a) = \\prod_B \\mu_B(a_B) / \\prod_{(B,B')} \\mu_{B\\cap B'}(a_{B\\cap B'})$ of "
      "consistent bag marginals (small games only).")
     n = game.n_players
