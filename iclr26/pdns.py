@@ -38,7 +38,11 @@ def _check_lattice(L, beta):
     if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not (0 <= beta < float("inf")):
         raise ValueError(f"beta must be a finite number >= 0, got {beta!r}")
 
-def ising_energy(x: torch.Tensor, J: float = 1.0, h: float = 0.0) -> torch.Tensor:
+def ising_energy(
+    x: torch.Tensor,  # spins in {-1, +1}, shape (B, L, L) (any dtype; cast to float); the lattice is periodic
+    J: float = 1.0,   # coupling: J > 0 ferromagnetic (aligned neighbours lower the energy)
+    h: float = 0.0,   # external field; h > 0 favours spin up
+) -> torch.Tensor:
     "Energy $V(x)=-J\\sum_{<ij>}x_ix_j-h\\sum_i x_i$ of spins `x` of shape (B, L, L) on a periodic lattice."
     if not torch.is_tensor(x): raise TypeError("x must be a torch tensor of shape (B, L, L)")
     if x.dim() != 3 or x.shape[1] != x.shape[2]: raise ValueError(f"x must have shape (B, L, L), got {tuple(x.shape)}")
@@ -46,7 +50,9 @@ def ising_energy(x: torch.Tensor, J: float = 1.0, h: float = 0.0) -> torch.Tenso
     bonds = (x * torch.roll(x, 1, 1)).sum((1, 2)) + (x * torch.roll(x, 1, 2)).sum((1, 2))
     return -J * bonds - h * x.sum((1, 2))
 
-def all_states(N: int) -> np.ndarray:
+def all_states(
+    N: int,  # number of spins, 1 <= N <= 24 (2^N rows are built)
+) -> np.ndarray:
     "All $2^N$ spin vectors in $\\{-1,+1\\}^N$ as an int8 array (2^N, N)."
     if N < 1 or N > 24: raise ValueError(f"N must be in [1, 24], got {N}")
     idx = np.arange(2 ** N, dtype=np.int64)[:, None]
@@ -55,20 +61,25 @@ def all_states(N: int) -> np.ndarray:
 @dataclass
 class IsingExact:
     "Exact quantities of the periodic Ising model: log Z, <E> per lattice, and P(M) over M = -N, -N+2, ..., N."
-    L: int
-    beta: float
-    J: float
-    h: float
-    logZ: float
-    mean_energy: float
-    mags: np.ndarray
-    p_mag: np.ndarray
+    L: int              # lattice side (N = L^2 spins)
+    beta: float         # inverse temperature
+    J: float            # coupling
+    h: float            # external field
+    logZ: float         # exact log partition function log Z
+    mean_energy: float  # exact mean energy <E> of one lattice (not per spin)
+    mags: np.ndarray    # the magnetisations M = sum of spins, -N, -N+2, ..., N
+    p_mag: np.ndarray   # exact probability P(M) of each magnetisation in `mags` (sums to 1)
     @property
     def p_up(self) -> float:
         "Mass of the up mode, $P(M>0)+\\tfrac12P(M=0)$."
         return float(self.p_mag[self.mags > 0].sum() + 0.5 * self.p_mag[self.mags == 0].sum())
 
-def ising_enumerate(L: int, beta: float, J: float = 1.0, h: float = 0.0) -> IsingExact:
+def ising_enumerate(
+    L: int,          # lattice side, 2 <= L <= 4 (all 2^(L^2) states are enumerated)
+    beta: float,     # inverse temperature beta >= 0 of pi(x) ~ exp(-beta V(x))
+    J: float = 1.0,  # coupling of the energy V (see `ising_energy`)
+    h: float = 0.0,  # external field of the energy V
+) -> IsingExact:
     "Exact Ising quantities by enumerating all $2^{L^2}$ states (L <= 4)."
     _check_lattice(L, beta)
     if L > 4: raise ValueError(f"enumeration needs L <= 4, got {L}; use ising_transfer")
@@ -109,7 +120,13 @@ def _transfer_logZ_mag(L, beta, J, h):
     keep = (mags + N) % 2 == 0
     return logZ, mags[keep], (closing / tot)[keep]
 
-def ising_transfer(L: int, beta: float, J: float = 1.0, h: float = 0.0, dbeta: float = 1e-4) -> IsingExact:
+def ising_transfer(
+    L: int,               # lattice side, 2 <= L <= 8 (the transfer matrix has 2^L x 2^L entries)
+    beta: float,          # inverse temperature beta >= 0 of pi(x) ~ exp(-beta V(x))
+    J: float = 1.0,       # coupling of the energy V (see `ising_energy`)
+    h: float = 0.0,       # external field of the energy V
+    dbeta: float = 1e-4,  # step of the central difference <E> = -d log Z / d beta
+) -> IsingExact:
     "Exact Ising quantities by a row transfer matrix carrying the magnetisation (L <= 8); <E> by a central difference."
     _check_lattice(L, beta)
     if L > 8: raise ValueError(f"transfer matrix here supports L <= 8, got {L}")
@@ -120,13 +137,22 @@ def ising_transfer(L: int, beta: float, J: float = 1.0, h: float = 0.0, dbeta: f
     return IsingExact(L, beta, J, h, logZ, float(mean_E), mags, p)
 
 # %% ../nbs/25_pdns.ipynb #64bbbe1c
-def potts_energy(x: torch.Tensor, L: int, J: float = 1.0) -> torch.Tensor:
+def potts_energy(
+    x: torch.Tensor,  # colours in {0..q-1}, shape (B, L*L) (viewed as (B, L, L) lattices)
+    L: int,           # lattice side
+    J: float = 1.0,   # coupling: J > 0 rewards equal neighbouring colours
+) -> torch.Tensor:
     "Potts energy $V(x)=-J\\sum_{<ij>}\\delta(x_i,x_j)$ of colours `x` (B, L*L) on a periodic L x L lattice."
     g = x.view(-1, L, L)
     same = (g == torch.roll(g, 1, 1)).sum((1, 2)) + (g == torch.roll(g, 1, 2)).sum((1, 2))
     return -J * same.to(torch.float64)
 
-def potts_logZ(L: int, q: int, beta: float, J: float = 1.0) -> float:
+def potts_logZ(
+    L: int,          # lattice side, >= 2
+    q: int,          # number of colours, >= 2, with q**L <= 5000 (size of the row transfer matrix)
+    beta: float,     # inverse temperature beta >= 0
+    J: float = 1.0,  # coupling of `potts_energy`
+) -> float:
     "Exact $\\log Z$ of the periodic L x L q-state Potts model by a symmetric row transfer matrix, $Z=\\mathrm{tr}T^L$."
     _check_lattice(L, beta)
     if q < 2 or q ** L > 5000: raise ValueError(f"q must be >= 2 with q**L <= 5000, got q={q}, L={L}")
@@ -145,13 +171,14 @@ class DiscreteTarget:
     """An unnormalised target $\\pi(x)\\propto e^{-\\beta V(x)}$ over $\\{0,\\dots,q-1\\}^N$.
     `energy_fn(x)` maps a (B, N) long tensor to the energies V (B,); the optional `mode_fn(x)` maps samples to
     mode indices in [0, n_modes) (used only to measure mode coverage)."""
-    energy_fn: Callable
-    n_sites: int
-    q: int = 2
-    beta: float = 1.0
+    energy_fn: Callable              # energy V: (B, N) long tensor of states in {0..q-1} -> (B,) energies
+    n_sites: int                     # number of sites N (length of a state)
+    q: int = 2                       # number of values per site (2 = binary/Ising)
+    beta: float = 1.0                # inverse temperature beta >= 0; the target is pi(x) ~ exp(-beta V(x))
+    # optional (B, N) states -> (B,) mode indices in [0, n_modes); only for mode coverage
     mode_fn: Callable | None = None
-    n_modes: int = 0
-    name: str = "discrete target"
+    n_modes: int = 0                 # number of modes `mode_fn` can return (>= 1 when `mode_fn` is given; 0 = no modes)
+    name: str = "discrete target"    # label used in tables and figures
     def __post_init__(self):
         if not callable(self.energy_fn):
             raise TypeError("energy_fn must be callable: (B, N) long tensor -> (B,) energies")
@@ -171,7 +198,12 @@ class DiscreteTarget:
             raise ValueError(f"energy_fn must return shape ({x.shape[0]},), got {tuple(v.shape)}")
         return -self.beta * v.to(torch.float64)
 
-def ising_target(L: int, beta: float, J: float = 1.0, h: float = 0.0) -> DiscreteTarget:
+def ising_target(
+    L: int,          # lattice side, >= 2 (N = L^2 sites; state 1 = spin up, 0 = spin down)
+    beta: float,     # inverse temperature beta >= 0
+    J: float = 1.0,  # coupling of `ising_energy`
+    h: float = 0.0,  # external field of `ising_energy`
+) -> DiscreteTarget:
     "Ising model on a periodic L x L lattice; state 1 = spin up. Modes: 0 = down (M < 0), 1 = up (M > 0)."
     _check_lattice(L, beta)
     def energy(x): return ising_energy((2 * x - 1).view(-1, L, L).double(), J, h)
@@ -180,7 +212,12 @@ def ising_target(L: int, beta: float, J: float = 1.0, h: float = 0.0) -> Discret
         return torch.where(M == 0, x[:, 0], (M > 0).long())            # ties (M = 0) split by the first spin
     return DiscreteTarget(energy, L * L, 2, float(beta), mode, 2, f"Ising L={L} beta={beta} h={h}")
 
-def potts_target(L: int, beta: float, q: int = 3, J: float = 1.0) -> DiscreteTarget:
+def potts_target(
+    L: int,          # lattice side, >= 2 (N = L^2 sites)
+    beta: float,     # inverse temperature beta >= 0
+    q: int = 3,      # number of colours, an int >= 2 (also the number of modes)
+    J: float = 1.0,  # coupling of `potts_energy`
+) -> DiscreteTarget:
     "q-state Potts model on a periodic L x L lattice; mode = majority colour (ties to the lowest colour)."
     _check_lattice(L, beta)
     if isinstance(q, bool) or not isinstance(q, int) or q < 2: raise ValueError(f"q must be an int >= 2, got {q!r}")
@@ -188,7 +225,11 @@ def potts_target(L: int, beta: float, q: int = 3, J: float = 1.0) -> DiscreteTar
     name = f"Potts q={q} L={L} beta={beta}"
     return DiscreteTarget(lambda x: potts_energy(x, L, J), L * L, q, float(beta), mode, q, name)
 
-def qubo_target(Q: torch.Tensor, beta: float = 1.0, name: str = "QUBO") -> DiscreteTarget:
+def qubo_target(
+    Q: torch.Tensor,     # (N, N) finite matrix of the quadratic form x^T Q x (symmetrised before use)
+    beta: float = 1.0,   # inverse temperature beta >= 0
+    name: str = "QUBO",  # label of the target
+) -> DiscreteTarget:
     "QUBO target $V(x)=x^\\top Qx$ over $x\\in\\{0,1\\}^N$ (Q symmetrised)."
     Q = torch.as_tensor(Q, dtype=torch.float64)
     if Q.dim() != 2 or Q.shape[0] != Q.shape[1]: raise ValueError(f"Q must be a square matrix, got {tuple(Q.shape)}")
@@ -199,7 +240,10 @@ def qubo_target(Q: torch.Tensor, beta: float = 1.0, name: str = "QUBO") -> Discr
         return ((xf @ Q) * xf).sum(1)
     return DiscreteTarget(energy, Q.shape[0], 2, float(beta), None, 0, name)
 
-def maxcut_target(W: torch.Tensor, beta: float = 1.0) -> DiscreteTarget:
+def maxcut_target(
+    W: torch.Tensor,    # (N, N) symmetric edge weights (e.g. `random_graph`'s 0/1 adjacency); diagonal ignored
+    beta: float = 1.0,  # inverse temperature beta >= 0 on the energy -cut(x)
+) -> DiscreteTarget:
     "Max-cut as a QUBO: $V(x)=-\\mathrm{cut}(x)=x^\\top(W-\\mathrm{diag}(W\\mathbf 1))x$ for symmetric weights W."
     W = torch.as_tensor(W, dtype=torch.float64)
     if W.dim() != 2 or W.shape[0] != W.shape[1] or not torch.allclose(W, W.T):
@@ -209,7 +253,11 @@ def maxcut_target(W: torch.Tensor, beta: float = 1.0) -> DiscreteTarget:
     t.mode_fn, t.n_modes = (lambda x: x[:, 0]), 2                  # the Z2 pair (cut, complement): side of vertex 0
     return t
 
-def random_graph(n: int, p: float = 0.5, seed: int = 0) -> torch.Tensor:
+def random_graph(
+    n: int,          # number of vertices, >= 2
+    p: float = 0.5,  # edge probability in (0, 1]
+    seed: int = 0,   # seed of the edge draws
+) -> torch.Tensor:
     "Symmetric 0/1 adjacency matrix of an Erdos-Renyi graph G(n, p)."
     if n < 2: raise ValueError(f"n must be >= 2, got {n}")
     if not 0 < p <= 1: raise ValueError(f"p must be in (0, 1], got {p}")
@@ -218,7 +266,11 @@ def random_graph(n: int, p: float = 0.5, seed: int = 0) -> torch.Tensor:
     return A + A.T
 
 # %% ../nbs/25_pdns.ipynb #8ff027f6
-def enumerate_target(target: DiscreteTarget, max_states: int = 2 ** 21, chunk: int = 2 ** 16) -> dict:
+def enumerate_target(
+    target: DiscreteTarget,     # a `DiscreteTarget`: energy over {0..q-1}^N, beta, optional mode map
+    max_states: int = 2 ** 21,  # refuse targets with more than this many states q^N (memory/time guard)
+    chunk: int = 2 ** 16,       # states evaluated per call of the energy
+) -> dict:
     "Exact log Z, <V>, ground-state energy and mass, and mode masses (if `mode_fn`) by enumerating all q^N states."
     q, N = target.q, target.n_sites
     if q ** N > max_states: raise ValueError(f"q**N = {q ** N} states exceeds max_states={max_states}")
@@ -243,7 +295,13 @@ def enumerate_target(target: DiscreteTarget, max_states: int = 2 ** 21, chunk: i
 class MaskedNet(nn.Module):
     """MLP denoiser of a masked discrete diffusion over $\\{0,\\dots,q-1\\}^N$: input (B, N) long with the mask as
     value q, one-hot encoded; output per-site logits (B, N, q). Any module with this interface can replace it."""
-    def __init__(self, n_sites: int, q: int = 2, hidden: int = 128, depth: int = 3):
+    def __init__(
+        self,
+        n_sites: int,       # number of sites N
+        q: int = 2,         # number of values per site (the mask is the extra value q)
+        hidden: int = 128,  # width of each hidden layer
+        depth: int = 3,     # number of hidden Linear+SiLU layers
+    ):
         super().__init__()
         if n_sites < 1: raise ValueError(f"n_sites must be >= 1, got {n_sites}")
         if q < 2: raise ValueError(f"q must be >= 2, got {q}")
@@ -259,7 +317,13 @@ class MaskedNet(nn.Module):
         "`x`: (B, N) long in {0..q}, q = masked; returns logits (B, N, q)."
         return self.net(F.one_hot(x, self.q + 1).float().flatten(1)).view(-1, self.n_sites, self.q)
 
-def sample_masked(model: nn.Module, B: int, n_sites: int, q: int, generator: torch.Generator | None = None):
+def sample_masked(
+    model: nn.Module,  # denoiser mapping (B, N) long states with mask value q to logits (B, N, q), e.g. `MaskedNet`
+    B: int,                                    # number of samples to draw, >= 1
+    n_sites: int,                              # number of sites N
+    q: int,                                    # number of values per site
+    generator: torch.Generator | None = None,  # torch random generator for the orders and draws (None = the global one)
+):
     """Draw `B` samples by revealing sites in a uniformly random order from the model's conditionals.
     Returns (x (B, N) long, log q_theta of the revealed values (B,) float64, orders (B, N))."""
     if B < 1: raise ValueError(f"B must be >= 1, got {B}")
@@ -277,7 +341,12 @@ def sample_masked(model: nn.Module, B: int, n_sites: int, q: int, generator: tor
             x[ar, d] = v
     return x, logq, order
 
-def path_logprob(model: nn.Module, x: torch.Tensor, order: torch.Tensor, q: int) -> torch.Tensor:
+def path_logprob(
+    model: nn.Module,     # denoiser (B, N) -> (B, N, q) logits, e.g. `MaskedNet`
+    x: torch.Tensor,      # revealed states, (B, N) long in {0..q-1}
+    order: torch.Tensor,  # reveal orders sigma, (B, N) long: order[b, t] = the site revealed at step t
+    q: int,               # number of values per site (also the mask value)
+) -> torch.Tensor:
     "Differentiable $\\sum_t\\log p_\\theta(x^{\\sigma_t}\\mid x^{\\sigma_{<t}})$ of given paths (N steps in one pass)."
     B, N = x.shape
     rank = torch.argsort(order, 1)                                   # rank[b, d] = reveal time of site d
@@ -298,14 +367,18 @@ def _check_vector(name: str, v, allow_neg_inf: bool = False) -> torch.Tensor:
     if bad.any(): raise ValueError(f"{name} must be finite{' or -inf' if allow_neg_inf else ''} (no NaN)")
     return v
 
-def ess(weights: torch.Tensor) -> float:
+def ess(
+    weights: torch.Tensor,  # unnormalised importance weights, non-empty 1-D, >= 0 with a positive sum
+) -> float:
     "Normalised effective sample size $1/(B\\sum_i w_i^2)$ of (unnormalised) weights, in [1/B, 1]."
     weights = _check_vector("weights", weights)
     if (weights < 0).any() or not weights.sum() > 0: raise ValueError("weights must be >= 0 with a positive sum")
     w = weights.double() / weights.double().sum()
     return float(1.0 / (len(w) * (w ** 2).sum()))
 
-def ess_logw(logw: torch.Tensor) -> float:
+def ess_logw(
+    logw: torch.Tensor,  # log importance weights, non-empty 1-D (-inf allowed, NaN/+inf not)
+) -> float:
     "Normalised ESS of the self-normalised weights softmax(logw)."
     logw = _check_vector("logw", logw, allow_neg_inf=True)
     return ess(torch.softmax(logw.detach().double(), 0))
@@ -314,12 +387,19 @@ def _check_gamma(gamma):
     if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not (0 < gamma <= 1):
         raise ValueError(f"gamma must be in (0, 1], got {gamma!r}")
 
-def tempered_weights(logw: torch.Tensor, gamma: float = 1.0) -> torch.Tensor:
+def tempered_weights(
+    logw: torch.Tensor,  # log importance weights log w, 1-D
+    gamma: float = 1.0,  # tempering exponent gamma_k = eta_k/(1+eta_k) in (0, 1]; 1 = plain WDCE weights
+) -> torch.Tensor:
     "Model-centred proximal weights $\\mathrm{softmax}(\\gamma\\log w)$ (detached); gamma in (0, 1]."
     _check_gamma(gamma)
     return torch.softmax(gamma * logw.detach().double(), 0)
 
-def adaptive_gamma(logw: torch.Tensor, ess_target: float = 0.3, tol: float = 1e-2) -> float:
+def adaptive_gamma(
+    logw: torch.Tensor,       # log importance weights log w, 1-D
+    ess_target: float = 0.3,  # smallest normalised ESS the tempered weights may have, in (0, 1]
+    tol: float = 1e-2,        # bisection tolerance on gamma (also the smallest gamma returned)
+) -> float:
     "Largest gamma in (0, 1] with ESS(softmax(gamma log w)) >= ess_target (bisection)."
     if not (0 < ess_target <= 1): raise ValueError(f"ess_target must be in (0, 1], got {ess_target}")
     _check_vector("logw", logw, allow_neg_inf=True)
@@ -332,7 +412,12 @@ def adaptive_gamma(logw: torch.Tensor, ess_target: float = 0.3, tol: float = 1e-
     return max(lo, tol)
 
 # %% ../nbs/25_pdns.ipynb #ed37ce19
-def iterate_logw(log_pi: torch.Tensor, log_p0: torch.Tensor | float, logq: torch.Tensor, lam: float) -> torch.Tensor:
+def iterate_logw(
+    log_pi: torch.Tensor,          # log unnormalised target log pi~(x) of the draws (= log P*), shape (B,)
+    log_p0: torch.Tensor | float,  # log density of the draws under the reference P_0: (B,) tensor or a constant
+    logq: torch.Tensor,            # log probability of the draws under the sampler q_theta, shape (B,)
+    lam: float,  # path parameter lambda in [0, 1] of the iterate P_lambda ~ P_0^(1-lambda) P*^lambda (1 = target)
+) -> torch.Tensor:
     "Log-weights of draws of $q_\\theta$ towards the iterate $P_\\lambda\\propto P_0^{1-\\lambda}P^{*\\lambda}$."
     if not 0 <= lam <= 1: raise ValueError(f"lam must be in [0, 1], got {lam!r}")
     if not isinstance(log_pi, torch.Tensor) or not isinstance(logq, torch.Tensor) or log_pi.shape != logq.shape:
@@ -341,8 +426,14 @@ def iterate_logw(log_pi: torch.Tensor, log_p0: torch.Tensor | float, logq: torch
     # Eq. (closed-form proximal iterate): log dP_lam/dP_theta = lam log P* + (1 - lam) log P_0 - log q_theta + const
     return lam * log_pi.double() + (1 - lam) * torch.as_tensor(log_p0, dtype=torch.float64) - logq.double()
 
-def adaptive_lambda(log_pi: torch.Tensor, log_p0: torch.Tensor | float, logq: torch.Tensor, lam_prev: float = 0.0,
-                    ess_target: float = 0.3, tol: float = 1e-3) -> float:
+def adaptive_lambda(
+    log_pi: torch.Tensor,          # log unnormalised target of the draws (= log P*), shape (B,)
+    log_p0: torch.Tensor | float,  # log density of the draws under the reference P_0 (tensor (B,) or constant)
+    logq: torch.Tensor,            # log probability of the draws under the sampler q_theta, shape (B,)
+    lam_prev: float = 0.0,         # previous path parameter lambda_{k-1} in [0, 1]; the result never goes below it
+    ess_target: float = 0.3,       # normalised ESS in (0, 1] the iterate weights must keep
+    tol: float = 1e-3,             # bisection tolerance on lambda
+) -> float:
     """ESS rule for the path parameter: the largest $\\lambda\\in[\\lambda_{k-1},1]$ whose iterate weights keep
     ESS >= ess_target (bisection); never below lam_prev, so $\\lambda_k$ is monotone."""
     if not (0 < ess_target <= 1): raise ValueError(f"ess_target must be in (0, 1], got {ess_target}")
@@ -357,7 +448,9 @@ def adaptive_lambda(log_pi: torch.Tensor, log_p0: torch.Tensor | float, logq: to
         else: hi = mid
     return lo
 
-def implied_eta(lams) -> np.ndarray:
+def implied_eta(
+    lams,  # path schedule lambda_0, lambda_1, ...: 1-D, non-decreasing, in [0, 1]
+) -> np.ndarray:
     "Proximal step sizes implied by a path schedule: $1-\\lambda_{k+1}=(1-\\lambda_k)/(1+\\eta_k)$."
     lam = np.asarray(lams, dtype=np.float64)
     if lam.ndim != 1 or not np.isfinite(lam).all() or (lam < 0).any() or (lam > 1).any() or (np.diff(lam) < 0).any():
@@ -366,8 +459,15 @@ def implied_eta(lams) -> np.ndarray:
     return (1 - lam[:-1]) / (1 - lam[1:]) - 1
 
 # %% ../nbs/25_pdns.ipynb #7e7ea5ef
-def wdce_loss(model: nn.Module, x: torch.Tensor, weights: torch.Tensor, q: int, R: int = 4, lam_min: float = 0.05,
-              generator: torch.Generator | None = None) -> torch.Tensor:
+def wdce_loss(
+    model: nn.Module,         # denoiser (B, N) -> (B, N, q) logits, e.g. `MaskedNet`
+    x: torch.Tensor,          # samples, (B, N) long in {0..q-1} (detached draws)
+    weights: torch.Tensor,    # self-normalised importance weights w-hat of the samples, (B,), summing to 1
+    q: int,                   # number of values per site (the mask value)
+    R: int = 4,               # number of random-rate maskings per sample (replicates), >= 1
+    lam_min: float = 0.05,    # floor of the mask rate in the 1/rate weighting, in (0, 1] (keeps low-rate terms bounded)
+    generator: torch.Generator | None = None,  # random generator of the mask rates and masks (None = global)
+) -> torch.Tensor:
     """Weighted denoising cross-entropy: R random-rate maskings of each sample, masked sites' -log p / rate,
     weighted by `weights` (sum 1)."""
     if R < 1: raise ValueError(f"R must be >= 1, got {R}")
@@ -381,8 +481,13 @@ def wdce_loss(model: nn.Module, x: torch.Tensor, weights: torch.Tensor, q: int, 
     per = -(lp * mask).sum(1) / rate.squeeze(1).clamp_min(lam_min)
     return (wr * per).sum()
 
-def logvar_loss(model: nn.Module, x: torch.Tensor, order: torch.Tensor, log_target: torch.Tensor,
-                q: int) -> torch.Tensor:
+def logvar_loss(
+    model: nn.Module,          # denoiser (B, N) -> (B, N, q) logits
+    x: torch.Tensor,           # detached samples, (B, N) long
+    order: torch.Tensor,       # their reveal orders, (B, N) long
+    log_target: torch.Tensor,  # log unnormalised target log pi~(x), (B,)
+    q: int,                    # number of values per site
+) -> torch.Tensor:
     "Log-variance loss $\\mathrm{Var}_i[\\log\\tilde\\pi(x_i)-\\log P^\\theta(\\sigma_i,x_i)]$ on detached samples."
     lw = log_target.float() - path_logprob(model, x, order, q)
     return ((lw - lw.mean()) ** 2).mean()
@@ -392,20 +497,34 @@ def logvar_loss(model: nn.Module, x: torch.Tensor, order: torch.Tensor, log_targ
 class DiscreteRun:
     """One trained discrete sampler: the model and per-iteration traces (path parameter, ESS at the target and of
     the weights used, loss)."""
-    method: str
-    model: nn.Module
+    method: str                                   # training method, one of `DISCRETE_METHODS`
+    model: nn.Module                              # the trained masked denoiser
+    # per iteration: path parameter lambda_k (PDNS, anneal), gamma_k (PDNS-model), else 1
     lams: list = field(default_factory=list)
-    ess1: list = field(default_factory=list)
-    ess_used: list = field(default_factory=list)
-    losses: list = field(default_factory=list)
-    secs: float = 0.0
+    ess1: list = field(default_factory=list)      # per iteration: normalised ESS of the weights at the target
+    ess_used: list = field(default_factory=list)  # per iteration: normalised ESS of the weights the loss used
+    losses: list = field(default_factory=list)    # per iteration: the training loss
+    secs: float = 0.0                             # training wall time in seconds
 
 DISCRETE_METHODS = ("PDNS", "PDNS-model", "WDCE", "anneal", "logvar")
 
-def train_discrete(target: DiscreteTarget, method: str = "PDNS", model: nn.Module | None = None, iters: int = 300,
-                   batch: int = 256, R: int = 4, lr: float = 1e-3, hidden: int = 128, ess_target: float = 0.3,
-                   inner: int = 1, buffer: int = 0, gamma_ramp: float = 0.5, anneal_frac: float = 0.5,
-                   seed: int = 0, progress_desc: str | None = None) -> DiscreteRun:
+def train_discrete(
+    target: DiscreteTarget,      # a `DiscreteTarget`: energy over {0..q-1}^N, beta, optional mode map
+    method: str = "PDNS",        # one of `DISCRETE_METHODS`: PDNS, PDNS-model, WDCE, anneal (beta-annealing), logvar
+    model: nn.Module | None = None,  # denoiser to train (None = a new `MaskedNet(N, q, hidden)`)
+    iters: int = 300,            # number of outer iterations (proximal subproblems), >= 1
+    batch: int = 256,            # samples drawn per iteration, >= 2
+    R: int = 4,                  # random maskings per sample in the WDCE loss
+    lr: float = 1e-3,            # Adam learning rate
+    hidden: int = 128,           # hidden width of the default `MaskedNet`
+    ess_target: float = 0.3,     # normalised ESS kept by the adaptive lambda / gamma rule, in (0, 1]
+    inner: int = 1,              # gradient steps per subproblem (fresh masks each), >= 1
+    buffer: int = 0,             # number of earlier batches replayed with the current one (0 = none)
+    gamma_ramp: float = 0.5,     # PDNS-model: share of training over which gamma's cap rises linearly to 1 (0 = no cap)
+    anneal_frac: float = 0.5,    # anneal: share of training over which lambda rises linearly from 0.1 to 1, in (0, 1]
+    seed: int = 0,               # torch seed of the model's initialisation and the draws
+    progress_desc: str | None = None,  # label of a progress bar (None = no bar)
+) -> DiscreteRun:
     """Train a masked diffusion sampler for `target` with one of DISCRETE_METHODS.
 
     - `PDNS`: proximal WDCE against the closed-form iterate $P_{\\lambda_k}\\propto P_0^{1-\\lambda_k}P^{*\\lambda_k}$
@@ -477,7 +596,11 @@ def train_discrete(target: DiscreteTarget, method: str = "PDNS", model: nn.Modul
     return run
 
 # %% ../nbs/25_pdns.ipynb #a7c1e0d1
-def is_mode_mass(logw: torch.Tensor, modes: torch.Tensor, n_modes: int) -> np.ndarray:
+def is_mode_mass(
+    logw: torch.Tensor,   # log importance weights log pi~(x_i) - log q_theta(sigma_i, x_i), 1-D, at least one finite
+    modes: torch.Tensor,  # integer mode index of each draw, same shape as `logw`, in [0, n_modes)
+    n_modes: int,         # number of modes, >= 1
+) -> np.ndarray:
     """Importance-reweighted mode masses $\\sum_i\\hat w_i1[\\mathrm{mode}(x_i)=m]$ with self-normalised weights
     $\\hat w=\\mathrm{softmax}(\\log w)$;
     `logw` = $\\log\\tilde\\pi(x_i)-\\log q_\\theta(\\sigma_i,x_i)$, `modes` the mode index of each draw in [0,
@@ -494,8 +617,13 @@ def is_mode_mass(logw: torch.Tensor, modes: torch.Tensor, n_modes: int) -> np.nd
     return torch.bincount(modes.long(), weights=w, minlength=n_modes).numpy()
 
 # %% ../nbs/25_pdns.ipynb #a7c1e0d2
-def exact_samples(target: DiscreteTarget, n: int, generator: torch.Generator | None = None,
-                  max_states: int = 2 ** 21, chunk: int = 2 ** 16) -> tuple[torch.Tensor, torch.Tensor]:
+def exact_samples(
+    target: DiscreteTarget,                    # a small `DiscreteTarget` (q^N <= max_states)
+    n: int,                                    # number of exact draws, >= 1
+    generator: torch.Generator | None = None,  # torch random generator of the draws (None = the global one)
+    max_states: int = 2 ** 21,                 # refuse targets with more than this many states q^N
+    chunk: int = 2 ** 16,                      # states evaluated per call of the energy
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The oracle sampler: `n` exact draws from a small target by enumerating its q^N states, and their normalised
     log-probabilities (B,) float64 (pass them as `logq`: the importance weights are then constant, $\\log Z$)."""
     if not isinstance(target, DiscreteTarget): raise TypeError("target must be a DiscreteTarget")
@@ -511,7 +639,11 @@ def exact_samples(target: DiscreteTarget, n: int, generator: torch.Generator | N
     return (i[:, None] // pw) % q, logp[i]
 
 # %% ../nbs/25_pdns.ipynb #85ad807d
-def evaluate_samples(target: DiscreteTarget, x: torch.Tensor, logq: torch.Tensor) -> dict:
+def evaluate_samples(
+    target: DiscreteTarget,  # a `DiscreteTarget`: energy over {0..q-1}^N, beta, optional mode map
+    x: torch.Tensor,         # draws, (B, N) long in {0..q-1}
+    logq: torch.Tensor,      # the sampler's log-probability of each draw (e.g. of its reveal path), (B,)
+) -> dict:
     """Evaluate draws `x` (B, N) with their sampler log-probabilities `logq` (B,): log Z-hat, ESS at the target, mean
     energy, the draws, and (if the target has modes) raw and importance-reweighted mode masses."""
     if not torch.is_tensor(x) or not torch.is_tensor(logq) or x.dim() != 2 or logq.shape != (len(x),):
@@ -526,7 +658,12 @@ def evaluate_samples(target: DiscreteTarget, x: torch.Tensor, logq: torch.Tensor
         out["mode_mass_is"] = is_mode_mass(logw, modes, target.n_modes)
     return out
 
-def evaluate_discrete(model: nn.Module, target: DiscreteTarget, n: int = 4000, chunk: int = 2000) -> dict:
+def evaluate_discrete(
+    model: nn.Module,        # trained masked denoiser (B, N) -> (B, N, q) logits
+    target: DiscreteTarget,  # a `DiscreteTarget`: energy over {0..q-1}^N, beta, optional mode map
+    n: int = 4000,           # number of samples drawn
+    chunk: int = 2000,       # samples drawn per batch
+) -> dict:
     "Draw n samples from a masked sampler and `evaluate_samples` them."
     xs, lqs = [], []
     for s in range(0, n, chunk):
@@ -536,7 +673,11 @@ def evaluate_discrete(model: nn.Module, target: DiscreteTarget, n: int = 4000, c
     return evaluate_samples(target, torch.cat(xs), torch.cat(lqs))
 
 # %% ../nbs/25_pdns.ipynb #a7c1e0d3
-def mode_summary(p_hat, p_ref, min_frac: float = 0.2) -> dict:
+def mode_summary(
+    p_hat,                  # estimated mode masses, 1-D
+    p_ref,                  # reference mode masses, 1-D of the same length
+    min_frac: float = 0.2,  # a mode counts as covered when it holds >= min_frac of its reference mass
+) -> dict:
     "Coverage (share of modes holding >= min_frac of their reference mass), TV and max mode-mass error."
     p_hat, p_ref = np.asarray(p_hat, dtype=float), np.asarray(p_ref, dtype=float)
     if p_hat.ndim != 1 or p_hat.shape != p_ref.shape or len(p_hat) == 0:
@@ -557,8 +698,15 @@ def _heat_bath_sweep(x, target, betas, g):
         x[:, i] = (lp - torch.log(-torch.log(u))).argmax(1)
     return x
 
-def parallel_tempering(target: DiscreteTarget, n_chains: int = 16, n_temps: int = 8, beta_min: float = 0.2,
-                       sweeps: int = 2000, burn: int = 500, seed: int = 0) -> dict:
+def parallel_tempering(
+    target: DiscreteTarget,  # a `DiscreteTarget` with a `mode_fn`
+    n_chains: int = 16,      # independent temperature ladders (the standard error is taken across them), >= 2
+    n_temps: int = 8,        # inverse temperatures per ladder, >= 2
+    beta_min: float = 0.2,   # hottest rung / target beta (geometric ladder beta_min*beta .. beta)
+    sweeps: int = 2000,      # heat-bath sweeps per chain, > burn
+    burn: int = 500,         # sweeps discarded before counting mode visits
+    seed: int = 0,           # seed of the initial states, updates and swaps
+) -> dict:
     """Replica-exchange MCMC reference: `n_chains` independent ladders of `n_temps` geometric inverse temperatures from
     beta_min * beta to beta, heat-bath sweeps and neighbour swaps. Returns per-chain mode masses at the target beta
     (time averages after `burn`), their mean and standard error across chains, and the swap acceptance."""
@@ -591,7 +739,12 @@ def parallel_tempering(target: DiscreteTarget, n_chains: int = 16, n_temps: int 
 # %% ../nbs/25_pdns.ipynb #6ae23af5
 class GaussianMixture:
     "Isotropic d-dimensional Gaussian mixture with known means (K, d), common std and weights; modes = components."
-    def __init__(self, means: torch.Tensor, std: float, weights: torch.Tensor):
+    def __init__(
+        self,
+        means: torch.Tensor,    # component means, (K, d)
+        std: float,             # common isotropic standard deviation, > 0
+        weights: torch.Tensor,  # component weights, (K,), non-negative, summing to 1
+    ):
         if std <= 0: raise ValueError(f"std must be > 0, got {std}")
         w = torch.as_tensor(weights, dtype=torch.float64)
         if (w < 0).any() or abs(float(w.sum()) - 1) > 1e-5:
@@ -613,13 +766,24 @@ class GaussianMixture:
         c = torch.multinomial(self.weights.float(), n, replacement=True, generator=generator)
         return self.means[c] + self.std * torch.randn(n, self.dim, generator=generator)
 
-def ring_mixture(k: int = 6, radius: float = 4.0, std: float = 0.4, seed: int = 0) -> GaussianMixture:
+def ring_mixture(
+    k: int = 6,           # number of modes on the circle, >= 2
+    radius: float = 4.0,  # radius of the circle
+    std: float = 0.4,     # standard deviation of each component
+    seed: int = 0,        # seed of the shuffle of the weights 1..k
+) -> GaussianMixture:
     "2-D: k modes evenly on a circle with unequal weights proportional to 1, 2, ..., k (shuffled by `seed`)."
     if k < 2: raise ValueError(f"k must be >= 2, got {k}")
     a = torch.arange(k) * 2 * math.pi / k
     w = torch.arange(1, k + 1, dtype=torch.float64)[torch.randperm(k, generator=torch.Generator().manual_seed(seed))]
     return GaussianMixture(torch.stack([radius * a.cos(), radius * a.sin()], 1), std, w / w.sum())
-def cross_mixture(dim: int = 6, k: int = 4, radius: float = 5.0, std: float = 0.5, seed: int = 0) -> GaussianMixture:
+def cross_mixture(
+    dim: int = 6,         # dimension d
+    k: int = 4,           # number of modes, even, in [2, 2*dim]
+    radius: float = 5.0,  # distance of each mean from the origin
+    std: float = 0.5,     # standard deviation of each component
+    seed: int = 0,        # seed of the shuffle of the weights 1..k
+) -> GaussianMixture:
     "d-dim: k modes at +-radius on the first k/2 axes, unequal weights proportional to 1..k (shuffled by `seed`)."
     if k < 2 or k % 2 or k > 2 * dim: raise ValueError(f"k must be even and in [2, 2*dim], got {k}")
     means = torch.zeros(k, dim)
@@ -633,7 +797,13 @@ class DoubleWellTarget:
     $\\tilde\\pi(x)=\\exp(-\\sum_{i<m}(x_i^4-6x_i^2+c\\,x_i)-\\tfrac12\\sum_{i\\ge m}x_i^2)$:
     m double-well coordinates (barrier ~9 nats, tilt c makes the left well heavier), $2^m$ modes (sign patterns).
     Exact log Z, mode weights and samples from a 1-D quadrature of the well factor."""
-    def __init__(self, dim: int = 6, n_wells: int = 3, tilt: float = 0.5, grid: int = 20001):
+    def __init__(
+        self,
+        dim: int = 6,       # dimension d, an int >= 1
+        n_wells: int = 3,   # number m of double-well coordinates, 1 <= m <= min(d, 12) (2^m modes)
+        tilt: float = 0.5,  # linear tilt c of each well factor x^4 - 6x^2 + c x; c > 0 makes the left well heavier
+        grid: int = 20001,  # points of the 1-D quadrature grid on [-5, 5] (log Z, mode weights, inverse CDF)
+    ):
         if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
             raise ValueError(f"dim must be an int >= 1, got {dim!r}")
         if not isinstance(n_wells, int) or not 1 <= n_wells <= min(dim, 12):
@@ -668,7 +838,11 @@ class DoubleWellTarget:
 # %% ../nbs/25_pdns.ipynb #17437c0e
 class DriftNet(nn.Module):
     "MLP drift $u_\\theta(x, t)$ for d-dimensional states."
-    def __init__(self, dim: int = 2, hidden: int = 128):
+    def __init__(
+        self,
+        dim: int = 2,       # state dimension d, >= 1
+        hidden: int = 128,  # width of the two hidden layers, >= 1
+    ):
         super().__init__()
         if dim < 1 or hidden < 1: raise ValueError("dim and hidden must be >= 1")
         self.dim = dim
@@ -677,7 +851,14 @@ class DriftNet(nn.Module):
     def forward(self, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
         return self.net(torch.cat([x, t.expand(x.shape[0], 1)], 1))
 
-def em_sample(drift: nn.Module, target, B: int, steps: int = 30, sigma: float = 2.0, grad: bool = False):
+def em_sample(
+    drift: nn.Module,    # drift network u_theta(x, t), e.g. `DriftNet`
+    target,              # continuous target with `.dim` and `.log_prob(x)` (e.g. `GaussianMixture`, `DoubleWellTarget`)
+    B: int,              # number of trajectories
+    steps: int = 30,     # Euler-Maruyama steps on [0, 1], >= 1
+    sigma: float = 2.0,  # diffusion coefficient sigma of the SDE and of the Brownian reference Q
+    grad: bool = False,  # keep the graph for backpropagation through the simulation (PIS)
+):
     """Euler–Maruyama from 0 on [0, 1]. Returns (X_1, log_ratio, girs):
     log_ratio = log pi~(X_1) - log N(X_1; 0, sigma^2 I)
     and girs = log dP_theta/dQ (Girsanov), so log w = log_ratio - girs (up to -log Z)."""
@@ -696,8 +877,14 @@ def em_sample(drift: nn.Module, target, B: int, steps: int = 30, sigma: float = 
         log_ratio = target.log_prob(x) - log_ref
     return x, log_ratio, girs.double()
 
-def bridge_matching_loss(drift: nn.Module, x1: torch.Tensor, weights: torch.Tensor, sigma: float = 2.0, R: int = 4,
-                         t_max: float = 0.98) -> torch.Tensor:
+def bridge_matching_loss(
+    drift: nn.Module,       # drift network u_theta(x, t)
+    x1: torch.Tensor,       # terminal points X_1, (B, d) (detached)
+    weights: torch.Tensor,  # self-normalised importance weights of the terminal points, (B,), summing to 1
+    sigma: float = 2.0,     # diffusion coefficient of the Brownian bridge
+    R: int = 4,             # bridge times drawn per terminal point
+    t_max: float = 0.98,    # times are drawn from U(0, t_max); < 1 avoids the 1/(1-t) pole
+) -> torch.Tensor:
     "Weighted Brownian-bridge matching loss of the drift towards terminal points x1 (weights sum to 1)."
     B = x1.shape[0]
     x1 = x1.detach().repeat(R, 1)
@@ -713,15 +900,25 @@ CONT_METHODS = ("PDNS", "PDNS-model", "WDCE", "PIS")
 @dataclass
 class ContinuousRun:
     "One trained continuous sampler: the drift and per-iteration traces (path parameter, ESS at the target)."
-    method: str
-    drift: nn.Module
-    lams: list = field(default_factory=list)
-    ess1: list = field(default_factory=list)
-    secs: float = 0.0
+    method: str                               # training method, one of `CONT_METHODS`
+    drift: nn.Module                          # the trained drift network
+    lams: list = field(default_factory=list)  # per iteration: lambda_k (PDNS), gamma_k (PDNS-model), else 1
+    ess1: list = field(default_factory=list)  # per iteration: normalised ESS of the trajectories' weights at the target
+    secs: float = 0.0                         # training wall time in seconds
 
-def train_continuous(target, method: str = "PDNS", iters: int = 400, batch: int = 512, steps: int = 30,
-                     sigma: float = 2.0, lr: float = 1e-3, ess_target: float = 0.3, hidden: int = 128,
-                     gamma_ramp: float = 0.5, seed: int = 0) -> ContinuousRun:
+def train_continuous(
+    target,                   # continuous target with `.dim` and `.log_prob(x)`
+    method: str = "PDNS",     # one of `CONT_METHODS`: PDNS, PDNS-model, WDCE or PIS (reverse KL)
+    iters: int = 400,         # training iterations
+    batch: int = 512,         # trajectories per iteration (PIS uses batch // 2)
+    steps: int = 30,          # Euler-Maruyama steps per trajectory
+    sigma: float = 2.0,       # diffusion coefficient of the SDE and reference
+    lr: float = 1e-3,         # Adam learning rate
+    ess_target: float = 0.3,  # normalised ESS kept by the adaptive lambda / gamma rule
+    hidden: int = 128,        # hidden width of the `DriftNet`
+    gamma_ramp: float = 0.5,  # PDNS-model: share of training over which the cap on gamma rises to 1 (0 = no cap)
+    seed: int = 0,            # torch seed of the initialisation and the simulations
+) -> ContinuousRun:
     """Train a drift for a d-dimensional `target` (with `dim` and `log_prob`): PDNS (bridge matching weighted towards
     the closed-form iterate $P_\\lambda\\propto Q^{1-\\lambda}P^{*\\lambda}$, Q the Brownian reference, monotone ESS
     rule),
@@ -762,7 +959,10 @@ def train_continuous(target, method: str = "PDNS", iters: int = 400, batch: int 
     run.secs = time.time() - t0
     return run
 
-def energy_distance(x: torch.Tensor, y: torch.Tensor) -> float:
+def energy_distance(
+    x: torch.Tensor,  # first sample, (n, d), finite
+    y: torch.Tensor,  # second sample, (m, d), finite, same d
+) -> float:
     "Energy distance $2E|X-Y|-E|X-X'|-E|Y-Y'|$ (V-statistic) between two samples."
     for name, s in (("x", x), ("y", y)):
         if not isinstance(s, torch.Tensor) or s.dim() != 2 or len(s) == 0:
