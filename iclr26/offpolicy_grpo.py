@@ -36,15 +36,23 @@ def _check_probs(name: str, p: torch.Tensor) -> torch.Tensor:
         raise ValueError(f"{name} must hold probability vectors (non-negative, summing to 1 over the last dimension)")
     return p
 
-def tv_distance(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+def tv_distance(
+    p: torch.Tensor,  # probabilities [..., K] (non-negative, summing to 1 over the last dimension)
+    q: torch.Tensor,  # probabilities of the same shape as `p`
+) -> torch.Tensor:
     "Total variation ½‖p − q‖₁ between categorical distributions over the last dimension."
     p, q = _check_probs("p", p), _check_probs("q", q)
     if p.shape != q.shape:
         raise ValueError(f"p and q must have the same shape, got {tuple(p.shape)} and {tuple(q.shape)}")
     return 0.5 * (p - q).abs().sum(-1)
 
-def improvement_bound(pi: torch.Tensor, pi_k: torch.Tensor, alpha: torch.Tensor, rewards: torch.Tensor,
-                      eps: float = 1e-4) -> dict[str, torch.Tensor]:
+def improvement_bound(
+    pi: torch.Tensor,       # Theorem 1's π: the updated policy, probabilities [..., K] over K actions
+    pi_k: torch.Tensor,     # π_k: the current policy, probabilities [..., K]
+    alpha: torch.Tensor,    # α = π_{k−v}: the behaviour (sampler) policy, probabilities [..., K]
+    rewards: torch.Tensor,  # per-action rewards r [..., K], each in [0, 1] (Theorem 1's assumption)
+    eps: float = 1e-4,      # ε > 0 in σ_{α,ε} = sqrt(σ²_α + ε); must keep σ_{α,ε} <= 1
+) -> dict[str, torch.Tensor]:
     """Every term of Theorem 1 for categorical policies `pi`, `pi_k`, `alpha` [..., K] and per-action rewards in [0, 1]
     (`rewards` [..., K]): `gain` J(π) − J(π_k), `surrogate` L_α(π), `sigma` σ_{α,ε}, `tv_pi_alpha`, `tv_pik_alpha`,
     `bound` (the paper's right-hand side), `bound_tight` (constants 1 instead of 2) and `slack` = gain − bound (>=
@@ -69,7 +77,11 @@ def improvement_bound(pi: torch.Tensor, pi_k: torch.Tensor, alpha: torch.Tensor,
             "bound": bound, "bound_tight": tight, "slack": gain - bound, "slack_tight": gain - tight}
 
 # %% ../nbs/18_offpolicy_grpo.ipynb #4e1b2625
-def random_bandits(n: int, n_actions: int = 6, seed: int = 0) -> dict[str, torch.Tensor]:
+def random_bandits(
+    n: int,              # number of bandits drawn (int >= 1)
+    n_actions: int = 6,  # actions K per bandit (int >= 2)
+    seed: int = 0,       # seed of the torch generator that draws logits, perturbations and rewards
+) -> dict[str, torch.Tensor]:
     ("`n` random softmax bandits (float64): policies `pi`, `pi_k`, `alpha` [n, K] and `rewards` [n, K] in [0, 1] "
      "(half binary).")
     if isinstance(n, bool) or not isinstance(n, int) or n < 1: raise ValueError(f"n must be an int >= 1, got {n!r}")
@@ -87,7 +99,11 @@ def random_bandits(n: int, n_actions: int = 6, seed: int = 0) -> dict[str, torch
     return {"pi": pi, "pi_k": torch.softmax(theta, -1), "alpha": alpha, "rewards": rewards}
 
 def check_bound_on_bandits(
-    n: int = 10_000, n_actions: int = 6, eps: float = 1e-4, seed: int = 0, tol: float = 1e-12
+    n: int = 10_000,     # number of random bandits drawn
+    n_actions: int = 6,  # actions K per bandit
+    eps: float = 1e-4,   # ε of σ_{α,ε} = sqrt(σ²_α + ε) in Theorem 1
+    seed: int = 0,       # seed of `random_bandits`
+    tol: float = 1e-12,  # numerical tolerance: a violation is gain < bound − tol
 ) -> dict:
     ("Theorem 1 on `n` random bandits: number of violations (gain < bound − tol), the smallest slack, and the tight "
      "variant's.")
@@ -105,7 +121,12 @@ def check_bound_on_bandits(
 
 # %% ../nbs/18_offpolicy_grpo.ipynb #6f03877b
 def offpolicy_clip_objective(
-    ratio: torch.Tensor, ratio_k: torch.Tensor | float, advantages: torch.Tensor, eps: float = 0.2
+    # ρ = π/α: the trained policy's probability ratio to the sampler, float tensor, finite and >= 0
+    ratio: torch.Tensor,
+    # ρ′ = π_k/α: the clip centre (tensor broadcasting to `ratio`, or a float; 1.0 is PPO's clip)
+    ratio_k: torch.Tensor | float,
+    advantages: torch.Tensor,  # a: the advantages A_α, broadcasting to `ratio`
+    eps: float = 0.2,          # ε > 0: half-width of the clip interval [max(ρ′ − ε, 0), ρ′ + ε]
 ) -> torch.Tensor:
     """The paper's f_ε(ρ, ρ′, a) = min(ρa, clip(ρ, max(ρ′ − ε, 0), ρ′ + ε)·a), elementwise: `ratio` ρ = π/α,
     `ratio_k` ρ′ = π_k/α (the clip centre), `advantages` a."""
@@ -128,7 +149,10 @@ def offpolicy_clip_objective(
     return clip_objective(ratio, adv, eps, eps, rk)
 
 # %% ../nbs/18_offpolicy_grpo.ipynb #3943e1bb
-def sync_schedule(iterations: int, v: int) -> list[bool]:
+def sync_schedule(
+    iterations: int,  # number of RL iterations (int >= 0)
+    v: int,           # sync period v (int >= 1): α is re-synced to π every v iterations
+) -> list[bool]:
     ("Which of `iterations` RL iterations start with a sampler sync when α is re-synced every `v` iterations (via "
      "`StaleSampler`).")
     if isinstance(v, bool) or not isinstance(v, int) or v < 1:
@@ -139,7 +163,12 @@ def sync_schedule(iterations: int, v: int) -> list[bool]:
     return [s.maybe_sync() for _ in range(iterations)]
 
 def offpolicy_config(
-    v: int = 1, i: int = 1, eps: float = 0.2, clip_centre: str = "pi_k", mask_zero_variance: bool = False, **overrides
+    v: int = 1,                        # sync period v: α = π_{k−v} is re-synced every v iterations (1: on-policy)
+    i: int = 1,                        # gradient steps per sampled batch (1: no sample reuse)
+    eps: float = 0.2,                  # clip half-width ε (both sides)
+    clip_centre: str = "pi_k",         # 'pi_k': the paper's clip centred on π_k/α; 'one': PPO's / trl's centre 1
+    mask_zero_variance: bool = False,  # drop prompts whose group rewards all agree (zero variance) from the loss
+    **overrides,
 ) -> RLConfig:
     """An `RLConfig` for off-policy GRPO with sync period `v` (α = π_{k−v}), `i` gradient steps per sampled batch, clip
     width `eps` around `clip_centre` ('pi_k': the paper's π_k/α; 'one': trl's), and the zero-variance mask."""
@@ -168,19 +197,24 @@ VARIANTS: dict[str, dict] = {
 class VariantResult:
     ("One RL run: `history` (grpo_train rows + drift), `evals` [(iteration, greedy accuracy)], `syncs`, "
      "`seconds_per_step`.")
-    name: str
-    history: list[dict]
-    evals: list[tuple[int, float]]
-    syncs: int
-    seconds_per_step: float
-    final_accuracy: float
-    extra: dict = field(default_factory=dict)
+    name: str                                  # the variant's label (a key of `VARIANTS`)
+    history: list[dict]  # `grpo_train` rows, one per iteration, with tv_drift, kl_drift, tv_post, kl_post added
+    evals: list[tuple[int, float]]             # (iteration, greedy test accuracy) pairs; iteration 0 is the start
+    syncs: int                                 # number of iterations that began with a sampler sync
+    seconds_per_step: float                    # wall seconds per RL iteration, evaluations and diagnostics excluded
+    final_accuracy: float  # mean greedy test accuracy of the last `final_evals` evaluations, in [0, 1]
+    extra: dict = field(default_factory=dict)  # further per-run scores added by the experiment (e.g. J, test_sampled)
 
     def curve(self, key: str = "reward_mean") -> np.ndarray:
         return np.array([h[key] for h in self.history], dtype=float)
 
 @torch.no_grad()
-def greedy_accuracy(model, tokenizer, records: Sequence[Mapping], max_new_tokens: int = 4) -> float:
+def greedy_accuracy(
+    model,                       # causal LM to evaluate
+    tokenizer,                   # its tokenizer
+    records: Sequence[Mapping],  # arithmetic records with `prompt` and `result` (non-empty)
+    max_new_tokens: int = 4,     # tokens generated greedily per prompt
+) -> float:
     "Fraction of arithmetic `records` whose greedy completion's final number equals the record's `result`."
     if not records: raise ValueError("records is empty")
     outs = generate(model, tokenizer, [r["prompt"] for r in records], max_new_tokens)
@@ -193,18 +227,19 @@ def _sequence_drift(policy, ro, temperature: float) -> tuple[float, float]:
     return 0.5 * (rho - 1).abs().mean().item(), (rho - 1 - d).mean().item()
 
 def train_variant(
-    policy,
-    tokenizer,
-    train: Sequence[Mapping],
-    test: Sequence[Mapping],
-    rl: RLConfig,
-    name: str = "variant",
-    beta: float = 0.04,
-    ref_every: int = 50,
-    eval_every: int = 25,
+    policy,                        # causal LM trained in place (the SFT start)
+    tokenizer,                     # its tokenizer
+    train: Sequence[Mapping],      # RL records (`prompt`, `result`); RL sees the prompt and the verifier only
+    test: Sequence[Mapping],       # records for the periodic greedy evaluation
+    rl: RLConfig,                  # the run's `RLConfig` (see `offpolicy_config`)
+    name: str = "variant",         # label, used as the progress description and `VariantResult.name`
+    beta: float = 0.04,            # β >= 0: weight of the k3 KL penalty to the reference (0: no reference)
+    ref_every: int = 50,           # re-sync the reference to the policy every this many iterations (0: never)
+    eval_every: int = 25,  # greedy test accuracy every this many iterations and at the last (0: only at start and end)
+    # verifiable reward, TRL's signature (prompts, completions, result) -> list[float]
     reward: Callable = arithmetic_reward,
-    max_new_tokens_eval: int = 4,
-    final_evals: int = 1,
+    max_new_tokens_eval: int = 4,  # tokens generated per prompt in the greedy evaluation
+    final_evals: int = 1,          # number of last evaluations averaged into `final_accuracy` (int >= 1)
 ) -> VariantResult:
     """Train `policy` in place with `grpo_train` under `rl` (see `offpolicy_config`), tracking the sampler's drift
     TV/KL(α‖π_k) before each update and TV/KL(α‖π_{k+1}) after it (`tv_post`, `kl_post`), a k3 KL penalty `beta` to
@@ -251,7 +286,12 @@ def train_variant(
     return VariantResult(name, res.history, evals, syncs, max(res.seconds - eval_s[0], 0.0) / steps, final)
 
 # %% ../nbs/18_offpolicy_grpo.ipynb #962700e0
-def addition_split(max_value: int = 29, n_test: int = 200, n_val: int = 100, seed: int = 0) -> dict[str, list[dict]]:
+def addition_split(
+    max_value: int = 29,  # operands are in [0, max_value]: (max_value + 1)² distinct prompts
+    n_test: int = 200,    # number of test prompts (the first after shuffling)
+    n_val: int = 100,     # number of validation prompts (the next); the rest are training prompts
+    seed: int = 0,        # seed of the problem generator and of the shuffle
+) -> dict[str, list[dict]]:
     ("All distinct `a+b=` problems with operands in [0, max_value], shuffled by `seed` and split into test / val / "
      "train.")
     n = (max_value + 1) ** 2
@@ -261,9 +301,19 @@ def addition_split(max_value: int = 29, n_test: int = 200, n_val: int = 100, see
     random.Random(seed).shuffle(recs)
     return {"test": recs[:n_test], "val": recs[n_test:n_test + n_val], "train": recs[n_test + n_val:]}
 
-def sft_warm_start(split: Mapping[str, Sequence[Mapping]], steps: int = 2000, base: str = "small", lr: float = 3e-3,
-                   batch_size: int = 32, seed: int = 0, cache: bool = True, n_sft: int | None = None,
-                   schedule: str = "cosine", eval_every: int = 0):
+def sft_warm_start(
+    # `addition_split`'s dict: trains on `split['train']`, evaluates on `split['val']`
+    split: Mapping[str, Sequence[Mapping]],
+    steps: int = 2000,         # SFT optimiser steps, exactly (int >= 1)
+    base: str = "small",       # zoo model name to start from
+    lr: float = 3e-3,          # peak learning rate (> 0)
+    batch_size: int = 32,      # sequences per SFT batch
+    seed: int = 0,             # seed of the weights' torch RNG and of the batch draws
+    cache: bool = True,        # load / store the trained model in the model cache (False: always train)
+    n_sft: int | None = None,  # train on the first n_sft records of `split['train']` (None: all)
+    schedule: str = "cosine",  # 'cosine' (lr → lr/10) or 'constant'
+    eval_every: int = 0,       # held-out curve on `split['val']` every this many steps (0: none)
+):
     """(model, tokenizer, info): zoo model `base` SFT-trained on the first `n_sft` records of `split['train']` (None:
     all) for exactly `steps` steps (`schedule` 'cosine' from `lr` to `lr`/10 or 'constant'; batch `batch_size`, batches
     drawn by `seed`; no stopping rule, so the weights depend only on the arguments). With `eval_every` > 0,
@@ -300,7 +350,11 @@ def sft_warm_start(split: Mapping[str, Sequence[Mapping]], steps: int = 2000, ba
     return m.eval(), t, info
 
 # %% ../nbs/18_offpolicy_grpo.ipynb #p18pci00
-def paired_ci(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> dict:
+def paired_ci(
+    a: Sequence[float],   # per-seed values of the first method
+    b: Sequence[float],   # per-seed values of the second, paired with `a` by position
+    level: float = 0.95,  # confidence level of the Student-t interval, in (0, 1)
+) -> dict:
     """Paired difference a − b over seeds: per-seed `diffs`, `mean`, and the Student-t `level` confidence interval
     (`lo`, `hi`; NaN with one seed)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
