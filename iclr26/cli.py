@@ -1058,6 +1058,8 @@ def build_docs(scale: str = "demo", execute: bool | None = True, executed: str |
     (stage / "scoreboard.md").write_text(scoreboard_page(rs, root, figure))
     # 3. the site config, with its output in `out`
     cfg = (root / "_quarto.yml").read_text().replace("output-dir: _site", f"output-dir: {out}")
+    # the API pages link each name to its line in the repository (`root`: where the modules sit, wherever `stage` is)
+    cfg = cfg.replace("    out: api\n", f"    out: api\n    root: {json.dumps(str(root.resolve()))}\n")
     (stage / "_quarto.yml").write_text(cfg)
     sd = Path(sys.executable).parent / "smalldocs"
     sd = str(sd) if sd.exists() else "smalldocs"

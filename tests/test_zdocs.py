@@ -170,3 +170,5 @@ def test_scoreboard_page_leads_with_headlines(site):
 def test_api_reference_page(site):
     html = dom(site / "api" / "core.html")
     assert "record" in html and "claim" in html
+    # every entry links to the line that defines it in the repository (issue #61.4)
+    assert "https://github.com/iclr26/iclr26/blob/main/iclr26/core.py#L" in html
