@@ -36,13 +36,22 @@ def _check_sl(alpha, p, c, names=("alpha", "p", "c")) -> tuple[float, float, flo
     if c <= 0: raise ValueError(f"{names[2]} must be > 0, got {c}")
     return alpha, p, c
 
-def smooth_leaky(x: torch.Tensor, alpha: float | torch.Tensor = 0.1, p: float = 3.0, c: float = 5.0) -> torch.Tensor:
+def smooth_leaky(
+    x: torch.Tensor,  # pre-activations x, any shape
+    # α in [0, 1]: the leak, the slope as x → −∞ (float, or a tensor broadcastable to `x`)
+    alpha: float | torch.Tensor = 0.1,
+    p: float = 3.0,   # p > 0: the sigmoid's temperature; the gate is σ(c·x/p)
+    c: float = 5.0,   # c > 0: the sigmoid's sharpness; the gate is σ(c·x/p)
+) -> torch.Tensor:
     "Smooth-Leaky $f(x)=\\alpha x+(1-\\alpha)\\,x\\,\\sigma(cx/p)$; `alpha` may be a tensor broadcastable to `x`."
     if not isinstance(x, torch.Tensor): raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
     return alpha * x + (1 - alpha) * x * torch.sigmoid((c / p) * x)
 
 def smooth_leaky_grad(
-    x: torch.Tensor, alpha: float | torch.Tensor = 0.1, p: float = 3.0, c: float = 5.0
+    x: torch.Tensor,                    # points x at which f′ is evaluated, any shape
+    alpha: float | torch.Tensor = 0.1,  # α: the leak (float, or a tensor broadcastable to `x`)
+    p: float = 3.0,                     # p: temperature of the gate σ(c·x/p)
+    c: float = 5.0,                     # c: sharpness of the gate σ(c·x/p)
 ) -> torch.Tensor:
     "Closed-form derivative $f'(x)=\\alpha+(1-\\alpha)[\\sigma(kx)+kx\\,\\sigma(kx)(1-\\sigma(kx))]$ with $k=c/p$."
     if not isinstance(x, torch.Tensor): raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
@@ -50,7 +59,9 @@ def smooth_leaky_grad(
     s = torch.sigmoid(k * x)
     return alpha + (1 - alpha) * (s + k * x * s * (1 - s))
 
-def smooth_leaky_grad_floor(alpha: float = 0.1) -> float:
+def smooth_leaky_grad_floor(
+    alpha: float = 0.1,  # α in [0, 1]: the leak
+) -> float:
     "The minimum of $f'$ over $x$: $\\alpha + (1-\\alpha)\\cdot(-0.0998)$, independent of $p$ and $c$."
     alpha = _check_sl(alpha, 1.0, 1.0)[0]
     return alpha + (1 - alpha) * SILU_GRAD_MIN
@@ -58,7 +69,12 @@ def smooth_leaky_grad_floor(alpha: float = 0.1) -> float:
 class SmoothLeaky(nn.Module):
     ("Smooth-Leaky activation $\\alpha x + (1-\\alpha)\\,x\\,\\sigma(cx/p)$ (paper defaults $\\alpha=0.1$, $p=3$, "
      "$c=5$).")
-    def __init__(self, alpha: float = 0.1, p: float = 3.0, c: float = 5.0):
+    def __init__(
+        self,
+        alpha: float = 0.1,  # α in [0, 1]: the leak, the slope as x → −∞
+        p: float = 3.0,      # p > 0: temperature of the gate σ(c·x/p)
+        c: float = 5.0,      # c > 0: sharpness of the gate σ(c·x/p)
+    ):
         super().__init__()
         self.alpha, self.p, self.c = _check_sl(alpha, p, c)
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -73,12 +89,13 @@ class RandomizedSmoothLeaky(nn.Module):
     updates in train mode, so a random slope would make the old and new policies differ before any update)."""
     def __init__(
         self,
+        # l in [0, 1]: lower end of the leak's range U(l, u) (the paper publishes no range; RReLU's 1/8)
         lower: float = 1 / 8,
-        upper: float = 1 / 3,
-        p: float = 3.0,
-        c: float = 5.0,
-        per_element: bool = True,
-        fixed_mean: bool = False,
+        upper: float = 1 / 3,      # u in [l, 1]: upper end of the leak's range (RReLU's 1/3)
+        p: float = 3.0,            # p > 0: temperature of the gate σ(c·x/p)
+        c: float = 5.0,            # c > 0: sharpness of the gate σ(c·x/p)
+        per_element: bool = True,  # True: one leak drawn per element (as RReLU); False: one per forward pass
+        fixed_mean: bool = False,  # use the mean leak (l + u)/2 in training too (for PPO, which rolls out in eval mode)
     ):
         super().__init__()
         lower, p, c = _check_sl(lower, p, c, ("lower", "p", "c"))
@@ -125,13 +142,19 @@ ACTIVATIONS: dict[str, Callable[..., nn.Module]] = {
 }
 ACTIVATION_TYPES: tuple[type, ...] = tuple(ACTIVATIONS.values()) + (nn.Hardtanh, nn.Softplus, nn.Mish, nn.Hardswish)
 
-def make_activation(name: str, **kwargs) -> nn.Module:
+def make_activation(
+    name: str,  # a key of `ACTIVATIONS` ('ReLU', 'Smooth-Leaky', 'Rand-Smooth-Leaky', ...)
+    **kwargs,
+) -> nn.Module:
     "A fresh activation module by name (see `ACTIVATIONS`); `kwargs` go to its constructor (e.g. `negative_slope`)."
     if not isinstance(name, str): raise TypeError(f"name must be a str, got {type(name).__name__}")
     if name not in ACTIVATIONS: raise ValueError(f"name must be one of {sorted(ACTIVATIONS)}, got {name!r}")
     return ACTIVATIONS[name](**kwargs)
 
-def activation_grad(act: nn.Module, x: torch.Tensor) -> torch.Tensor:
+def activation_grad(
+    act: nn.Module,   # the activation module (put in eval mode for the measurement, then restored)
+    x: torch.Tensor,  # points at which φ′ is evaluated, any shape
+) -> torch.Tensor:
     """Elementwise $\\varphi'(x)$ by autograd (the gradient of the sum of the outputs, so for CReLU the sum of its two
     channels' derivatives, $\\pm 1$), with `act` in eval mode (random slopes at their mean)."""
     if not isinstance(act, nn.Module): raise TypeError(f"act must be an nn.Module, got {type(act).__name__}")
@@ -145,24 +168,39 @@ def activation_grad(act: nn.Module, x: torch.Tensor) -> torch.Tensor:
     finally: act.train(was)
     return g.detach()
 
-def effective_negative_slope(act: nn.Module, lo: float = -5.0, n: int = 2000) -> float:
+def effective_negative_slope(
+    act: nn.Module,    # the activation module
+    lo: float = -5.0,  # left end of the grid on [lo, 0) (< 0)
+    n: int = 2000,     # number of grid points
+) -> float:
     "$\\bar s = \\mathbb E_{x<0}[\\varphi'(x)]$ over a uniform grid on `[lo, 0)`."
     lo = check_number("lo", lo)
     if lo >= 0: raise ValueError(f"lo must be < 0, got {lo}")
     return float(activation_grad(act, torch.linspace(lo, 0, n + 1)[:-1]).mean())
 
-def negative_slope_on(act: nn.Module, z: torch.Tensor) -> float:
+def negative_slope_on(
+    act: nn.Module,   # the activation module
+    z: torch.Tensor,  # actual pre-activations, any shape; only the negative entries count
+) -> float:
     "$\\bar s$ over the negative entries of actual pre-activations `z` (nan if there are none)."
     neg = z[z < 0]
     return float(activation_grad(act, neg).mean()) if neg.numel() else float("nan")
 
-def dead_band_width(act: nn.Module, lo: float = -5.0, hi: float = 5.0, n: int = 4001, eps: float = 1e-3) -> float:
+def dead_band_width(
+    act: nn.Module,     # the activation module
+    lo: float = -5.0,   # left end of the interval
+    hi: float = 5.0,    # right end of the interval (> lo)
+    n: int = 4001,      # number of evenly spaced grid points on [lo, hi]
+    eps: float = 1e-3,  # |φ′| below this counts as dead
+) -> float:
     "Fraction of the interval `[lo, hi]` where $|\\varphi'(x)| <$ `eps`."
     lo, hi = check_number("lo", lo), check_number("hi", hi)
     if hi <= lo: raise ValueError(f"hi must be > lo, got lo={lo}, hi={hi}")
     return float((activation_grad(act, torch.linspace(lo, hi, n)).abs() < eps).float().mean())
 
-def effective_rank(H: torch.Tensor) -> float:
+def effective_rank(
+    H: torch.Tensor,  # features, a (samples x features) finite matrix
+) -> float:
     ("Roy & Vetterli effective rank $\\exp(-\\sum_i p_i\\log p_i)$, $p_i = s_i/\\sum_j s_j$, of a (samples x "
      "features) matrix.")
     if not isinstance(H, torch.Tensor) or H.ndim != 2:
@@ -180,7 +218,12 @@ def _units_last(z: torch.Tensor) -> torch.Tensor:
     if z.ndim == 2: return z
     return z.movedim(1, -1).reshape(-1, z.shape[1])
 
-def unit_diagnostics(pre: Sequence[torch.Tensor], acts: Sequence[nn.Module], eps: float = 1e-3) -> dict[str, float]:
+def unit_diagnostics(
+    # hidden pre-activations per layer, each (observations x units) or (N, C, ...) with channels as units
+    pre: Sequence[torch.Tensor],
+    acts: Sequence[nn.Module],  # the activation module of each layer in `pre`, same length
+    eps: float = 1e-3,          # |φ′| below this counts as saturated
+) -> dict[str, float]:
     """Over hidden pre-activations `pre` (each observations x units, or (N, C, ...) with channels as units) and their
     `acts`, averaged over layers: the saturated fraction of (observation, unit) pairs ($|\\varphi'|<$ `eps`), the
     dead-unit fraction (saturated on every observation), $\\bar s$ on the negative entries (`neg_slope`) and the mean
@@ -203,8 +246,15 @@ def unit_diagnostics(pre: Sequence[torch.Tensor], acts: Sequence[nn.Module], eps
 class PlasticMLP(nn.Module):
     """MLP whose hidden pre-activations are multiplied by `gain` (stress protocol) and can be returned with the output.
     An activation with `width_factor` (CReLU: 2) widens the features the next layer receives."""
-    def __init__(self, d_in: int, width: int = 64, d_out: int = 10, depth: int = 2, act: str = "ReLU",
-                 act_kwargs: Mapping | None = None):
+    def __init__(
+        self,
+        d_in: int,                          # input features
+        width: int = 64,                    # units per hidden layer (CReLU doubles the features the next layer sees)
+        d_out: int = 10,                    # output logits (classes)
+        depth: int = 2,                     # number of hidden layers
+        act: str = "ReLU",                  # activation name, a key of `ACTIVATIONS`; a fresh module per layer
+        act_kwargs: Mapping | None = None,  # keyword arguments of the activation's constructor (None: its defaults)
+    ):
         super().__init__()
         for n, v in (("d_in", d_in), ("width", width), ("d_out", d_out), ("depth", depth)):
             if isinstance(v, bool) or not isinstance(v, int):
@@ -226,8 +276,13 @@ class PlasticMLP(nn.Module):
         return (out, pre, x) if return_hidden else out
 
 @torch.no_grad()
-def diagnose(model: nn.Module, X: torch.Tensor, eps: float = 1e-3,
-             select: Callable[[str, nn.Module], bool] | None = None) -> dict[str, float]:
+def diagnose(
+    model: nn.Module,   # any `nn.Module` whose activations are modules (run once in eval mode, then restored)
+    X: torch.Tensor,    # inputs for one forward pass (a batch)
+    eps: float = 1e-3,  # |φ′| below this counts as saturated
+    # which modules to hook, `select(name, module) -> bool` (None: instances of `ACTIVATION_TYPES`)
+    select: Callable[[str, nn.Module], bool] | None = None,
+) -> dict[str, float]:
     """Plasticity diagnostics of any `nn.Module` on inputs `X`, read by forward hooks on its activation modules
     (`select(name, module)`, default: instances of `ACTIVATION_TYPES`), with the model in eval mode: the saturated and
     dead-unit fractions, $\\bar s$ on the actual negative pre-activations, the mean $|\\varphi'|$ (`unit_diagnostics`),
@@ -253,7 +308,9 @@ def diagnose(model: nn.Module, X: torch.Tensor, eps: float = 1e-3,
     return dict(**unit_diagnostics([z for _, z, _ in seen], [m for m, _, _ in seen], eps), erank=effective_rank(feat),
                 layers=len(seen))
 
-def load_digits_data(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+def load_digits_data(
+    seed: int = 0,  # seed of the row shuffle
+) -> tuple[torch.Tensor, torch.Tensor]:
     "scikit-learn's digits as (X standardised per pixel, y), shuffled with `seed`."
     from sklearn.datasets import load_digits
     d = load_digits()
@@ -263,7 +320,13 @@ def load_digits_data(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     idx = torch.randperm(len(X), generator=torch.Generator().manual_seed(seed))
     return X[idx], y[idx]
 
-def random_label_tasks(X: torch.Tensor, n_tasks: int, n_samples: int, n_classes: int = 10, seed: int = 0) -> list[dict]:
+def random_label_tasks(
+    X: torch.Tensor,      # inputs, (samples x features)
+    n_tasks: int,         # number of tasks (>= 1)
+    n_samples: int,       # rows of `X` used, the first n_samples (every task shares them)
+    n_classes: int = 10,  # labels drawn uniformly from [0, n_classes) (>= 2)
+    seed: int = 0,        # seed of the label draws
+) -> list[dict]:
     ("`n_tasks` tasks on the first `n_samples` rows of `X`, each with fresh uniform random labels (scored on the "
      "training set).")
     if not isinstance(X, torch.Tensor) or X.ndim != 2:
@@ -279,7 +342,13 @@ def random_label_tasks(X: torch.Tensor, n_tasks: int, n_samples: int, n_classes:
         for _ in range(n_tasks)
     ]
 
-def permuted_tasks(X: torch.Tensor, y: torch.Tensor, n_tasks: int, n_train: int, seed: int = 0) -> list[dict]:
+def permuted_tasks(
+    X: torch.Tensor,  # inputs, (samples x features)
+    y: torch.Tensor,  # labels (samples,) int64
+    n_tasks: int,     # number of tasks (>= 1); task 0 keeps the original pixel order
+    n_train: int,     # rows `:n_train` train, the rest test (0 < n_train < len(X))
+    seed: int = 0,    # seed of the pixel permutations
+) -> list[dict]:
     "`n_tasks` pixel-permuted copies of (X, y) (task 0 unpermuted); rows `:n_train` train, the rest test."
     if n_tasks < 1 or not 0 < n_train < len(X):
         raise ValueError(f"need n_tasks >= 1 and 0 < n_train < {len(X)}, got {n_tasks}, {n_train}")
@@ -292,7 +361,11 @@ def permuted_tasks(X: torch.Tensor, y: torch.Tensor, n_tasks: int, n_train: int,
     return out
 
 def class_incremental_tasks(
-    X: torch.Tensor, y: torch.Tensor, n_train: int, classes_per_task: int = 2, cycles: int = 1
+    X: torch.Tensor,            # inputs, (samples x features)
+    y: torch.Tensor,            # labels (samples,) int64 in [0, 10)
+    n_train: int,               # rows `:n_train` train, the rest test (0 < n_train < len(X))
+    classes_per_task: int = 2,  # new classes per task (must divide 10)
+    cycles: int = 1,            # times the sequence of 10 / classes_per_task tasks is repeated
 ) -> list[dict]:
     "Tasks of `classes_per_task` new classes each (repeated `cycles` times); each scored on its own classes' test rows."
     if not 0 < n_train < len(X): raise ValueError(f"n_train must be in (0, {len(X)}), got {n_train}")
@@ -307,7 +380,11 @@ def class_incremental_tasks(
     return out
 
 @torch.no_grad()
-def accuracy(model: nn.Module, X: torch.Tensor, y: torch.Tensor) -> float:
+def accuracy(
+    model: nn.Module,  # classifier returning logits (evaluated in eval mode, then restored)
+    X: torch.Tensor,   # inputs
+    y: torch.Tensor,   # labels (samples,) int64
+) -> float:
     "Top-1 accuracy of `model` (in eval mode) on (X, y)."
     was = model.training
     model.eval()
@@ -333,18 +410,19 @@ def _check_task(t: int, task: Mapping) -> None:
         if int(yv.min()) < 0 or int(yv.max()) >= 10: raise ValueError(f"tasks[{t}]['{yk}'] labels must lie in [0, 10)")
 
 def train_continual(
-    act: str,
-    tasks: Sequence[Mapping],
-    width: int = 64,
-    depth: int = 2,
-    epochs: int = 20,
-    batch: int = 64,
-    lr: float = 1e-2,
-    seed: int = 0,
-    act_kwargs: Mapping | None = None,
-    l2_init: float = 0.0,
+    act: str,                           # activation name, a key of `ACTIVATIONS`
+    tasks: Sequence[Mapping],           # task dicts with `Xtr`, `ytr` (and optional `Xte`, `yte`), labels in [0, 10)
+    width: int = 64,                    # units per hidden layer of the `PlasticMLP`
+    depth: int = 2,                     # number of hidden layers
+    epochs: int = 20,                   # passes over each task's training rows
+    batch: int = 64,                    # mini-batch size
+    lr: float = 1e-2,                   # Adam learning rate
+    seed: int = 0,                      # seed of the initialisation and of the batch order
+    act_kwargs: Mapping | None = None,  # keyword arguments of the activation's constructor (None: its defaults)
+    l2_init: float = 0.0,               # λ >= 0 of the L2-to-initial-weights penalty λ‖θ − θ₀‖² (0: off)
+    # (λ, σ): θ ← λθ + σθ′ at every task boundary, λ in [0, 1], σ >= 0 (None: off)
     shrink_perturb: tuple[float, float] | None = None,
-    reset: bool = False,
+    reset: bool = False,                # start every task from a fresh network and optimiser (the oracle)
 ) -> list[dict]:
     """Train one `PlasticMLP` with Adam through `tasks` without resets; after each task record its accuracy
     (test rows if the task has them, else training rows) and the unit diagnostics on its training rows.
@@ -398,22 +476,22 @@ def train_continual(
 
 # %% ../nbs/15_plasticity.ipynb #d771f18c
 def stress_run(
-    act: str,
-    gamma: float,
-    X: torch.Tensor,
-    y: torch.Tensor,
-    n_train: int,
-    events: int = 3,
-    warmup: int = 150,
-    stress_steps: int = 60,
-    recover_steps: int = 60,
-    eval_every: int = 10,
-    width: int = 64,
-    depth: int = 2,
-    batch: int = 64,
-    lr: float = 1e-3,
-    seed: int = 0,
-    act_kwargs: Mapping | None = None,
+    act: str,                           # activation name, a key of `ACTIVATIONS`
+    gamma: float,  # γ > 0: factor on every hidden pre-activation while stressed (paper: 0.25, 0.5, 1.5, 2)
+    X: torch.Tensor,                    # inputs, (samples x features)
+    y: torch.Tensor,                    # labels (samples,) int64 in [0, 10)
+    n_train: int,                       # rows `:n_train` train, the rest are the held-out evaluation rows
+    events: int = 3,                    # number of stress events
+    warmup: int = 150,                  # training steps before the first event
+    stress_steps: int = 60,             # steps each stress lasts
+    recover_steps: int = 60,            # steps after each stress, at gain 1, before the next
+    eval_every: int = 10,               # held-out evaluation every this many steps (and at each restore)
+    width: int = 64,                    # units per hidden layer
+    depth: int = 2,                     # number of hidden layers
+    batch: int = 64,                    # mini-batch size (batches drawn with replacement)
+    lr: float = 1e-3,                   # Adam learning rate
+    seed: int = 0,                      # seed of the initialisation and of the batches
+    act_kwargs: Mapping | None = None,  # keyword arguments of the activation's constructor (None: its defaults)
 ) -> dict:
     """Stress protocol: train on (X[:n_train], y[:n_train]); after `warmup` steps, `events` times scale every hidden
     pre-activation by `gamma` for `stress_steps` steps, then restore for `recover_steps` steps. Returns the curves
@@ -489,7 +567,10 @@ import gymnasium as gym
 
 class DynamicsShift(gym.Wrapper):
     "Gymnasium wrapper that rescales a MuJoCo env's body masses, friction and gravity in place (`set_shift`)."
-    def __init__(self, env: gym.Env):
+    def __init__(
+        self,
+        env: gym.Env,  # a Gymnasium MuJoCo env (it has `env.unwrapped.model`)
+    ):
         super().__init__(env)
         m = getattr(env.unwrapped, "model", None)
         if m is None or not hasattr(m, "body_mass"):
@@ -515,7 +596,11 @@ class DynamicsShift(gym.Wrapper):
         mujoco.mj_setConst(m, self.env.unwrapped.data)
         self.shift = dict(mass=float(mass), friction=float(friction), gravity=float(gravity))
 
-def plasticity_score(returns: Mapping[str, np.ndarray], final: Sequence[int] | None = None) -> dict[str, float]:
+def plasticity_score(
+    # activation name -> (seeds x cycles x shifts) array of phase returns, the same shifts for all
+    returns: Mapping[str, np.ndarray],
+    final: Sequence[int] | None = None,  # unused: the score always takes the last cycle
+) -> dict[str, float]:
     """Plasticity Score per activation. `returns[name]` is a (seeds x cycles x shifts) array of phase returns;
     each shift is min-max normalised over all activations, seeds and cycles, and the score is the IQM
     (`trim_mean(., 0.25)`) of the activation's normalised final-cycle returns."""
@@ -532,8 +617,12 @@ def plasticity_score(returns: Mapping[str, np.ndarray], final: Sequence[int] | N
     span = np.where(hi > lo, hi - lo, 1.0)
     return {k: float(trim_mean(((a[:, -1, :] - lo) / span).ravel(), 0.25)) for k, a in arrs.items()}
 
-def ppo_activation_fn(act: str, act_kwargs: Mapping | None = None,
-                      rsl_mean_slope: bool = True) -> Callable[[], nn.Module]:
+def ppo_activation_fn(
+    act: str,                           # activation name, a key of `ACTIVATIONS` (not 'CReLU')
+    act_kwargs: Mapping | None = None,  # keyword arguments of the activation's constructor (None: its defaults)
+    # Rand-Smooth-Leaky uses its mean slope in both modes (`fixed_mean=True`) unless `act_kwargs` sets it
+    rsl_mean_slope: bool = True,
+) -> Callable[[], nn.Module]:
     """The zero-argument activation factory stable-baselines3 wants (`policy_kwargs['activation_fn']`).
     stable-baselines3 collects rollouts in eval mode and updates in train mode; for Randomized Smooth-Leaky that would
     evaluate the
@@ -547,8 +636,14 @@ def ppo_activation_fn(act: str, act_kwargs: Mapping | None = None,
     return functools.partial(ACTIVATIONS[act], **kw) if kw else ACTIVATIONS[act]
 
 @torch.no_grad()
-def ppo_logprob_gap(model, obs: torch.Tensor | None = None, n_obs: int = 256, seed: int = 0,
-                    random_slopes: bool = False) -> float:
+def ppo_logprob_gap(
+    model,                        # a stable-baselines3 PPO model
+    # observations (N, obs_dim) float32 (None: `n_obs` uniform draws from the box clipped to [-1, 1])
+    obs: torch.Tensor | None = None,
+    n_obs: int = 256,             # number of observations drawn when `obs` is None
+    seed: int = 0,                # seed of the observation draws
+    random_slopes: bool = False,  # let every `RandomizedSmoothLeaky(fixed_mean=True)` draw random slopes in train mode
+) -> float:
     """Mean |log pi_train(a|s) - log pi_eval(a|s)| of a stable-baselines3 policy on `obs` (default: `n_obs` uniform
     observations in the observation box clipped to [-1, 1]) and actions it samples there. With `random_slopes`, every
     `RandomizedSmoothLeaky(fixed_mean=True)` in the policy draws random slopes in train mode for this measurement
@@ -571,15 +666,16 @@ def ppo_logprob_gap(model, obs: torch.Tensor | None = None, n_obs: int = 256, se
     return float((lp_train - lp_eval).abs().mean())
 
 def ppo_nonstationary(
-    act: str,
-    shifts: Sequence[Mapping],
-    cycles: int = 3,
-    phase_steps: int = 1024,
-    env_id: str = "InvertedPendulum-v5",
-    seed: int = 0,
+    act: str,  # activation name of the policy and value nets, a key of `ACTIVATIONS` (not 'CReLU')
+    shifts: Sequence[Mapping],  # one phase per dict of `DynamicsShift.set_shift` factors (mass, friction, gravity)
+    cycles: int = 3,                      # times the sequence of shifts is repeated
+    phase_steps: int = 1024,              # environment steps per phase (rounded up to whole `n_steps` rollouts)
+    env_id: str = "InvertedPendulum-v5",  # Gymnasium MuJoCo environment id
+    seed: int = 0,                        # seed of PPO and of the log-probability-gap observations
+    # overrides of the PPO settings (n_steps=512, batch_size=128, n_epochs=4, learning_rate=1e-3, ...)
     ppo_kwargs: Mapping | None = None,
-    act_kwargs: Mapping | None = None,
-    rsl_mean_slope: bool = True,
+    act_kwargs: Mapping | None = None,    # keyword arguments of the activation's constructor (None: its defaults)
+    rsl_mean_slope: bool = True,  # Rand-Smooth-Leaky with its mean slope in both modes (see `ppo_activation_fn`)
 ) -> dict:
     """One PPO agent (stable-baselines3, `act` in policy and value nets; see `ppo_activation_fn`) trained through
     `cycles` x `shifts` phases of `phase_steps` steps (PPO rounds each phase up to a whole number of `n_steps` rollouts;
