@@ -40,7 +40,14 @@ class SearchTool:
     of the query, so the best page's position is not fixed. `retriever="exact"`: the named entity's page plus
     `n_docs - 1` random distractor pages, shuffled the same way. Results are deterministic in (`seed`, query). An
     empty query (or, for "exact", an unknown relation/entity) returns an error observation, never an exception."""
-    def __init__(self, kb: KnowledgeBase, n_docs: int = 3, seed: int = 0, retriever: str = "bm25"):
+    def __init__(
+        self,
+        kb: KnowledgeBase,  # the knowledge base whose entity pages are searched (non-empty)
+        n_docs: int = 3,    # pages returned per search (the paper's top-3 retrieval)
+        seed: int = 0,      # seed of the page order and of the 'exact' retriever's distractors
+        # 'bm25': the top pages by BM25; 'exact': the named entity's page plus random distractors
+        retriever: str = "bm25",
+    ):
         if not isinstance(kb, KnowledgeBase):
             raise TypeError(f"kb must be a KnowledgeBase, got {type(kb).__name__}")
         if not kb.facts: raise ValueError("kb is empty: it has no facts")
@@ -97,13 +104,19 @@ class SearchTool:
 @dataclass
 class Task:
     "A k-objective task: `k` independent multi-hop questions, their answers and hop chains."
-    questions: list[str]
-    answers: list[str]
-    chains: list[list[list[str]]]
+    questions: list[str]           # the k multi-hop questions, in prompt order
+    answers: list[str]             # their gold answers, same order
+    chains: list[list[list[str]]]  # per question its hops, each [subject, relation, object]
     @property
     def k(self) -> int: return len(self.questions)
 
-def make_tasks(kb: KnowledgeBase, k: int, n: int, hops: int = 2, seed: int = 0) -> list[Task]:
+def make_tasks(
+    kb: KnowledgeBase,  # the knowledge base the questions are drawn from
+    k: int,             # objectives (questions) per task (>= 1)
+    n: int,             # number of tasks (>= 1)
+    hops: int = 2,      # hops per question (>= 1)
+    seed: int = 0,      # seed of the question pool and of the draws
+) -> list[Task]:
     "`n` tasks of `k` distinct `hops`-hop questions each, drawn from `kb` (seeded)."
     if isinstance(k, bool) or not isinstance(k, int) or k < 1: raise ValueError(f"k must be an int >= 1, got {k!r}")
     if isinstance(n, bool) or not isinstance(n, int) or n < 1: raise ValueError(f"n must be an int >= 1, got {n!r}")
@@ -118,26 +131,35 @@ def make_tasks(kb: KnowledgeBase, k: int, n: int, hops: int = 2, seed: int = 0) 
         out.append(Task([q["question"] for q in qs], [q["answer"] for q in qs], [q["chain"] for q in qs]))
     return out
 
-def task_prompt(task: Task) -> str:
+def task_prompt(
+    task: Task,  # the task whose questions are written out
+) -> str:
     "The task prompt: the k questions in order (no index tokens), then 'End.'."
     return "Questions: " + " ".join(task.questions) + " End."
 
 # %% ../nbs/17_mem1.ipynb #25f51e69
 _ACTION = re.compile(r"<(search|answer)>(.*?)</\1>", re.S)
 
-def parse_action(text: str) -> tuple[str, str]:
+def parse_action(
+    text: str,  # one generated turn's text
+) -> tuple[str, str]:
     "('search'|'answer', argument) of a turn's text, or ('error', reason) when it holds no well-formed action."
     if not isinstance(text, str): raise TypeError(f"text must be a string, got {type(text).__name__}")
     m = _ACTION.search(text)
     if m is None: return "error", "no well-formed <search> or <answer> action"
     return m.group(1), m.group(2).strip()
 
-def parse_answers(arg: str, k: int) -> list[str]:
+def parse_answers(
+    arg: str,  # the argument of an `<answer>` action, answers separated by ';'
+    k: int,    # number of answers expected (padded with '' or cut)
+) -> list[str]:
     "The k answers of an answer action 'a1 ; a2 ; …' (missing ones are empty)."
     parts = [" ".join(p.split()) for p in arg.split(";")]
     return (parts + [""] * k)[:k]
 
-def normalize_answer(s: str) -> str:
+def normalize_answer(
+    s: str,  # an answer string
+) -> str:
     """SQuAD-style normalisation (as the official `qa_em.normalize_answer`): lower case, drop punctuation and
     the articles a/an/the, squeeze white space."""
     if not isinstance(s, str): raise TypeError(f"s must be a string, got {type(s).__name__}")
@@ -145,7 +167,10 @@ def normalize_answer(s: str) -> str:
     s = re.sub(r"\b(a|an|the)\b", " ", s)
     return " ".join(s.split())
 
-def f1_score(pred: str, gold: str) -> float:
+def f1_score(
+    pred: str,  # the predicted answer
+    gold: str,  # the gold answer
+) -> float:
     "Token-level F1 of two answers after `normalize_answer`."
     p, g = normalize_answer(pred).split(), normalize_answer(gold).split()
     common = sum(min(p.count(w), g.count(w)) for w in set(p))
@@ -153,7 +178,10 @@ def f1_score(pred: str, gold: str) -> float:
     pr, rc = common / len(p), common / len(g)
     return 2 * pr * rc / (pr + rc)
 
-def score(answers: Sequence[str], task: Task) -> dict:
+def score(
+    answers: Sequence[str],  # one answer string per question of `task`, in order
+    task: Task,              # the task scored against
+) -> dict:
     "EM (sum over the k questions of normalised exact match: the reward), EM/k, F1 (sum) of `answers` for `task`."
     if isinstance(answers, str) or not all(isinstance(a, str) for a in answers):
         raise TypeError("answers must be a sequence of strings (one per question)")
@@ -166,7 +194,12 @@ def score(answers: Sequence[str], task: Task) -> dict:
 class MultiObjectiveEnv:
     """One episode of a k-objective task. `step(turn_text)` parses the agent's action: a search returns
     `<info>…turns left n</info>`; an answer (or running out of turns) ends the episode with reward = Σ EM."""
-    def __init__(self, tool: SearchTool, task: Task, max_turns: int):
+    def __init__(
+        self,
+        tool: SearchTool,  # the search tool that answers `<search>` actions
+        task: Task,        # the k-objective task of this episode
+        max_turns: int,    # turn limit (>= 1): reaching it unanswered ends the episode with reward 0
+    ):
         if not isinstance(max_turns, int) or max_turns < 1:
             raise ValueError(f"max_turns must be an int >= 1, got {max_turns!r}")
         self.tool, self.task, self.max_turns = tool, task, max_turns
@@ -189,8 +222,12 @@ class MultiObjectiveEnv:
         return f"<info> {obs} turns left {self.max_turns - self.turn}</info>"
 
 # %% ../nbs/17_mem1.ipynb #8ccaf66d
-def state_text(answers: Sequence[str], pending: Sequence[str] = (), rest: str | None = None,
-               fact: str | None = None) -> str:
+def state_text(
+    answers: Sequence[str],       # answers solved so far, in question order
+    pending: Sequence[str] = (),  # the questions still open as the prompt writes them, current one first
+    rest: str | None = None,      # what is left of the current question after its solved hops (None: no hop solved yet)
+    fact: str | None = None,      # the fact sentence just read (None: none)
+) -> str:
     """The internal state `<IS>…</IS>` of the scripted agent: the fact just read and '|', the solved answers 'a ;' in
     order, what is left of the current question and '>' once a hop of it is solved, then the pending questions as the
     prompt writes them (the current one first). No index tokens."""
@@ -201,23 +238,38 @@ def state_text(answers: Sequence[str], pending: Sequence[str] = (), rest: str | 
     s += "".join(f" {q}" for q in pending)
     return "<IS>" + s + "</IS>"
 
-def hop_query(chain: Sequence[Sequence[str]], j: int, entity: str) -> str:
+def hop_query(
+    chain: Sequence[Sequence[str]],  # a question's hops, each [subject, relation, object]
+    j: int,                          # index of the hop searched (0-based)
+    entity: str,                     # the entity reached so far (the hop's subject)
+) -> str:
     "The search for hop `j` of `chain` from `entity`: 'the <relation phrase> of <entity>'."
     return f"the {KB_RELATIONS[chain[j][1]][2]} of {entity}"
 
-def rest_text(chain: Sequence[Sequence[str]], j: int, entity: str) -> str:
+def rest_text(
+    chain: Sequence[Sequence[str]],  # a question's hops, each [subject, relation, object]
+    j: int,                          # number of hops already solved
+    entity: str,                     # the entity those hops reached
+) -> str:
     "What is left of a question after `j` solved hops that reached `entity` ('the country of Vetaville')."
     inner = entity
     for c in chain[j:]: inner = f"the {KB_RELATIONS[c[1]][2]} of {inner}"
     return inner
 
-def fact_text(hop: Sequence[str]) -> str:
+def fact_text(
+    hop: Sequence[str],  # a fact [subject, relation, object]
+) -> str:
     "The sentence of a fact [subject, relation, object] as the knowledge base's pages write it."
     s, r, o = hop
     return KB_RELATIONS[r][3].format(s=s, o=o)
 
-def scripted_turns(tool: SearchTool, task: Task, max_turns: int, p_noise: float = 0.0,
-                   rng: random.Random | None = None) -> tuple[list[str], list[str], MultiObjectiveEnv]:
+def scripted_turns(
+    tool: SearchTool,                  # the search tool
+    task: Task,                        # the task to solve
+    max_turns: int,                    # turn limit of the environment
+    p_noise: float = 0.0,  # probability in [0, 1] that a question's final answer is misread (noisy demonstrations)
+    rng: random.Random | None = None,  # random source of the misreadings (None: `random.Random(0)`)
+) -> tuple[list[str], list[str], MultiObjectiveEnv]:
     """Run the scripted MEM1 policy (a function of the prompt, its internal state and the last observation):
     solve the questions in prompt order, one hop per search, copy the fact read into the state, keep solved answers
     and the pending questions in the state, answer all at the end. With probability `p_noise` a question's final
@@ -255,7 +307,12 @@ def scripted_turns(tool: SearchTool, task: Task, max_turns: int, p_noise: float 
     return turns, obs_l, env
 
 # %% ../nbs/17_mem1.ipynb #3ca3d5b6
-def agent_tokenizer(kb: KnowledgeBase, tool: SearchTool, n_tasks: int = 60, seed: int = 0):
+def agent_tokenizer(
+    kb: KnowledgeBase,  # the knowledge base whose pages, entities and relation phrases make the vocabulary
+    tool: SearchTool,   # the search tool used to script the example episodes
+    n_tasks: int = 60,  # scripted tasks (over k = 1, 2, 3) whose texts join the vocabulary
+    seed: int = 0,      # seed of those tasks
+):
     """A closed word-level tokenizer for the MEM1 environment (the tags are single tokens; eos ends every turn), for
     tests and a from-scratch model; the notebook uses the zoo's tokenizer (`iclr26.zoo.load`)."""
     texts = [d["text"] for d in kb.documents()]
@@ -279,16 +336,18 @@ def _enc(tok, text: str) -> list[int]:
 @dataclass
 class Episode:
     "One rollout: prompt ids, per-turn context lengths, generated ids (+ sampler log-probs) and observation ids."
-    task: Task
-    prompt_ids: list[int]
-    gen_ids: list[list[int]] = field(default_factory=list)
+    task: Task                                              # the task rolled out
+    prompt_ids: list[int]                                   # token ids of the prompt (bos + `task_prompt`)
+    gen_ids: list[list[int]] = field(default_factory=list)  # per turn, the generated token ids (eos included)
+    # per turn, the sampler's log-probs of `gen_ids` (empty when not recorded)
     gen_logp: list[list[float]] = field(default_factory=list)
+    # per turn, the token ids of the observation returned ([] after the last turn)
     obs_ids: list[list[int]] = field(default_factory=list)
-    ctx_lens: list[int] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)
-    reward: float = 0.0
-    answers: list[str] = field(default_factory=list)
-    seconds: float = 0.0
+    ctx_lens: list[int] = field(default_factory=list)       # per turn, the tokens in context when it was generated
+    texts: list[str] = field(default_factory=list)          # per turn, the decoded text
+    reward: float = 0.0                                     # Σ over the k questions of exact match (the RL reward)
+    answers: list[str] = field(default_factory=list)  # the k answers given ('' for each when the agent never answered)
+    seconds: float = 0.0                                    # wall seconds of the rollout batch the episode was part of
     state_end_id: int | None = None   # the truncation null: the next context keeps each turn without its state
 
     @property
@@ -300,13 +359,20 @@ class Episode:
         "Σ over turns of generated tokens × context length (the attention work the episode depends on)."
         return sum(len(g) * c for c, g in zip(self.ctx_lens, self.gen_ids))
 
-def held_ids(ep: Episode, g: Sequence[int]) -> list[int]:
+def held_ids(
+    ep: Episode,       # the episode (its `state_end_id` selects the truncation null)
+    g: Sequence[int],  # one generated turn's token ids
+) -> list[int]:
     """The part of a generated turn `g` that the next MEM1 context keeps: all of it, or for the truncation null
     (`ep.state_end_id` set, the `</IS>` id) only what follows the internal state (the action)."""
     c = ep.state_end_id
     return list(g[g.index(c) + 1:]) if c is not None and c in g else list(g)
 
-def official_peak_tokens(ep: Episode, prune: bool, max_turns: int = 10) -> int | None:
+def official_peak_tokens(
+    ep: Episode,          # a rollout (or scripted episode)
+    prune: bool,          # True: MEM1 (context = prompt + latest turn and observation); False: full context
+    max_turns: int = 10,  # only the first max_turns turns count (official `eval.py`)
+) -> int | None:
     """The paper's peak-token metric (official `eval.py`): the prompt is excluded, only the first `max_turns` turns
     count, and an episode with EM = 0 gives None (left out of the mean). MEM1 (`prune`): max over turns j of
     |turn j-1| + |obs j-1| + |turn j| (|turn j-1| as held: without its state for the truncation null); full context:
@@ -319,7 +385,10 @@ def official_peak_tokens(ep: Episode, prune: bool, max_turns: int = 10) -> int |
     if not prune: return sum(len(a) + len(b) for a, b in zip(g, o))
     return max(len(g[j]) + (len(held_ids(ep, g[j - 1])) + len(o[j - 1]) if j else 0) for j in range(len(g)))
 
-def context_ids(ep: Episode, prune: bool) -> list[int]:
+def context_ids(
+    ep: Episode,  # the episode so far
+    prune: bool,  # True: MEM1 (context = prompt + latest turn and observation); False: full context
+) -> list[int]:
     """The rollout context for the next turn: MEM1 (`prune`) keeps prompt + the latest turn and observation (the
     truncation null, `ep.state_end_id` set: the latest action and observation, its state dropped); full context keeps
     all."""
@@ -330,7 +399,10 @@ def context_ids(ep: Episode, prune: bool) -> list[int]:
     return ep.prompt_ids + [t for s in segs for t in s]
 
 # %% ../nbs/17_mem1.ipynb #7032d079
-def masked_trajectory(ep: Episode, prune: bool) -> dict:
+def masked_trajectory(
+    ep: Episode,  # a rollout (or scripted episode)
+    prune: bool,  # True: MEM1 (context = prompt + latest turn and observation); False: full context
+) -> dict:
     """One sequence for the whole episode with a 2-D attention pattern and position ids such that every generated
     token sees exactly its rollout context at its rollout position. MEM1 (`prune`): blocks
     [copy of turn t-1 (state, action, observation)] + [turn t], each seeing the shared prompt and itself, positions
@@ -362,7 +434,11 @@ def masked_trajectory(ep: Episode, prune: bool) -> dict:
     return {"input_ids": torch.tensor(ids), "allowed": causal & same, "position_ids": torch.tensor(pos),
             "loss_mask": torch.tensor(loss), "turn_index": torch.tensor(turn)}
 
-def official_style_trajectory(ep: Episode, state_end_id: int | None = None) -> dict:
+def official_style_trajectory(
+    ep: Episode,  # a rollout (or scripted episode)
+    # token id of `</IS>` that ends a turn's state (None: the whole turn is the action)
+    state_end_id: int | None = None,
+) -> dict:
     """The official code's mask (`attn_mask_utils.make_attention_mask`, for comparison): one copy of each turn with
     cumulative positions; a turn is split into its state t_j (up to and including `state_end_id`, the `</IS>` id;
     the whole turn is the action when None or absent) and its action r_j. t_j attends the prompt, itself and
@@ -389,7 +465,10 @@ def official_style_trajectory(ep: Episode, state_end_id: int | None = None) -> d
 
 
 # %% ../nbs/17_mem1.ipynb #85acd2d8
-def batch_trajectories(trajs: Sequence[dict], pad_id: int) -> dict:
+def batch_trajectories(
+    trajs: Sequence[dict],  # masked trajectories (`masked_trajectory` dicts), non-empty
+    pad_id: int,            # token id used for padding (int >= 0)
+) -> dict:
     "Right-pad masked trajectories into a batch: input_ids, allowed [B, L, L], position_ids, loss_mask, turn_index."
     if not trajs: raise ValueError("trajs is empty")
     if isinstance(pad_id, bool) or not isinstance(pad_id, int) or pad_id < 0:
@@ -406,7 +485,12 @@ def batch_trajectories(trajs: Sequence[dict], pad_id: int) -> dict:
         out["allowed"][b, n:, n:] = torch.eye(L - n, dtype=torch.bool)   # padding attends to itself (no NaN)
     return out
 
-def trajectory_logprobs(model, ep_or_batch, prune: bool = True, pad_id: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+def trajectory_logprobs(
+    model,               # causal LM scored with the trajectory's attention pattern and position ids
+    ep_or_batch,         # an `Episode`, one `masked_trajectory` dict, or a `batch_trajectories` batch
+    prune: bool = True,  # for an `Episode`: MEM1 (True) or full-context (False) trajectory
+    pad_id: int = 0,     # padding token id when a single trajectory is batched
+) -> tuple[torch.Tensor, torch.Tensor]:
     "log-probs [B, L-1] of each next token under the masked trajectory, and the loss mask [B, L-1] (targets)."
     if isinstance(ep_or_batch, Episode): ep_or_batch = masked_trajectory(ep_or_batch, prune)
     if not isinstance(ep_or_batch, dict):
@@ -423,10 +507,21 @@ def _bos(tok) -> list[int]:
     return [tok.bos_token_id] if tok.bos_token_id is not None else []
 
 @torch.no_grad()
-def run_episodes(model, tok, tool: SearchTool, tasks: Sequence[Task], prune: bool, max_turns: int | None = None,
-                 max_new_tokens: int | None = None, do_sample: bool = False, temperature: float = 1.0,
-                 generator: torch.Generator | None = None, record_logprobs: bool = True,
-                 drop_state: bool = False) -> list[Episode]:
+def run_episodes(
+    model,                                     # causal LM playing the agent (run in eval mode, previous mode restored)
+    tok,                                       # its tokenizer (eos ends every turn)
+    tool: SearchTool,                          # the search tool
+    tasks: Sequence[Task],                     # tasks rolled out together in one batch, one episode each
+    prune: bool,  # True: MEM1 (context = prompt + latest turn and observation); False: full context
+    max_turns: int | None = None,              # turn limit per episode (None: 2k + 2 + k // 2 for the largest k)
+    max_new_tokens: int | None = None,         # token limit per turn (None: 40 + 8k)
+    do_sample: bool = False,                   # sample (True) or decode greedily (False)
+    temperature: float = 1.0,                  # sampling temperature (> 0 when sampling)
+    generator: torch.Generator | None = None,  # torch generator of the sampling (None: the global RNG)
+    record_logprobs: bool = True,  # recompute and store the sampler's log-probs of the generated tokens (`gen_logp`)
+    # with `prune`: the truncation null, the next context drops the `<IS>…</IS>` the agent wrote
+    drop_state: bool = False,
+) -> list[Episode]:
     """Roll out `model` as a MEM1 agent (`prune=True`: the context is prompt + latest state, action, observation)
     or a full-context agent, on all `tasks` in one batch. Each turn ends at eos; the sampler's log-probs of the
     generated tokens are recomputed from the exact rollout context (one forward per turn). The model runs in eval
@@ -488,8 +583,15 @@ def run_episodes(model, tok, tool: SearchTool, tasks: Sequence[Task], prune: boo
     finally:
         model.train(was_training)
 
-def scripted_episode(tok, tool: SearchTool, task: Task, max_turns: int, p_noise: float = 0.0,
-                     rng: random.Random | None = None, prune: bool = True) -> Episode:
+def scripted_episode(
+    tok,                               # tokenizer that encodes the turns and observations
+    tool: SearchTool,                  # the search tool
+    task: Task,                        # the task to solve
+    max_turns: int,                    # turn limit of the environment
+    p_noise: float = 0.0,              # probability in [0, 1] that a question's final answer is misread
+    rng: random.Random | None = None,  # random source of the misreadings (None: `random.Random(0)`)
+    prune: bool = True,                # whose context lengths `ctx_lens` records: MEM1 (True) or full context (False)
+) -> Episode:
     "The scripted agent's episode as token ids (each turn ends with eos), with the context lengths of `prune`."
     turns, obs, env = scripted_turns(tool, task, max_turns, p_noise, rng)
     ep = Episode(task, _bos(tok) + _enc(tok, task_prompt(task)))
@@ -502,7 +604,11 @@ def scripted_episode(tok, tool: SearchTool, task: Task, max_turns: int, p_noise:
     return ep
 
 # %% ../nbs/17_mem1.ipynb #9ac0de7e
-def summarize(eps: Sequence[Episode], prune: bool = True, max_turns_official: int = 10) -> dict:
+def summarize(
+    eps: Sequence[Episode],        # episodes of one agent (non-empty)
+    prune: bool = True,            # True: the episodes come from the MEM1 agent; False: from the full-context agent
+    max_turns_official: int = 10,  # turns counted by the paper's peak-token metric (`official_peak_tokens`)
+) -> dict:
     """Mean EM, EM/k, F1, peak tokens (ours: prompt included, every episode), the paper's peak tokens
     (`official_peak_tokens`: prompt excluded, EM > 0 episodes only, ≤ `max_turns_official` turns; None when no
     episode has EM > 0) with the number of episodes it averages, dependency, turns and seconds. `prune` says which
@@ -517,7 +623,10 @@ def summarize(eps: Sequence[Episode], prune: bool = True, max_turns_official: in
             "n_em_pos": sum(e.reward > 0 for e in eps), "dependency": sum(e.dependency for e in eps) / n,
             "turns": sum(len(e.gen_ids) for e in eps) / n, "seconds": max(e.seconds for e in eps)}
 
-def turn_rows(ep: Episode, prune: bool) -> list[dict]:
+def turn_rows(
+    ep: Episode,  # a rollout (or scripted episode)
+    prune: bool,  # True: MEM1 (context = prompt + latest turn and observation); False: full context
+) -> list[dict]:
     """The turns of `ep` unpacked, one row each: input_ids = the turn's rollout context + its generated tokens,
     labels = IGNORE_INDEX on the context and the generated tokens themselves (positions 0.. as at rollout). MEM1
     (`prune`): one row per turn; full context: one row for the whole episode (its masked trajectory is causal)."""
@@ -533,8 +642,14 @@ def turn_rows(ep: Episode, prune: bool) -> list[dict]:
         rows.append({"input_ids": ctx + g, "labels": [IGNORE_INDEX] * len(ctx) + list(g)})
     return rows
 
-def sft_batches(eps: Sequence[Episode], prune: bool, pad_id: int, batch_size: int, seed: int = 0,
-                packed: bool = False):
+def sft_batches(
+    eps: Sequence[Episode],  # demonstration episodes (non-empty)
+    prune: bool,             # True: MEM1 (context = prompt + latest turn and observation); False: full context
+    pad_id: int,             # padding token id
+    batch_size: int,         # episodes per batch (>= 1)
+    seed: int = 0,           # seed of the episode draws
+    packed: bool = False,    # one masked trajectory per episode (True) or one padded row per turn (False)
+):
     """A `fit`-style `next_batch(step)` of `batch_size` episodes with labels on the generated tokens only.
     `packed`: one masked trajectory per episode (4-D additive mask, rollout positions); otherwise `turn_rows`
     (each turn's exact rollout context as its own row, right-padded): the same tokens, targets and loss."""
@@ -556,10 +671,21 @@ def sft_batches(eps: Sequence[Episode], prune: bool, pad_id: int, batch_size: in
     return next_batch
 
 # %% ../nbs/17_mem1.ipynb #fee6b47f
-def grpo_step(model, ref, opt, tok, tool: SearchTool, tasks: Sequence[Task], group_size: int, prune: bool = True,
-              beta: float = 1e-3, eps_clip: float = 0.2, temperature: float = 1.0,
-              generator: torch.Generator | None = None,
-              inner_steps: int = 1) -> dict:
+def grpo_step(
+    model,                                     # the policy, updated in place
+    ref,                                       # reference model of the KL penalty (not updated here)
+    opt,                                       # optimiser over `model`'s parameters
+    tok,                                       # the tokenizer
+    tool: SearchTool,                          # the search tool
+    tasks: Sequence[Task],                     # the iteration's tasks (prompts)
+    group_size: int,                           # episodes sampled per task (G)
+    prune: bool = True,  # True: MEM1 (context = prompt + latest turn and observation); False: full context
+    beta: float = 1e-3,                        # β: weight of the k3 KL penalty to `ref` (paper: 0.001)
+    eps_clip: float = 0.2,                     # ε of the clipped ratio, [1 − ε, 1 + ε]
+    temperature: float = 1.0,                  # sampling temperature of the rollouts
+    generator: torch.Generator | None = None,  # torch generator of the sampling (None: the global RNG)
+    inner_steps: int = 1,                      # gradient steps on the sampled batch
+) -> dict:
     """One GRPO iteration on multi-turn episodes: sample `group_size` episodes per task, reward = Σ EM, group-whitened
     advantages, clipped token loss over the generated tokens of the masked trajectory, k3 KL (β) to `ref`."""
     rep = [t for t in tasks for _ in range(group_size)]
