@@ -43,7 +43,11 @@ __all__ = ['TD_MAX_ENTRIES', 'DEGREE_HIST_L2', 'CSL_SKIPS', 'to_adjacency', 'pro
 # %% ../nbs/20_private_homdensity.ipynb #b2108007
 from .core import check_int as _check_int, check_positive as _check_pos  # shared argument checks
 
-def to_adjacency(G, name: str = "G", ignore_weights: bool = False) -> np.ndarray:
+def to_adjacency(
+    G,                             # simple undirected graph: networkx Graph or symmetric 0/1 adjacency matrix
+    name: str = "G",               # name used in error messages
+    ignore_weights: bool = False,  # True: read weighted edges as plain edges (default: weights other than 1 raise)
+) -> np.ndarray:
     """The 0/1 symmetric adjacency matrix (float64) of a simple undirected unweighted graph `G` (networkx graph or
     square 0/1 matrix).
 
@@ -81,7 +85,10 @@ def to_adjacency(G, name: str = "G", ignore_weights: bool = False) -> np.ndarray
         raise ValueError(f"{name} has {int(np.diag(A).sum())} self loop(s) on the diagonal: self loops are not allowed")
     return A
 
-def project_max_degree(A, max_degree: float) -> np.ndarray:
+def project_max_degree(
+    A,                  # simple undirected graph: networkx Graph or symmetric 0/1 adjacency matrix
+    max_degree: float,  # Δ: degree cap (floored to an integer); edges are kept greedily in (i, j) order
+) -> np.ndarray:
     ("Delete edges of `A` greedily in lexicographic order (keep an edge iff both ends still have room) so every "
      "degree is <= `max_degree`.")
     A = to_adjacency(A, "A")
@@ -96,8 +103,14 @@ def project_max_degree(A, max_degree: float) -> np.ndarray:
             deg[j] += 1
     return B
 
-def check_degree_bound(A, max_degree: float, on_violation: str = "raise", name: str = "G",
-                       ignore_weights: bool = False) -> np.ndarray:
+def check_degree_bound(
+    A,                             # simple undirected graph: networkx Graph or symmetric 0/1 adjacency matrix
+    max_degree: float,             # Δ: the public maximum-degree bound the sensitivity holds under
+    # 'raise' (ValueError) or 'project' (greedy edge deletion with a warning) when a degree exceeds Δ
+    on_violation: str = "raise",
+    name: str = "G",               # name used in error and warning messages
+    ignore_weights: bool = False,  # True: read weighted edges as plain edges (default: weights other than 1 raise)
+) -> np.ndarray:
     ("Return the adjacency of `A` if its maximum degree is <= `max_degree`; else raise (default) or project with a "
      "warning.")
     A = to_adjacency(A, name, ignore_weights)
@@ -123,11 +136,15 @@ def _check_pattern(F, name: str = "F") -> nx.Graph:
         raise ValueError(f"{name} must be connected with at least one edge")
     return nx.convert_node_labels_to_integers(F)
 
-def is_cycle(F: nx.Graph) -> bool:
+def is_cycle(
+    F: nx.Graph,  # the pattern graph
+) -> bool:
     "True if `F` is a cycle $C_k$ ($k\\ge 3$)."
     return F.number_of_nodes() >= 3 and nx.is_connected(F) and all(d == 2 for _, d in F.degree())
 
-def pattern_name(F: nx.Graph) -> str:
+def pattern_name(
+    F: nx.Graph,  # connected simple pattern graph F (at least one edge)
+) -> str:
     ("A short name: `K2`, `P4` (path, 4 nodes), `S5` (star, 5 nodes), `C6` (cycle), `T6.ab12` (other tree: hash of "
      "its canonical form), `F5.7` (other: nodes, edges).")
     F = _check_pattern(F)
@@ -142,7 +159,10 @@ def pattern_name(F: nx.Graph) -> str:
         return f"T{k}.{hashlib.sha1(canon.encode()).hexdigest()[:4]}"
     return f"F{k}.{F.number_of_edges()}"
 
-def tree_patterns(max_nodes: int, min_nodes: int = 2) -> list[nx.Graph]:
+def tree_patterns(
+    max_nodes: int,      # largest number of nodes of a tree (>= 2)
+    min_nodes: int = 2,  # smallest number of nodes of a tree (2: the edge K2)
+) -> list[nx.Graph]:
     "All non-isomorphic trees with `min_nodes`..`max_nodes` nodes (networkx generator), smallest first."
     max_nodes = _check_int("max_nodes", max_nodes, 2)
     min_nodes = _check_int("min_nodes", min_nodes, 2)
@@ -153,14 +173,21 @@ def tree_patterns(max_nodes: int, min_nodes: int = 2) -> list[nx.Graph]:
         for T in nx.nonisomorphic_trees(k)
     ]
 
-def cycle_patterns(k_max: int, k_min: int = 3) -> list[nx.Graph]:
+def cycle_patterns(
+    k_max: int,      # length of the longest cycle (>= 3)
+    k_min: int = 3,  # length of the shortest cycle (>= 3)
+) -> list[nx.Graph]:
     "The cycles $C_{k_{min}}..C_{k_{max}}$."
     k_max = _check_int("k_max", k_max, 3)
     k_min = _check_int("k_min", k_min, 3)
     if k_min > k_max: raise ValueError(f"k_min={k_min} > k_max={k_max}")
     return [nx.cycle_graph(k) for k in range(k_min, k_max + 1)]
 
-def hom_brute_force(F: nx.Graph, G, max_maps: float = 5e7) -> float:
+def hom_brute_force(
+    F: nx.Graph,            # connected simple pattern graph F (at least one edge)
+    G,                      # host graph: networkx Graph or 0/1 adjacency matrix
+    max_maps: float = 5e7,  # refuse (ValueError) when n^|V(F)| candidate maps exceed this
+) -> float:
     "hom(F, G) by enumerating all $n^{|V(F)|}$ maps (the reference; refuses more than `max_maps` maps)."
     F = _check_pattern(F)
     A = to_adjacency(G)
@@ -199,7 +226,10 @@ def _hom_tree_A(T: nx.Graph, A: np.ndarray) -> float:
         f[u] = v
     return float(f[0].sum())
 
-def hom_tree(T: nx.Graph, G) -> float:
+def hom_tree(
+    T: nx.Graph,  # the tree pattern
+    G,            # host graph: networkx Graph or 0/1 adjacency matrix
+) -> float:
     "hom(T, G) for a tree `T` by dynamic programming: $f_u=\\prod_{c} A f_c$, $\\hom=\\mathbf 1^\\top f_{root}$."
     T = _check_pattern(T, "T")
     if not nx.is_tree(T): raise ValueError("T must be a tree (use hom_count for general patterns)")
@@ -214,7 +244,11 @@ def _cycle_homs_A(A: np.ndarray, k_max: int, k_min: int = 3) -> np.ndarray:
         out.append(float(np.sum(P[j] * P[j])) if k % 2 == 0 else float(np.sum(P[j] * P[j + 1])))
     return np.array(out)
 
-def cycle_homs(G, k_max: int, k_min: int = 3) -> np.ndarray:
+def cycle_homs(
+    G,               # host graph: networkx Graph or 0/1 adjacency matrix
+    k_max: int,      # longest cycle length k (>= 3)
+    k_min: int = 3,  # shortest cycle length k (>= 3)
+) -> np.ndarray:
     "hom(C_k, G) = tr(A^k) for k = k_min..k_max, from powers up to ceil(k_max/2)."
     k_max = _check_int("k_max", k_max, 3)
     k_min = _check_int("k_min", k_min, 3)
@@ -230,19 +264,34 @@ def _hom_count_A(F: nx.Graph, A: np.ndarray, max_maps: float = 5e7, max_treewidt
     if width <= max_treewidth: return _hom_td_A(F, A, order, name="F")
     return hom_brute_force(F, A, max_maps=max_maps)
 
-def hom_count(F: nx.Graph, G, max_maps: float = 5e7, max_treewidth: int = 3, ignore_weights: bool = False) -> float:
+def hom_count(
+    F: nx.Graph,                   # connected simple pattern graph F (at least one edge)
+    G,                             # host graph: networkx Graph or 0/1 adjacency matrix
+    max_maps: float = 5e7,         # cap on the n^|V(F)| maps of the brute-force fallback
+    max_treewidth: int = 3,        # width up to which other patterns use the tree-decomposition DP (brute force above)
+    ignore_weights: bool = False,  # True: read weighted edges as plain edges (default: weights other than 1 raise)
+) -> float:
     """hom(F, G): the tree DP for trees, traces for cycles, the tree-decomposition DP (`hom_treedec`) for other
     patterns of width <= `max_treewidth`, brute force (at most `max_maps` maps) otherwise."""
     w = _check_int("max_treewidth", max_treewidth, 1)
     return _hom_count_A(_check_pattern(F), to_adjacency(G, ignore_weights=ignore_weights), max_maps, w)
 
-def hom_density(F: nx.Graph, G, max_treewidth: int = 3, ignore_weights: bool = False) -> float:
+def hom_density(
+    F: nx.Graph,                   # connected simple pattern graph F (at least one edge)
+    G,                             # host graph (n nodes): networkx Graph or 0/1 adjacency matrix
+    max_treewidth: int = 3,        # width up to which other patterns use the tree-decomposition DP (brute force above)
+    ignore_weights: bool = False,  # True: read weighted edges as plain edges (default: weights other than 1 raise)
+) -> float:
     "t(F, G) = hom(F, G) / n^{|V(F)|}."
     A = to_adjacency(G, ignore_weights=ignore_weights)
     return hom_count(F, A, max_treewidth=max_treewidth) / float(A.shape[0]) ** F.number_of_nodes()
 
 def hom_counts(
-    graphs: Sequence, patterns: Sequence[nx.Graph], max_treewidth: int = 3, ignore_weights: bool = False
+    graphs: Sequence,  # list of graphs (networkx graphs or 0/1 adjacency matrices); wrap a single graph in a list
+    # the patterns F_j, one density per pattern (e.g. `tree_patterns(..) + cycle_patterns(..)`)
+    patterns: Sequence[nx.Graph],
+    max_treewidth: int = 3,        # width up to which other patterns use the tree-decomposition DP (brute force above)
+    ignore_weights: bool = False,  # True: read weighted edges as plain edges (default: weights other than 1 raise)
 ) -> np.ndarray:
     ("The matrix $[\\hom(F_j, G_i)]_{ij}$ of homomorphism counts (graphs × patterns); `hom_count` picks the method "
      "per pattern.")
@@ -266,8 +315,13 @@ def hom_counts(
             out[i, j] = ch[F.number_of_nodes() - 3] if j in cyc else _hom_count_A(F, A, max_treewidth=w)
     return out
 
-def hom_densities(graphs: Sequence, patterns: Sequence[nx.Graph], max_treewidth: int = 3,
-                  ignore_weights: bool = False) -> np.ndarray:
+def hom_densities(
+    graphs: Sequence,  # list of graphs (networkx graphs or 0/1 adjacency matrices); wrap a single graph in a list
+    # the patterns F_j, one density per pattern (e.g. `tree_patterns(..) + cycle_patterns(..)`)
+    patterns: Sequence[nx.Graph],
+    max_treewidth: int = 3,        # width up to which other patterns use the tree-decomposition DP (brute force above)
+    ignore_weights: bool = False,  # True: read weighted edges as plain edges (default: weights other than 1 raise)
+) -> np.ndarray:
     "The matrix $[t(F_j, G_i)]_{ij}$ of homomorphism densities (graphs × patterns)."
     C = hom_counts(graphs, patterns, max_treewidth, ignore_weights)
     n = np.array([G.shape[0] if hasattr(G, "shape") else len(G) for G in graphs], dtype=float)
@@ -275,7 +329,10 @@ def hom_densities(graphs: Sequence, patterns: Sequence[nx.Graph], max_treewidth:
     return C / n[:, None] ** k[None, :]
 
 # %% ../nbs/20_private_homdensity.ipynb #1307d9fd
-def elimination_order(F: nx.Graph, heuristic: str = "best") -> tuple[list, int]:
+def elimination_order(
+    F: nx.Graph,              # connected simple pattern graph F (at least one edge)
+    heuristic: str = "best",  # 'min_fill', 'min_degree' or 'best' (the narrower ordering of the two)
+) -> tuple[list, int]:
     """An elimination ordering of the pattern `F` and its width (the tree decomposition it induces: the bag of $v$ is
     $\\{v\\}\\cup N^+(v)$, its neighbours still present when $v$ is eliminated; width $=\\max_v|N^+(v)|$).
 
@@ -301,7 +358,9 @@ def elimination_order(F: nx.Graph, heuristic: str = "best") -> tuple[list, int]:
         order.append(v)
     return order, width
 
-def treewidth(F: nx.Graph) -> int:
+def treewidth(
+    F: nx.Graph,  # connected simple pattern graph F (at least one edge)
+) -> int:
     ("Width of the best heuristic elimination ordering of `F` (an upper bound on its treewidth: 1 for trees, 2 for "
      "cycles, 3 for $K_4$).")
     return elimination_order(F)[1]
@@ -382,7 +441,12 @@ def _hom_td_A(
         factors = [f for f in factors if v not in f[1]] + [_eliminate(group, v, n, chunk_limit or TD_MAX_ENTRIES)]
     return float(np.prod([float(X) for X, _ in factors]))
 
-def hom_treedec(F: nx.Graph, G, max_treewidth: int = 3, ignore_weights: bool = False) -> float:
+def hom_treedec(
+    F: nx.Graph,                   # connected simple pattern graph F (at least one edge)
+    G,                             # host graph: networkx Graph or 0/1 adjacency matrix
+    max_treewidth: int = 3,        # refuse (ValueError) patterns whose elimination ordering is wider than this
+    ignore_weights: bool = False,  # True: read weighted edges as plain edges (default: weights other than 1 raise)
+) -> float:
     """hom(F, G) by dynamic programming over a tree decomposition of `F` of width <= `max_treewidth`.
 
     Variable elimination along `elimination_order(F)`: eliminating $v$ multiplies the tables that contain $v$ and
@@ -398,8 +462,15 @@ def hom_treedec(F: nx.Graph, G, max_treewidth: int = 3, ignore_weights: bool = F
                          "(raise max_treewidth, or use hom_brute_force on small graphs)")
     return _hom_td_A(F, to_adjacency(G, ignore_weights=ignore_weights), order)
 
-def random_patterns(count: int, n_nodes: int, max_treewidth: int = 2, edge_keep: float = 0.7, seed=None,
-                    max_tries: int = 10000) -> list[nx.Graph]:
+def random_patterns(
+    count: int,              # number of pairwise non-isomorphic patterns to return
+    n_nodes: int,            # nodes of every pattern (>= max_treewidth + 1)
+    max_treewidth: int = 2,  # k of the random partial k-tree: every pattern has treewidth <= k
+    # probability, in (0, 1], of keeping each edge of the k-tree (removals that disconnect are undone)
+    edge_keep: float = 0.7,
+    seed=None,               # seed or Generator for numpy's default_rng (None: fresh entropy)
+    max_tries: int = 10000,  # patterns drawn before giving up (ValueError) on finding `count` distinct ones
+) -> list[nx.Graph]:
     """`count` pairwise non-isomorphic connected patterns on `n_nodes` nodes of treewidth <= `max_treewidth`.
 
     Random partial $k$-trees ($k$ = `max_treewidth`): start from $K_{k+1}$, attach each further node to a random
@@ -433,7 +504,11 @@ def random_patterns(count: int, n_nodes: int, max_treewidth: int = 2, edge_keep:
 
 
 # %% ../nbs/20_private_homdensity.ipynb #f719377b
-def density_sensitivity(F: nx.Graph, n: int, max_degree: float) -> float:
+def density_sensitivity(
+    F: nx.Graph,        # connected simple pattern graph F (at least one edge)
+    n: int,             # number of nodes of the graphs (the public n of the density's denominator n^|V(F)|)
+    max_degree: float,  # Δ: the public maximum-degree bound the sensitivity holds under (capped at n - 1)
+) -> float:
     ("Edge-level sensitivity bound of t(F, ·) on n-node graphs of maximum degree <= max_degree: "
      "$2|E(F)|/n^2\\,(\\Delta/n)^{|V(F)|-2}$.")
     F = _check_pattern(F)
@@ -441,12 +516,20 @@ def density_sensitivity(F: nx.Graph, n: int, max_degree: float) -> float:
     D = min(_check_pos("max_degree", max_degree), n - 1)
     return 2.0 * F.number_of_edges() / n ** 2 * (D / n) ** (F.number_of_nodes() - 2)
 
-def sensitivity_vector(patterns: Sequence[nx.Graph], n: int, max_degree: float) -> np.ndarray:
+def sensitivity_vector(
+    # the patterns F_j, one density per pattern (e.g. `tree_patterns(..) + cycle_patterns(..)`)
+    patterns: Sequence[nx.Graph],
+    n: int,                        # number of nodes of the graphs
+    max_degree: float,             # Δ: the public maximum-degree bound the sensitivity holds under (capped at n - 1)
+) -> np.ndarray:
     "The vector $s$ of `density_sensitivity` over `patterns`."
     if not len(patterns): raise ValueError("patterns must not be empty")
     return np.array([density_sensitivity(F, n, max_degree) for F in patterns])
 
-def edge_flips(G, max_degree: float):
+def edge_flips(
+    G,  # simple undirected graph: networkx Graph or symmetric 0/1 adjacency matrix with maximum degree <= max_degree
+    max_degree: float,  # Δ: flips whose result exceeds this degree are skipped
+):
     ("Yield (u, v, A') for every single-edge flip of `G` (add or remove uv) where both graphs have maximum degree <= "
      "max_degree.")
     A = check_degree_bound(G, max_degree)
@@ -458,7 +541,14 @@ def edge_flips(G, max_degree: float):
         B[u, v] = B[v, u] = 1 - A[u, v]
         yield u, v, B
 
-def audit_sensitivity(graphs: Sequence, patterns: Sequence[nx.Graph], max_degree: float) -> dict:
+def audit_sensitivity(
+    # list of graphs (networkx graphs or 0/1 adjacency matrices); wrap a single graph in a list; each must satisfy the
+    # degree bound
+    graphs: Sequence,
+    # the patterns F_j, one density per pattern (e.g. `tree_patterns(..) + cycle_patterns(..)`)
+    patterns: Sequence[nx.Graph],
+    max_degree: float,             # Δ: the public maximum-degree bound the sensitivity holds under
+) -> dict:
     ("Enumerate every admissible single-edge flip of every graph; return the ratios |Δt_F| / s_F (per flip and "
      "pattern) and ‖Δt‖₂ / ‖s‖₂.")
     pats = [_check_pattern(F, f"patterns[{j}]") for j, F in enumerate(patterns)]
@@ -482,7 +572,13 @@ def audit_sensitivity(graphs: Sequence, patterns: Sequence[nx.Graph], max_degree
     return dict(ratios=np.array(ratios), l2_ratio=np.array(l2), pairs=pairs)
 
 # %% ../nbs/20_private_homdensity.ipynb #8daa7c76
-def calibrate_noise(s, rho: float, calibration: str = "shared", weights=None) -> np.ndarray:
+def calibrate_noise(
+    s,                            # sensitivity vector s (one s_F per density, >= 0), e.g. from `sensitivity_vector`
+    rho: float,                   # ρ: zCDP budget of one release per graph (> 0; inf: no noise)
+    # 'shared' (one σ = ‖s‖₂/√(2ρ), the authors' code) or 'per_density' (σ_j = s_j/√(2ρ_j))
+    calibration: str = "shared",
+    weights=None,  # 'per_density' only: positive shares of ρ per density, ρ_j = ρ w_j / Σw (None: equal split)
+) -> np.ndarray:
     ("Per-density noise scales σ for sensitivities `s` and zCDP budget `rho`: 'shared' (one σ = ‖s‖₂/√(2ρ)) or "
      "'per_density' (σ_j = s_j/√(2ρ_j), ρ split by `weights`).")
     s = np.asarray(s, dtype=float)
@@ -498,7 +594,10 @@ def calibrate_noise(s, rho: float, calibration: str = "shared", weights=None) ->
         raise ValueError("weights must be positive, finite and one per density")
     return s / np.sqrt(2 * rho * w / w.sum())
 
-def zcdp_of_noise(s, sigmas) -> float:
+def zcdp_of_noise(
+    s,       # sensitivity vector s (one s_j per coordinate)
+    sigmas,  # Gaussian noise scale σ_j per coordinate (same shape as `s`, >= 0)
+) -> float:
     "The zCDP parameter ρ = Σ s_j²/(2σ_j²) of a Gaussian release with sensitivities `s` and scales `sigmas`."
     s, g = np.asarray(s, float), np.asarray(sigmas, float)
     if s.shape != g.shape: raise ValueError("s and sigmas must have the same shape")
@@ -512,7 +611,12 @@ def _check_delta(delta) -> float:
     if d >= 1: raise ValueError(f"delta must be in (0, 1), got {d}")
     return d
 
-def zcdp_epsilon(rho: float, delta: float = 1e-6, method: str = "cks") -> float:
+def zcdp_epsilon(
+    rho: float,           # ρ of the ρ-zCDP mechanism (inf gives ε = inf)
+    delta: float = 1e-6,  # δ of the (ε, δ)-DP guarantee, in (0, 1)
+    # 'cks' (Canonne–Kamath–Steinke, tightest generic), 'bun-steinke' or 'gaussian' (exact, one release)
+    method: str = "cks",
+) -> float:
     ("ε of a ρ-zCDP mechanism at δ: 'bun-steinke' (ρ+2√(ρ log 1/δ)), 'cks' (Canonne–Kamath–Steinke, as OpenDP) or "
      "'gaussian' (exact for one Gaussian release).")
     rho = _check_pos("rho", rho, allow_inf=True)
@@ -536,7 +640,10 @@ def zcdp_epsilon(rho: float, delta: float = 1e-6, method: str = "cks") -> float:
         return 0.0 if dl(0.0) <= 0 else float(optimize.brentq(dl, 0.0, simple + 1.0, xtol=1e-13))
     raise ValueError(f"method must be 'bun-steinke', 'cks' or 'gaussian', got {method!r}")
 
-def opendp_zcdp_epsilon(rho: float, delta: float = 1e-6) -> float:
+def opendp_zcdp_epsilon(
+    rho: float,           # ρ of the ρ-zCDP Gaussian release (> 0)
+    delta: float = 1e-6,  # δ of the (ε, δ)-DP guarantee, in (0, 1)
+) -> float:
     "ε at δ of a ρ-zCDP Gaussian release, computed by OpenDP (a Gaussian measurement cast with make_zCDP_to_approxDP)."
     dp = _optional("opendp.prelude")
     rho = _check_pos("rho", rho)
@@ -545,7 +652,11 @@ def opendp_zcdp_epsilon(rho: float, delta: float = 1e-6) -> float:
     meas = dp.m.make_gaussian(dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l2_distance(T=float), scale=1.0)
     return float(dp.c.make_zCDP_to_approxDP(meas).map(math.sqrt(2 * rho)).epsilon(delta))
 
-def tcdp_epsilon_authors(rho: float, n_patterns: int, delta: float = 1e-6) -> float:
+def tcdp_epsilon_authors(
+    rho: float,           # ρ the authors' code is given (β = ρ/5)
+    n_patterns: int,      # m: number of released densities (enters ρ' = 2ρ + 4mβ²)
+    delta: float = 1e-6,  # δ of the (ε, δ)-DP guarantee, in (0, 1)
+) -> float:
     ("The (ε, δ) the authors' code reports: tCDP with ρ' = 2ρ + 4mβ², ω = 1/(4β), β = ρ/5, converted with Bun et "
      "al.'s tCDP→DP bound.")
     rho = _check_pos("rho", rho)
@@ -562,8 +673,22 @@ def tcdp_epsilon_authors(rho: float, n_patterns: int, delta: float = 1e-6) -> fl
 class PrivateHomDensities:
     ("Edge-level private homomorphism-density embeddings: $t(F,G)$ for F in `patterns`, plus Gaussian noise giving "
      "ρ-zCDP per graph under maximum degree `max_degree`.")
-    def __init__(self, patterns: Sequence[nx.Graph], rho: float, max_degree: float, calibration: str = "shared",
-                 weights=None, on_violation: str = "raise", ignore_weights: bool = False, max_treewidth: int = 3):
+    def __init__(
+        self,
+        # the patterns F_j, one density per pattern (e.g. `tree_patterns(..) + cycle_patterns(..)`)
+        patterns: Sequence[nx.Graph],
+        rho: float,                    # ρ: zCDP budget of one release per graph (> 0; inf: no noise)
+        # Δ: the public maximum-degree bound the sensitivity holds under; graphs above it are refused or projected per
+        # `on_violation`
+        max_degree: float,
+        # 'shared' (one σ = ‖s‖₂/√(2ρ)) or 'per_density' (σ_j = s_j/√(2ρ_j), ρ split by `weights`)
+        calibration: str = "shared",
+        weights=None,                  # 'per_density' only: positive shares of ρ per pattern (None: equal split)
+        # 'raise' or 'project' (greedy edge deletion; privacy then covers the projected graph)
+        on_violation: str = "raise",
+        ignore_weights: bool = False,  # True: read weighted edges as plain edges (default: weights other than 1 raise)
+        max_treewidth: int = 3,  # width up to which other patterns use the tree-decomposition DP (brute force above)
+    ):
         self.patterns = [_check_pattern(F, f"patterns[{j}]") for j, F in enumerate(patterns)]
         if not self.patterns: raise ValueError("patterns must not be empty")
         self.rho = _check_pos("rho", rho, allow_inf=True)
@@ -634,7 +759,11 @@ class PrivateHomDensities:
 # %% ../nbs/20_private_homdensity.ipynb #9d1f3a02
 DEGREE_HIST_L2 = 2 * math.sqrt(2)   # ‖Δh‖₂ of the degree counts under one flip (both ends cross the same bin boundary)
 
-def degree_histogram(graphs: Sequence, max_degree: float, bins: int | None = None) -> np.ndarray:
+def degree_histogram(
+    graphs: Sequence,  # list of graphs (networkx graphs or 0/1 adjacency matrices); wrap a single graph in a list
+    max_degree: float,        # Δ: the public maximum-degree bound the sensitivity holds under; bins cover [0, ⌊Δ⌋ + 1)
+    bins: int | None = None,  # number of equal-width bins (None: ⌊Δ⌋ + 1, one per degree)
+) -> np.ndarray:
     """Normalised degree histograms (graphs × bins): the share of nodes whose degree falls in each of `bins`
     equal-width bins over [0, ⌊max_degree⌋ + 1) (default: one bin per degree). The degree bound is enforced."""
     if isinstance(graphs, (nx.Graph, np.ndarray)) or sparse.issparse(graphs):
@@ -649,7 +778,10 @@ def degree_histogram(graphs: Sequence, max_degree: float, bins: int | None = Non
         out[i] = np.histogram(A.sum(1), bins=edges)[0] / A.shape[0]
     return out
 
-def degree_histogram_sigma(n: int, rho: float) -> float:
+def degree_histogram_sigma(
+    n: int,      # number of nodes of the graph
+    rho: float,  # ρ: zCDP budget of one release per graph (> 0; inf: no noise)
+) -> float:
     "Noise scale σ = 2√2 / (n √(2ρ)) of the Gaussian mechanism on `degree_histogram` for ρ-zCDP (0 for ρ = inf)."
     n = _check_int("n", n, 2)
     rho = _check_pos("rho", rho, allow_inf=True)
@@ -660,7 +792,11 @@ def degree_histogram_sigma(n: int, rho: float) -> float:
 CSL_SKIPS = (2, 3, 4, 5, 6, 9, 11, 12, 13, 16)
 
 def csl_graphs(
-    per_class: int = 15, n: int = 41, skips: Sequence[int] = CSL_SKIPS, permute: bool = True, seed=None
+    per_class: int = 15,               # copies of each circulant graph (one class per skip)
+    n: int = 41,                       # number of nodes of each circulant C_n(1, R) (41 in CSL)
+    skips: Sequence[int] = CSL_SKIPS,  # the skip lengths R, one class each, each in 2..(n-1)/2
+    permute: bool = True,              # relabel the nodes of each copy by a random permutation
+    seed=None,                         # seed or Generator of the permutations (numpy's default_rng)
 ) -> tuple[list[nx.Graph], np.ndarray]:
     ("CSL: `per_class` copies of the circulant $C_n(1,R)$ for each skip R (randomly relabelled when `permute`); "
      "returns (graphs, labels).")
@@ -678,7 +814,10 @@ def csl_graphs(
             labels.append(c)
     return graphs, np.array(labels)
 
-def sbm_degree_bound(n: int, p: float = 0.5) -> float:
+def sbm_degree_bound(
+    n: int,          # number of nodes
+    p: float = 0.5,  # p̄: mean edge probability of the SBM, in (0, 1]
+) -> float:
     ("The authors' high-probability degree bound for a dense SBM with mean edge probability p: $pn+\\sqrt{(n-1)\\log "
      "n}$.")
     n = _check_int("n", n, 2)
@@ -686,7 +825,12 @@ def sbm_degree_bound(n: int, p: float = 0.5) -> float:
     if p > 1: raise ValueError(f"p must be a probability, got {p}")
     return p * n + math.sqrt((n - 1) * math.log(n))
 
-def sbm_adjacency(n: int, p_in: float, p_out: float, rng=None) -> np.ndarray:
+def sbm_adjacency(
+    n: int,        # number of nodes (the first ⌊n/2⌋ form block 0)
+    p_in: float,   # edge probability within a block, in [0, 1]
+    p_out: float,  # edge probability between the blocks, in [0, 1]
+    rng=None,      # seed or Generator for numpy's default_rng (None: fresh entropy)
+) -> np.ndarray:
     "A balanced 2-block SBM adjacency matrix (first ⌊n/2⌋ nodes in block 0)."
     n = _check_int("n", n, 2)
     for nm, p in (("p_in", p_in), ("p_out", p_out)):
@@ -699,12 +843,13 @@ def sbm_adjacency(n: int, p_in: float, p_out: float, rng=None) -> np.ndarray:
     return A + A.T
 
 def sbm_dataset(
-    n: int = 200,
-    gaps: Sequence[float] = (0.08, 0.16, 0.24, 0.32),
-    p_bar: float = 0.5,
-    per_class: int = 100,
+    n: int = 200,                                      # nodes per graph
+    gaps: Sequence[float] = (0.08, 0.16, 0.24, 0.32),  # block gaps d, one class each: p_in = p̄ + d, p_out = p̄ - d
+    p_bar: float = 0.5,                                # p̄: mean edge probability
+    per_class: int = 100,                              # graphs per class
+    # Δ; graphs above it are redrawn (None: the authors' bound `sbm_degree_bound(n, p_bar)`)
     max_degree: float | None = None,
-    seed=None,
+    seed=None,                                         # seed or Generator for numpy's default_rng (None: fresh entropy)
 ) -> tuple[list[np.ndarray], np.ndarray, int]:
     ("SBM graphs, one class per block gap d ($p_{in}=\\bar p+d$, $p_{out}=\\bar p-d$); graphs over `max_degree` are "
      "redrawn. Returns (graphs, labels, redraws).")
@@ -728,7 +873,12 @@ def sbm_dataset(
             labels.append(c)
     return graphs, np.array(labels), redraws
 
-def write_tu_dataset(graphs: Sequence, labels: Sequence[int], root, name: str) -> Path:
+def write_tu_dataset(
+    graphs: Sequence,       # list of graphs (networkx graphs or 0/1 adjacency matrices); wrap a single graph in a list
+    labels: Sequence[int],  # one integer class label per graph
+    root,                   # directory the dataset folder is created in
+    name: str,              # dataset name: folder and file-name prefix
+) -> Path:
     "Write graphs in the TU text format under `root/name/` (1-based node ids, both edge directions)."
     if len(graphs) != len(labels):
         raise ValueError(f"graphs and labels differ in length ({len(graphs)} vs {len(labels)})")
@@ -746,7 +896,10 @@ def write_tu_dataset(graphs: Sequence, labels: Sequence[int], root, name: str) -
     (d / f"{name}_graph_labels.txt").write_text("\n".join(str(int(y)) for y in labels) + "\n")
     return d
 
-def read_tu_dataset(root, name: str) -> tuple[list[nx.Graph], np.ndarray]:
+def read_tu_dataset(
+    root,       # directory holding the dataset folder
+    name: str,  # dataset name: folder and file-name prefix
+) -> tuple[list[nx.Graph], np.ndarray]:
     ("Read a TU-format dataset (`root/name/name_A.txt`, `_graph_indicator.txt`, `_graph_labels.txt`) as networkx "
      "graphs and labels.")
     d = Path(root) / name
@@ -766,7 +919,9 @@ def read_tu_dataset(root, name: str) -> tuple[list[nx.Graph], np.ndarray]:
         if u != v: graphs[g].add_edge(int(u - 1 - first[g]), int(v - 1 - first[g]))
     return graphs, labels
 
-def read_ogb_graphprop(root) -> tuple[list[nx.Graph], np.ndarray]:
+def read_ogb_graphprop(
+    root,  # the OGB dataset directory (holding raw/)
+) -> tuple[list[nx.Graph], np.ndarray]:
     ("Read an OGB graph-property dataset from its raw CSVs (`root/raw/edge.csv.gz`, `num-node-list.csv.gz`, "
      "`num-edge-list.csv.gz`, `graph-label.csv.gz`).")
     raw = Path(root) / "raw"
@@ -793,7 +948,11 @@ def read_ogb_graphprop(root) -> tuple[list[nx.Graph], np.ndarray]:
     return graphs, y
 
 # %% ../nbs/20_private_homdensity.ipynb #f5205833
-def make_classifier(model: str = "knn", seed: int = 0, **kw):
+def make_classifier(
+    model: str = "knn",  # 'knn' (5 nearest neighbours) or 'rf' (random forest)
+    seed: int = 0,       # random_state of the random forest (unused by knn)
+    **kw,                # scikit-learn constructor arguments overriding the defaults (e.g. n_neighbors=3)
+):
     "A scikit-learn classifier: 'knn' (5-NN) or 'rf' (random forest, 200 trees, min_samples_split=10); `kw` overrides."
     RandomForestClassifier = _optional("sklearn.ensemble").RandomForestClassifier
     KNeighborsClassifier = _optional("sklearn.neighbors").KNeighborsClassifier
@@ -813,7 +972,13 @@ def _check_xy(X, y):
     return X, y
 
 def holdout_accuracy(
-    X, y, model: str = "knn", test_size: float = 0.2, seed: int = 0, standardize: bool = False, **kw
+    X,                          # embeddings, shape (n_graphs, n_features)
+    y,                          # class label per graph
+    model: str = "knn",         # 'knn' or 'rf' (see `make_classifier`)
+    test_size: float = 0.2,     # share of graphs held out for testing
+    seed: int = 0,              # seed of the split and the classifier
+    standardize: bool = False,  # z-score features with statistics of the training part
+    **kw,                       # passed to `make_classifier` (overrides of the classifier's defaults)
 ) -> float:
     "Accuracy of `model` on a stratified hold-out split (fit on the rest)."
     train_test_split = _optional("sklearn.model_selection").train_test_split
@@ -825,7 +990,15 @@ def holdout_accuracy(
         Xtr, Xte = sc.transform(Xtr), sc.transform(Xte)
     return float(make_classifier(model, seed, **kw).fit(Xtr, ytr).score(Xte, yte))
 
-def cv_accuracy(X, y, model: str = "knn", folds: int = 5, seed: int = 0, standardize: bool = True, **kw) -> float:
+def cv_accuracy(
+    X,                         # embeddings, shape (n_graphs, n_features)
+    y,                         # class label per graph
+    model: str = "knn",        # 'knn' or 'rf' (see `make_classifier`)
+    folds: int = 5,            # number of stratified folds (>= 2)
+    seed: int = 0,             # seed of the fold shuffle and the classifier
+    standardize: bool = True,  # z-score features inside each fold's pipeline
+    **kw,                      # passed to `make_classifier` (overrides of the classifier's defaults)
+) -> float:
     "Mean accuracy of `model` over stratified `folds`-fold cross-validation."
     _m = _optional("sklearn.model_selection")
     StratifiedKFold, cross_val_score = _m.StratifiedKFold, _m.cross_val_score
@@ -837,7 +1010,11 @@ def cv_accuracy(X, y, model: str = "knn", folds: int = 5, seed: int = 0, standar
     if standardize: clf = make_pipeline(StandardScaler(), clf)
     return float(np.mean(cross_val_score(clf, X, y, cv=StratifiedKFold(folds, shuffle=True, random_state=seed))))
 
-def reidentification_rate(noisy, clean, k: int = 1) -> float:
+def reidentification_rate(
+    noisy,       # private embeddings, shape (n_graphs, n_features); row i is graph i's release
+    clean,       # exact embeddings in the same row order and shape
+    k: int = 1,  # a hit when the own clean embedding is among the k nearest (1: chance rate 1/n_graphs)
+) -> float:
     "Share of private embeddings whose own clean embedding is among their `k` nearest clean embeddings (Euclidean)."
     NearestNeighbors = _optional("sklearn.neighbors").NearestNeighbors
     noisy, clean = np.asarray(noisy, float), np.asarray(clean, float)
@@ -849,7 +1026,11 @@ def reidentification_rate(noisy, clean, k: int = 1) -> float:
     idx = NearestNeighbors(n_neighbors=_check_int("k", k, 1)).fit(clean).kneighbors(noisy, return_distance=False)
     return float(np.mean([i in row for i, row in enumerate(idx)]))
 
-def clopper_pearson(k: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
+def clopper_pearson(
+    k: int,               # number of successes (0..n)
+    n: int,               # number of trials
+    alpha: float = 0.05,  # 1 - confidence level (two-sided)
+) -> tuple[float, float]:
     "Two-sided exact (Clopper–Pearson) confidence interval for a binomial rate k/n at level 1-alpha."
     n = _check_int("n", n, 1)
     k = _check_int("k", k, 0)
@@ -857,24 +1038,31 @@ def clopper_pearson(k: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
     ci = stats.binomtest(k, n).proportion_ci(confidence_level=1 - alpha, method="exact")
     return float(ci.low), float(ci.high)
 
-def dp_success_bound(eps: float, delta: float) -> float:
+def dp_success_bound(
+    eps: float,    # ε of the (ε, δ)-DP guarantee (inf: bound 1)
+    delta: float,  # δ of the guarantee
+) -> float:
     "Largest balanced success (TPR+TNR)/2 of any test between neighbours under (ε, δ)-DP: (e^ε+δ)/(1+e^ε)."
     return 1.0 if math.isinf(eps) else float((math.exp(eps) + delta) / (1 + math.exp(eps)))
 
-def dp_advantage_bound(eps: float, delta: float) -> float:
+def dp_advantage_bound(
+    eps: float,    # ε of the (ε, δ)-DP guarantee (inf: bound 1)
+    delta: float,  # δ of the guarantee
+) -> float:
     "Largest advantage TPR−FPR of any test between neighbours under (ε, δ)-DP: (e^ε−1+2δ)/(e^ε+1)."
     return 1.0 if math.isinf(eps) else float(min(1.0, (math.exp(eps) - 1 + 2 * delta) / (math.exp(eps) + 1)))
 
 def distinguishing_attack(
-    mech: PrivateHomDensities,
-    G0,
-    G1,
-    n_trials: int,
-    rng=None,
+    mech: PrivateHomDensities,                   # the mechanism attacked (its σ for the graphs' n)
+    G0,                                          # one graph of the neighbouring pair
+    G1,                                          # the other graph: same n, one edge flipped
+    n_trials: int,                               # releases drawn from each graph (>= 10)
+    rng=None,                                    # seed or Generator for numpy's default_rng (None: fresh entropy)
+    # pre-registered thresholds: midpoint of the two means + offset (in std units; Bonferroni over them)
     offsets: Sequence[float] = (0.0, 1.0, 2.0),
-    delta: float = 1e-6,
-    alpha: float = 0.05,
-    sigma_scale: float = 1.0,
+    delta: float = 1e-6,                         # δ subtracted from the TPR / TNR lower bounds in the ε lower bound
+    alpha: float = 0.05,                         # family-wise error of the Clopper–Pearson bounds
+    sigma_scale: float = 1.0,  # factor on the mechanism's σ (< 1 emulates a mis-calibrated, too weak mechanism)
 ) -> dict:
     ("Run the Neyman–Pearson test between releases of neighbours `G0`, `G1` (`n_trials` each); thresholds at the "
      "midpoint + `offsets` (std units). Returns rates, CP intervals and the ε lower bound.")
@@ -924,7 +1112,11 @@ def distinguishing_attack(
     )
 
 # %% ../nbs/20_private_homdensity.ipynb #9d1f3a05
-def worst_flip_ratio(G, F: nx.Graph, max_degree: float) -> tuple[float, tuple | None]:
+def worst_flip_ratio(
+    G,  # simple undirected graph: networkx Graph or symmetric 0/1 adjacency matrix within the degree bound
+    F: nx.Graph,        # connected simple pattern graph F (at least one edge)
+    max_degree: float,  # Δ: the public maximum-degree bound the sensitivity holds under
+) -> tuple[float, tuple | None]:
     """The largest |Δhom(F)| / (2|E(F)| Δ^{|V(F)|-2}) over the admissible single-edge flips of `G` (the ratio
     |Δt_F| / s_F of §3, from exact counts) and the flip (u, v) that attains it (None if no flip moves hom(F))."""
     F = _check_pattern(F)
@@ -938,8 +1130,14 @@ def worst_flip_ratio(G, F: nx.Graph, max_degree: float) -> tuple[float, tuple | 
         if r > best: best, arg = r, (u, v)
     return best, arg
 
-def adversarial_flip_search(F: nx.Graph, n: int, max_degree: float, steps: int = 100, restarts: int = 2,
-                            seed=None) -> dict:
+def adversarial_flip_search(
+    F: nx.Graph,        # connected simple pattern graph F (at least one edge)
+    n: int,             # number of nodes of the searched graphs
+    max_degree: float,  # Δ: the public maximum-degree bound the sensitivity holds under (floored, capped at n - 1)
+    steps: int = 100,   # hill-climbing moves per restart
+    restarts: int = 2,  # number of restarts: restart 0 from K_{Δ+1}, the others from random Δ-regular graphs
+    seed=None,          # seed or Generator for numpy's default_rng (None: fresh entropy)
+) -> dict:
     """Hill-climb over n-node graphs of maximum degree <= `max_degree` for the graph whose worst flip moves t(F, ·) most
     relative to s_F. Restart 0 starts from K_{Δ+1} (isolated nodes beside it), the others from random Δ-regular graphs;
     a move toggles one or two node pairs within the bound, kept if `worst_flip_ratio` does not fall.
