@@ -68,7 +68,10 @@ def _posint(v, name: str) -> int:
     if v < 1: raise ValueError(f"{name} must be >= 1, got {v}")
     return int(v)
 
-def log_interval_prob(a, b) -> np.ndarray:
+def log_interval_prob(
+    a,  # lower ends (array; -inf allowed)
+    b,  # upper ends, broadcastable with `a` (inf allowed)
+) -> np.ndarray:
     "log(Phi(b) - Phi(a)) elementwise for a < b (infinite ends allowed), stable in both tails."
     a, b = np.broadcast_arrays(np.asarray(a, float), np.asarray(b, float))
     with np.errstate(invalid="ignore"):
@@ -78,7 +81,10 @@ def log_interval_prob(a, b) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         return lb + np.log1p(-np.exp(la - lb))
 
-def trunc_moments(a, b) -> tuple[np.ndarray, np.ndarray]:
+def trunc_moments(
+    a,  # lower truncation points (array; -inf allowed)
+    b,  # upper truncation points, b > a (inf allowed)
+) -> tuple[np.ndarray, np.ndarray]:
     "Mean and variance of a standard normal truncated to [a, b], elementwise (infinite ends allowed)."
     a, b = np.asarray(a, float), np.asarray(b, float)
     try: a, b = np.broadcast_arrays(a, b)
@@ -95,7 +101,12 @@ def trunc_moments(a, b) -> tuple[np.ndarray, np.ndarray]:
         v = 1.0 + np.where(np.isfinite(lo), lo * pa, 0.0) - np.where(np.isfinite(hi), hi * pb, 0.0) - m**2
     return np.where(flip, -m, m), np.clip(v, 0.0, 1.0)
 
-def trunc_normal(lo, hi, rng=None, loc=0.0) -> np.ndarray:
+def trunc_normal(
+    lo,        # lower truncation points (array; -inf allowed)
+    hi,        # upper truncation points, hi > lo (inf allowed)
+    rng=None,  # numpy Generator, int seed or None (fresh entropy)
+    loc=0.0,   # mean of the normal before truncation, broadcastable with `lo` and `hi`
+) -> np.ndarray:
     """One draw of N(loc, 1) truncated to [lo, hi] per element (infinite ends allowed): the inverse CDF in log
     space (`log_ndtr`, `ndtri_exp`) on the reflected interval, as in `scipy.stats.truncnorm`, stable in the tails."""
     rng = _rng(rng)
@@ -119,7 +130,12 @@ class BoxSets:
     """n coarse observations that are boxes in an orthonormal frame R: S_i = {x : lo_i <= R^T x <= hi_i}.
     Infinite bounds are allowed (a slab is a box with one finite pair of bounds); `frame=None` means R = I."""
     kind = "box"
-    def __init__(self, lo, hi, frame=None):
+    def __init__(
+        self,
+        lo,          # lower bounds of the boxes in frame coordinates, shape (n, d) (-inf allowed)
+        hi,          # upper bounds, shape (n, d), hi > lo on every axis (inf allowed; a slab has one finite pair)
+        frame=None,  # orthonormal (d, d) matrix R whose columns are the box axes (None: R = I)
+    ):
         try: lo, hi = np.atleast_2d(np.asarray(lo, float)), np.atleast_2d(np.asarray(hi, float))
         except (TypeError, ValueError): raise TypeError("lo and hi must be arrays of numbers (n, d)") from None
         if lo.shape != hi.shape: raise ValueError(f"lo and hi must have the same shape, got {lo.shape} and {hi.shape}")
@@ -204,7 +220,12 @@ class BoxSets:
         return TruncatedSampler(self, rng=rng, mu0=mu0, **kw)
 
 # %% ../nbs/22_coarse_mean.ipynb #33921768
-def chebyshev_center(A, b, bound: float = np.inf) -> tuple[np.ndarray, float]:
+def chebyshev_center(
+    A,                      # wall normals of the polytope {x : A x <= b}, shape (m, d)
+    b,                      # wall offsets, shape (m,)
+    # also require the ball inside [-bound, bound]^d (inf: none; then an unbounded polytope raises)
+    bound: float = np.inf,
+) -> tuple[np.ndarray, float]:
     """Centre and radius of the largest ball inside {x : A x <= b} (and inside [-bound, bound]^d), by `linprog`.
     Raises ValueError if the polytope is empty, has no interior, or is unbounded with bound=inf."""
     A, b = np.asarray(A, float), np.asarray(b, float)
@@ -229,7 +250,14 @@ class PolytopeSets:
     Rows are normalised to unit length; all-zero rows are padding. `bound` is the half-width of the box
     [-bound, bound]^d used to centre unbounded cells (midpoints and MCMC starting points)."""
     kind = "polytope"
-    def __init__(self, A, b, signs=None, bound: float = 6.0):
+    def __init__(
+        self,
+        A,  # walls: (m, d) shared by all sets (with `signs`) or (n, m, d) one matrix per set (zero rows pad)
+        b,                   # offsets b_ik of the walls, shape (n, m)
+        signs=None,  # ±1 per set and wall, (n, m), for a shared A: row k of set i is s_ik a_k x <= b_ik (else None)
+        # half-width of the box [-bound, bound]^d that centres unbounded cells (midpoints, chain starts)
+        bound: float = 6.0,
+    ):
         A, b = np.asarray(A, float), np.atleast_2d(np.asarray(b, float))
         if A.ndim == 2:
             if signs is None: raise ValueError("a shared (m, d) A needs signs of shape (n, m)")
@@ -355,7 +383,10 @@ class Partition:
         return X, self.observe(X)
 
 
-def random_rotation(d: int, rng=None) -> np.ndarray:
+def random_rotation(
+    d: int,    # dimension
+    rng=None,  # numpy Generator, int seed or None (fresh entropy)
+) -> np.ndarray:
     "A Haar-random orthogonal matrix (QR of a Gaussian matrix with the sign correction)."
     rng = _rng(rng)
     d = _posint(d, "d")
@@ -366,7 +397,13 @@ def random_rotation(d: int, rng=None) -> np.ndarray:
 class GridPartition(Partition):
     """Rounding grid: x is revealed only through the cell k = floor((R^T x - offset) / width) (per frame axis).
     `width` is a scalar or per-axis (np.inf: the axis is not rounded); `rotation` R is orthonormal (None: R = I)."""
-    def __init__(self, d: int, width=1.0, offset=0.0, rotation=None):
+    def __init__(
+        self,
+        d: int,         # dimension
+        width=1.0,      # cell width, a scalar or one per frame axis (np.inf: that axis is not rounded)
+        offset=0.0,     # grid offset, a scalar or one per frame axis
+        rotation=None,  # orthonormal (d, d) matrix R; cells are boxes in R^T x (None: R = I, axis-aligned)
+    ):
         self.d = _posint(d, "d")
         w = np.broadcast_to(np.asarray(width, float), (self.d,)).copy()
         if np.any(~(w > 0)): raise ValueError(f"width must be > 0 (np.inf for an unrounded axis), got {width}")
@@ -406,7 +443,12 @@ class GridPartition(Partition):
         return BoxSets(lo, np.where(fin, lo + w, np.inf), self.rotation)
 
 
-def slabs(d: int, normal, width: float = 1.0, offset: float = 0.0) -> GridPartition:
+def slabs(
+    d: int,               # dimension
+    normal,               # direction v (d,) across the slabs (normalised); the mean orthogonal to v is unidentifiable
+    width: float = 1.0,   # slab width w along v
+    offset: float = 0.0,  # position of the slab boundaries along v
+) -> GridPartition:
     """Parallel slabs {x : k w <= <v, x> - offset < (k+1) w} with unit normal v = normal/|normal|: the
     non-identifiable partition (it carries no information about the mean orthogonal to v)."""
     d = _posint(d, "d")
@@ -427,7 +469,13 @@ def slabs(d: int, normal, width: float = 1.0, offset: float = 0.0) -> GridPartit
 class HyperplanePartition(Partition):
     """Arrangement of m hyperplanes <a_k, x> = c_k. The cell of x is its sign pattern s_k = sign(<a_k, x> - c_k),
     the polytope {x : s_k (<a_k, x> - c_k) >= 0 for all k}. `bound` centres unbounded cells (see `PolytopeSets`)."""
-    def __init__(self, normals, offsets, bound: float = 6.0):
+    def __init__(
+        self,
+        normals,             # hyperplane normals a_k, shape (m, d) (normalised to unit length)
+        offsets,             # hyperplane offsets c_k, shape (m,): the k-th hyperplane is <a_k, x> = c_k
+        # half-width of the box [-bound, bound]^d that centres unbounded cells (midpoints, chain starts)
+        bound: float = 6.0,
+    ):
         a = np.asarray(normals, float)
         if a.ndim != 2: raise ValueError(f"normals must be (m, d), got shape {a.shape}")
         c = _vec(offsets, a.shape[0], "offsets")
@@ -472,7 +520,15 @@ class PolytopePartition(Partition):
     """A user-supplied partition into convex cells. Each cell is `(A, b)` ({x : A x <= b}) or an array of vertices
     (k, d) whose every vertex is extreme (so a non-convex polygon is rejected). Cells must have interior and must not
     overlap; `cell_ids` raises for points that no cell covers."""
-    def __init__(self, cells: Sequence, bound: float = 6.0, check_overlap: bool = True):
+    def __init__(
+        self,
+        # list of convex cells, each (A, b) for {x : A x <= b} or a (k, d) array of its extreme vertices
+        cells: Sequence,
+        # half-width of the box [-bound, bound]^d that centres unbounded cells (midpoints, chain starts); also used by
+        # the emptiness and overlap checks
+        bound: float = 6.0,
+        check_overlap: bool = True,  # check by linear programming that no two cells share interior (O(cells²) LPs)
+    ):
         if not isinstance(cells, (list, tuple)) or len(cells) == 0: raise TypeError("cells must be a non-empty list")
         hs, d = [], None
         for j, cell in enumerate(cells):
@@ -516,7 +572,11 @@ class PolytopePartition(Partition):
         for j, (A, b) in enumerate(self.cells): Ap[j, :len(b)], bp[j, :len(b)] = A, b
         return PolytopeSets(Ap[ids], bp[ids], bound=self.bound)
 
-def voronoi_partition(centres, bound: float = 6.0) -> PolytopePartition:
+def voronoi_partition(
+    centres,             # distinct Voronoi centres c_j, shape (k, d)
+    # half-width of the box [-bound, bound]^d that centres unbounded cells (midpoints, chain starts)
+    bound: float = 6.0,
+) -> PolytopePartition:
     """The Voronoi partition of R^d by `centres` (k, d): cell j = {x : |x - c_j| <= |x - c_l| for all l}, i.e.
     (c_l - c_j) . x <= (|c_l|^2 - |c_j|^2) / 2. A general convex partition that is neither a grid nor an
     arrangement (its cells are not the sign patterns of one set of hyperplanes); identifiable for k >= d + 1
@@ -535,7 +595,15 @@ class TruncatedSampler:
     moves at `mu0`; each `draw` runs `n_steps` moves at the current mu. `method` is 'hmc' (exact HMC for truncated
     Gaussians, Pakman & Paninski 2014) or 'hit-and-run'. For polytopes `mu0` and `mu` may also hold one mean per chain
     (rows, d): independent problems stacked into one set list (`stack_polytopes`) share one vectorised sampler."""
-    def __init__(self, sets, rng=None, mu0=None, n_steps: int = 1, burn_in: int = 3, method: str = "hmc"):
+    def __init__(
+        self,
+        sets,  # the sets to sample in: `BoxSets` (exact draws) or `PolytopeSets` (one Markov chain per set)
+        rng=None,             # numpy Generator, int seed or None (fresh entropy)
+        mu0=None,  # polytopes: mean of the burn-in moves, (d,) or one per chain (n, d) (None: `sets.initial_mean()`)
+        n_steps: int = 1,     # chain moves per `draw` (polytopes)
+        burn_in: int = 3,     # chain moves at mu0 from each cell's centre before the first draw (polytopes)
+        method: str = "hmc",  # 'hmc' (exact HMC with wall reflections, Pakman & Paninski 2014) or 'hit-and-run'
+    ):
         if not isinstance(sets, (BoxSets, PolytopeSets)): raise TypeError("sets must be BoxSets or PolytopeSets")
         if method not in ("hmc", "hit-and-run"):
             raise ValueError(f"method must be 'hmc' or 'hit-and-run', got {method!r}")
@@ -640,17 +708,27 @@ def _check_sets(sets):
         raise TypeError(f"sets must be BoxSets or PolytopeSets, got {type(sets).__name__}")
     return sets
 
-def oracle_mean(X) -> np.ndarray:
+def oracle_mean(
+    X,  # the hidden samples, shape (n, d)
+) -> np.ndarray:
     "The mean of the hidden (uncoarsened) samples X (n, d): the benchmark no coarse estimator can beat."
     X = _points(X, None)
     if len(X) == 0: raise ValueError("X is empty: the mean needs n >= 1 samples")
     return X.mean(0)
 
-def midpoint_mean(sets) -> np.ndarray:
+def midpoint_mean(
+    sets,  # the n coarse observations S_i: `BoxSets` or `PolytopeSets` (from `partition.observe(X)`)
+) -> np.ndarray:
     "The naive, biased baseline: the average of the observed cells' midpoints (Chebyshev centres for polytopes)."
     return _check_sets(sets).midpoints().mean(0)
 
-def observed_fisher(sets, mu, rng=None, max_sets: int = 4000, mc_steps: int = 5) -> np.ndarray:
+def observed_fisher(
+    sets,                  # the n coarse observations S_i: `BoxSets` or `PolytopeSets` (from `partition.observe(X)`)
+    mu,                    # the mean μ (d,) at which the information is evaluated
+    rng=None,              # numpy Generator, int seed or None (fresh entropy)
+    max_sets: int = 4000,  # polytopes: use a random subset of at most this many sets
+    mc_steps: int = 5,     # polytopes: burn-in and per-draw HMC moves of the chains
+) -> np.ndarray:
     """The Fisher information of the observed cells at mu, I - (1/n) sum_i Cov_{N(mu,I)}(x | S_i) (d, d): the curvature
     of the coarse log-likelihood, computed from the data alone (no partition needed). Boxes: exact. Polytopes: on at
     most
@@ -684,8 +762,19 @@ def _warn_if_nonidentifiable(sets, mu, tol, rng, who: str):
                       "estimate along such directions is only its starting point", UserWarning, stacklevel=3)
     return ev
 
-def em_mean(sets, mu0=None, n_iter: int = 500, tol: float = 1e-9, rng=None, mc_steps: int = 1, mc_iter: int = 12,
-            mc_avg: int = 4, check_identifiable: float | None = 0.05) -> np.ndarray:
+def em_mean(
+    sets,  # the n coarse observations S_i: `BoxSets` or `PolytopeSets` (from `partition.observe(X)`)
+    # starting mean (d,) (None: `sets.initial_mean()`, the midpoint estimate or, for arrangements, halfspace moments)
+    mu0=None,
+    n_iter: int = 500,                        # boxes: maximum number of EM iterations
+    tol: float = 1e-9,                        # boxes: stop when no coordinate of the update moves more than this
+    rng=None,                                 # numpy Generator, int seed or None (fresh entropy)
+    mc_steps: int = 1,                        # polytopes: HMC moves per Monte Carlo E-step
+    mc_iter: int = 12,                        # polytopes: Monte Carlo EM iterations
+    mc_avg: int = 4,                          # polytopes: the last this many iterates are averaged
+    # warn when an eigenvalue of the observed Fisher information at the estimate is below this (None: no check)
+    check_identifiable: float | None = 0.05,
+) -> np.ndarray:
     """EM for the mean, mu <- (1/n) sum_i E_{N(mu, I)}[x | S_i]. Boxes: exact E-step, iterated until the update is
     below `tol` (at most `n_iter` times). Polytopes: Monte Carlo EM with persistent chains (`mc_steps` HMC moves per
     iteration, `mc_iter` iterations, the last `mc_avg` averaged). `check_identifiable`: warn when an eigenvalue of
@@ -730,9 +819,25 @@ def _chain_defaults(sets, mc_steps, burn_in, pilot_iter):
         vals.append(int(v))
     return mc_steps, vals[0], vals[1]
 
-def sgd_mean(sets, mu0=None, lr: float = 1.0, n_steps: int = 300, batch: int | None = None, avg_from: float = 0.1,
-             radius: float | None = None, rng=None, mc_steps: int | None = None, burn_in: int | None = None,
-             pilot_iter: int | None = None, return_path: bool = False, check_identifiable: float | None = 0.05):
+def sgd_mean(
+    sets,  # the n coarse observations S_i: `BoxSets` or `PolytopeSets` (from `partition.observe(X)`)
+    # starting mean (d,) (None: `sets.initial_mean()`, the midpoint estimate or, for arrangements, halfspace moments);
+    # also the centre of the projection ball
+    mu0=None,
+    lr: float = 1.0,                          # base step size: step t is lr / sqrt(t)
+    n_steps: int = 300,                       # number of SGD steps in the single pass (sets the default batch)
+    batch: int | None = None,                 # sets per step (None: ceil(n / n_steps))
+    avg_from: float = 0.1,                    # fraction of the steps after which Polyak averaging starts, in [0, 1)
+    radius: float | None = None,              # radius of the projection ball around mu0 (None: 10 sqrt(d))
+    rng=None,                                 # numpy Generator, int seed or None (fresh entropy)
+    mc_steps: int | None = None,  # polytopes: HMC moves per draw (None: `_chain_defaults`: 2 for arrangements, else 10)
+    burn_in: int | None = None,  # polytopes: HMC moves at mu0 before the first step (None: 3 for arrangements, else 20)
+    # polytopes: Monte Carlo EM steps that replace mu0 by a pilot mean (None: 0 for arrangements, else 3)
+    pilot_iter: int | None = None,
+    return_path: bool = False,                # also return the running average after every step, shape (steps, d)
+    # warn when an eigenvalue of the observed Fisher information at the estimate is below this (None: no check)
+    check_identifiable: float | None = 0.05,
+):
     """Projected SGD on the coarse negative log-likelihood L(mu) = -(1/n) sum_i log P_mu(S_i), one pass over the sets
     in random order. The stochastic gradient for S_i at mu_t is mu_t - x~, x~ ~ N(mu_t, I) | S_i; steps lr/sqrt(t);
     projection on the ball of `radius` (default 10 sqrt(d)) around mu0; Polyak averaging after the first `avg_from`
@@ -772,7 +877,9 @@ def sgd_mean(sets, mu0=None, lr: float = 1.0, n_steps: int = 300, batch: int | N
     return (est, np.array(path)) if return_path else est
 
 # %% ../nbs/22_coarse_mean.ipynb #c0a5e9f1
-def stack_polytopes(sets_list: Sequence) -> PolytopeSets:
+def stack_polytopes(
+    sets_list: Sequence,  # K `PolytopeSets` of one dimension d (each its own problem)
+) -> PolytopeSets:
     """K `PolytopeSets` of one dimension as one `PolytopeSets` of all their sets (one matrix per set, walls padded with
     all-zero rows to the largest m), problem k's sets after problem k-1's; cached centres are carried over."""
     if not isinstance(sets_list, (list, tuple)) or len(sets_list) == 0:
@@ -791,9 +898,17 @@ def stack_polytopes(sets_list: Sequence) -> PolytopeSets:
     if all(s._centers is not None for s in sets_list): out._centers = np.concatenate([s._centers for s in sets_list])
     return out
 
-def sgd_mean_many(sets_list: Sequence, lr: float = 1.0, n_steps: int = 300, avg_from: float = 0.1,
-                  radius: float | None = None, rng=None, mc_steps: int | None = None, burn_in: int | None = None,
-                  pilot_iter: int | None = None) -> np.ndarray:
+def sgd_mean_many(
+    sets_list: Sequence,            # K `PolytopeSets` of one dimension d (each its own problem), all with the same n
+    lr: float = 1.0,                # base step size: step t is lr / sqrt(t)
+    n_steps: int = 300,             # number of SGD steps (batch = ceil(n / n_steps))
+    avg_from: float = 0.1,          # fraction of the steps after which Polyak averaging starts, in [0, 1)
+    radius: float | None = None,    # radius of each problem's projection ball around its start (None: 10 sqrt(d))
+    rng=None,                       # numpy Generator, int seed or None (fresh entropy)
+    mc_steps: int | None = None,    # HMC moves per draw (None: the `sgd_mean` default, the same for every problem)
+    burn_in: int | None = None,     # HMC moves at the start before the first step (None: the `sgd_mean` default)
+    pilot_iter: int | None = None,  # Monte Carlo EM steps for a pilot start (None: the `sgd_mean` default)
+) -> np.ndarray:
     """`sgd_mean` on K independent problems at once, vectorised over the problems: `sets_list` holds K `PolytopeSets` of
     one dimension and one size n (each its own partition and data). Returns the K estimates (K, d). The same algorithm
     and defaults as K calls of `sgd_mean` (per problem: its own start, chains, pilot, random order, projection and
@@ -835,8 +950,14 @@ def sgd_mean_many(sets_list: Sequence, lr: float = 1.0, n_steps: int = 300, avg_
     return avg / cnt
 
 # %% ../nbs/22_coarse_mean.ipynb #0a1671c7
-def fisher_information(partition: Partition, mu, n_mc: int = 4000, rng=None, mc_steps: int = 3,
-                       method: str = "hmc") -> np.ndarray:
+def fisher_information(
+    partition: Partition,  # the partition the hidden samples x ~ N(mu, I) are observed through
+    mu,                    # the mean μ (d,) at which the information is evaluated
+    n_mc: int = 4000,      # hidden samples (coarse cells) drawn to average over
+    rng=None,              # numpy Generator, int seed or None (fresh entropy)
+    mc_steps: int = 3,     # polytopes: chain moves from the hidden sample x to the second draw x'
+    method: str = "hmc",   # polytopes: the chain, 'hmc' or 'hit-and-run'
+) -> np.ndarray:
     """Monte Carlo estimate of the Fisher information of one coarse sample, E_S[I - Cov_{N(mu,I)}(x | S)] (d, d).
     Boxes: exact conditional variances of `n_mc` sampled cells. Polytopes: Cov(x|S) = E[(x - x')(x - x')^T] / 2 with
     x the hidden sample and x' a `method` chain started at x after `mc_steps` moves."""
@@ -855,7 +976,13 @@ def fisher_information(partition: Partition, mu, n_mc: int = 4000, rng=None, mc_
         F = np.eye(partition.d) - D.T @ D / (2 * len(X))
     return (F + F.T) / 2
 
-def identifiability(partition: Partition, mu, n_mc: int = 4000, tol: float = 0.02, rng=None) -> dict:
+def identifiability(
+    partition: Partition,  # the partition the hidden samples x ~ N(mu, I) are observed through
+    mu,                    # the mean μ (d,) at which the information is evaluated
+    n_mc: int = 4000,      # hidden samples (coarse cells) drawn to average over
+    tol: float = 0.02,     # eigenvalues of the Fisher information below this count as non-identifiable directions
+    rng=None,              # numpy Generator, int seed or None (fresh entropy)
+) -> dict:
     """The Fisher spectrum at mu: `eigvals` (ascending) and `eigvecs` (columns), the smallest pair, the
     `null_directions` (rows) with information below `tol`, and `identifiable` (no such direction)."""
     if not tol > 0: raise ValueError(f"tol must be > 0, got {tol}")
@@ -864,12 +991,22 @@ def identifiability(partition: Partition, mu, n_mc: int = 4000, tol: float = 0.0
     return dict(fisher=F, eigvals=ev, eigvecs=V, min_eig=float(ev[0]), min_vec=V[:, 0],
                 null_directions=V[:, ev < tol].T, identifiable=bool(ev[0] >= tol))
 
-def nonidentifiable_directions(partition: Partition, mu, n_mc: int = 4000, tol: float = 0.02, rng=None) -> np.ndarray:
+def nonidentifiable_directions(
+    partition: Partition,  # the partition the hidden samples x ~ N(mu, I) are observed through
+    mu,                    # the mean μ (d,) at which the information is evaluated
+    n_mc: int = 4000,      # hidden samples (coarse cells) drawn to average over
+    tol: float = 0.02,     # eigenvalues of the Fisher information below this count as non-identifiable directions
+    rng=None,              # numpy Generator, int seed or None (fresh entropy)
+) -> np.ndarray:
     "An orthonormal basis (k, d) of the directions along which the mean cannot be learned (k = 0: identifiable)."
     return identifiability(partition, mu, n_mc, tol, rng)["null_directions"]
 
 # %% ../nbs/22_coarse_mean.ipynb #f62e6298
-def friction_intervals(y, band=(-1.0, 1.0), tick: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
+def friction_intervals(
+    y,                  # the true responses (prices), any shape
+    band=(-1.0, 1.0),   # (low, high): the friction band; a y inside it is revealed only as [low, high)
+    tick: float = 0.5,  # price tick outside the band: y is revealed as the tick interval it falls in
+) -> tuple[np.ndarray, np.ndarray]:
     """Coarse responses with market friction: y inside `band` = (low, high) is revealed only as the band; outside,
     as the tick interval [tick*floor(y/tick), tick*(floor(y/tick)+1)) it falls in (clipped at the band)."""
     y = np.asarray(y, float)
@@ -885,7 +1022,12 @@ def friction_intervals(y, band=(-1.0, 1.0), tick: float = 0.5) -> tuple[np.ndarr
     b = np.where(inside, hi_b, np.where(y < lo_b, np.minimum(b, lo_b), b))
     return a, b
 
-def interval_nll(w, X, a, b) -> tuple[float, np.ndarray]:
+def interval_nll(
+    w,  # regression weights, shape (d,)
+    X,  # covariates x_i, shape (n, d)
+    a,  # lower ends a_i of the observed intervals, shape (n,) (-inf allowed)
+    b,  # upper ends b_i (> a_i), shape (n,) (inf allowed)
+) -> tuple[float, np.ndarray]:
     "The average negative log-likelihood -(1/n) sum log[Phi(b_i - w.x_i) - Phi(a_i - w.x_i)] and its gradient in w."
     z = X @ w
     lo, hi = a - z, b - z
@@ -895,7 +1037,12 @@ def interval_nll(w, X, a, b) -> tuple[float, np.ndarray]:
         rb = np.where(np.isfinite(hi), np.exp(-0.5 * hi**2 - _LOG_SQRT_2PI - lz), 0.0)
     return float(-lz.mean()), -(X.T @ (ra - rb)) / len(z)
 
-def interval_mle(X, a, b, w0=None) -> np.ndarray:
+def interval_mle(
+    X,        # covariates x_i, shape (n, d)
+    a,        # lower ends a_i of the observed intervals, shape (n,) (-inf allowed)
+    b,        # upper ends b_i (> a_i), shape (n,) (inf allowed)
+    w0=None,  # starting weights (d,) (None: zeros)
+) -> np.ndarray:
     "Maximum-likelihood w for y = <w, x> + N(0, 1) observed only as intervals [a_i, b_i) (L-BFGS on `interval_nll`)."
     X = _points(X, None)
     n, d = X.shape
@@ -907,7 +1054,12 @@ def interval_mle(X, a, b, w0=None) -> np.ndarray:
     res = minimize(interval_nll, w0, args=(X, a, b), jac=True, method="L-BFGS-B")
     return res.x
 
-def intreg_nll(theta, X, a, b) -> tuple[float, np.ndarray]:
+def intreg_nll(
+    theta,  # parameters (w, log sigma), shape (d + 1,)
+    X,      # covariates x_i, shape (n, d)
+    a,      # lower ends a_i of the observed intervals, shape (n,) (-inf allowed)
+    b,      # upper ends b_i (> a_i), shape (n,) (inf allowed)
+) -> tuple[float, np.ndarray]:
     """Negative log-likelihood of y = <w, x> + sigma N(0, 1) seen as intervals, in theta = (w, log sigma):
     -(1/n) sum log[Phi((b_i - w.x_i)/sigma) - Phi((a_i - w.x_i)/sigma)], and its gradient in theta."""
     w, s = theta[:-1], math.exp(theta[-1])
@@ -921,7 +1073,13 @@ def intreg_nll(theta, X, a, b) -> tuple[float, np.ndarray]:
         dls = np.where(np.isfinite(lo), lo * ra, 0.0) - np.where(np.isfinite(hi), hi * rb, 0.0)
     return float(-lz.mean()), np.r_[-(X.T @ (ra - rb)) / (s * len(z)), -dls.mean()]
 
-def intreg(X, a, b, w0=None, sigma0: float = 1.0) -> tuple[np.ndarray, float]:
+def intreg(
+    X,                    # covariates x_i, shape (n, d)
+    a,                    # lower ends a_i of the observed intervals, shape (n,) (-inf allowed)
+    b,                    # upper ends b_i (> a_i), shape (n,) (inf allowed)
+    w0=None,              # starting weights (d,) (None: zeros)
+    sigma0: float = 1.0,  # starting noise scale sigma (> 0)
+) -> tuple[np.ndarray, float]:
     """Interval regression as Stata's `intreg`: the maximum-likelihood (w, sigma) for y = <w, x> + sigma N(0, 1)
     observed only as intervals [a_i, b_i) (L-BFGS on `intreg_nll`, sigma on the log scale). Needs some finite
     intervals narrower than the spread of y (all-band data cannot reveal sigma)."""
@@ -936,7 +1094,11 @@ def intreg(X, a, b, w0=None, sigma0: float = 1.0) -> tuple[np.ndarray, float]:
     res = minimize(intreg_nll, np.r_[w0, math.log(sigma0)], args=(X, a, b), jac=True, method="L-BFGS-B")
     return res.x[:-1], float(math.exp(res.x[-1]))
 
-def ols_midpoints(X, a, b) -> np.ndarray:
+def ols_midpoints(
+    X,  # covariates x_i, shape (n, d)
+    a,  # lower ends a_i of the intervals, shape (n,) (finite)
+    b,  # upper ends b_i, shape (n,) (finite)
+) -> np.ndarray:
     "The baseline: ordinary least squares (statsmodels) of the interval midpoints on x."
     sm = _optional("statsmodels.api")
     X = _points(X, None)
@@ -947,12 +1109,13 @@ def ols_midpoints(X, a, b) -> np.ndarray:
 
 # %% ../nbs/22_coarse_mean.ipynb #ad12ec33
 def compare_estimators(
-    partition: Partition,
-    mu,
+    partition: Partition,  # the partition the hidden samples x ~ N(mu, I) are observed through
+    mu,                                                 # the true mean μ (d,)
+    # sample sizes; each estimator runs on the first n observations of one draw (nested prefixes)
     n_list: Sequence[int],
-    rng=None,
-    estimators: Sequence[str] = ("oracle", "midpoint", "em", "sgd"),
-    sgd_kwargs: dict | None = None,
+    rng=None,                                           # numpy Generator, int seed or None (fresh entropy)
+    estimators: Sequence[str] = ("oracle", "midpoint", "em", "sgd"),  # names among 'oracle', 'midpoint', 'em', 'sgd'
+    sgd_kwargs: dict | None = None,                     # keyword arguments for `sgd_mean` (None: its defaults)
 ) -> list[dict]:
     """Draw max(n_list) hidden samples from N(mu, I), observe them through `partition`, and run each estimator on
     the first n observations for every n in `n_list` (nested prefixes). One row per (n, estimator): the error
