@@ -40,7 +40,11 @@ def _check_ratings(ratings, name: str = "ratings") -> np.ndarray:
     if not np.all(np.isfinite(r)): raise ValueError(f"{name} must be finite")
     return r
 
-def win_prob(ri, rj, C: float = C_ELO):
+def win_prob(
+    ri,                # rating(s) r_i of the first model (Elo units; arrays broadcast)
+    rj,                # rating(s) r_j of the second model
+    C: float = C_ELO,  # logistic scale C of the ratings (C_ELO = ln 10 / 400: a 400-point gap is 10:1 odds)
+):
     "Bradley–Terry probability that a model rated `ri` beats one rated `rj`: $1/(1+e^{-C(r_i-r_j)})$."
     return expit(C * (np.asarray(ri, float) - np.asarray(rj, float)))
 
@@ -55,7 +59,12 @@ def load_lmarena_ratings() -> pd.Series:
     "The 55 LMArena Elo ratings (see `load_lmarena`), strongest first."
     return load_lmarena()["elo"].astype(float)
 
-def synthetic_ratings(n: int, spread: float | None = None, mean: float = 1000.0, seed: int | None = None) -> np.ndarray:
+def synthetic_ratings(
+    n: int,                       # number of models (>= 2)
+    spread: float | None = None,  # s.d. of the skills in Elo points (None: the s.d. of the 55 LMArena ratings)
+    mean: float = 1000.0,         # mean skill in Elo points
+    seed: int | None = None,      # seed of numpy's default_rng (None: fresh entropy)
+) -> np.ndarray:
     "`n` skills drawn from Normal(`mean`, `spread`) in Elo units; `spread` defaults to the sd of the LMArena ratings."
     n = _check_int("n", n, 2)
     spread = float(load_lmarena_ratings().std(ddof=0)) if spread is None else _check_pos("spread", spread)
@@ -65,11 +74,11 @@ class BTArena:
     "A Bradley–Terry arena simulator: models with true `ratings` battle; a battle is a tie with probability `tie_rate`."
     def __init__(
         self,
-        ratings,
-        models: Sequence[str] | None = None,
-        C: float = C_ELO,
-        tie_rate: float = 0.0,
-        seed: int | None = None,
+        ratings,                              # the true skills of the N models (Elo units), array or pandas Series
+        models: Sequence[str] | None = None,  # model names (None: the Series index, else 'm0', 'm1', ...)
+        C: float = C_ELO,  # logistic scale C of the ratings (C_ELO = ln 10 / 400: a 400-point gap is 10:1 odds)
+        tie_rate: float = 0.0,  # probability in [0, 1) that a battle is a tie (y = 0.5), independent of the pair
+        seed: int | None = None,              # seed of numpy's default_rng (None: fresh entropy)
     ):
         self.ratings = _check_ratings(ratings)
         if models is None:
@@ -113,7 +122,9 @@ class BTArena:
         j = np.array([self.index[b] for _, b in pairs], dtype=np.int64)
         return battle_table(self.models, i, j, self.outcomes(i, j) if len(pairs) else np.zeros(0))
 
-def traffic_pair_probs(battles_per_model) -> np.ndarray:
+def traffic_pair_probs(
+    battles_per_model,  # battle count b_i per model (array or Series, >= 0, >= 2 positive)
+) -> np.ndarray:
     ("Pair probabilities $q_{ij} \\propto b_i b_j$ (pairs i<j in row-major order) from per-model battle counts "
      "`battles_per_model`: the traffic of a real arena log *(inferred: LMArena publishes per-model counts, not "
      "per-pair ones)*.")
@@ -126,7 +137,11 @@ def traffic_pair_probs(battles_per_model) -> np.ndarray:
     q = b[pi] * b[pj]
     return q / q.sum()
 
-def traffic_log_counts(battles_per_model, n_battles: int, seed=None) -> np.ndarray:
+def traffic_log_counts(
+    battles_per_model,  # battle count b_i per model: pair (i, j) is drawn with probability ∝ b_i b_j
+    n_battles: int,     # total battles of the simulated log
+    seed=None,          # seed of numpy's default_rng (None: fresh entropy)
+) -> np.ndarray:
     ("Per-pair battle counts (pairs i<j) of a simulated log of `n_battles` battles whose pairs follow the traffic "
      "`battles_per_model` (see `traffic_pair_probs`).")
     n_battles = _check_int("n_battles", n_battles, 1)
@@ -138,11 +153,12 @@ class ReplayArena:
      "ranking.")
     def __init__(
         self,
-        ratings,
-        per_pair: int = 72,
-        C: float = C_ELO,
-        tie_rate: float = 0.0,
-        seed: int | None = None,
+        ratings,                  # the true skills of the N models (Elo units), array or pandas Series
+        per_pair: int = 72,       # battles per pair of the balanced log (ignored when `pair_counts` is given)
+        C: float = C_ELO,         # logistic scale C of the ratings (C_ELO = ln 10 / 400: a 400-point gap is 10:1 odds)
+        tie_rate: float = 0.0,    # probability in [0, 1) that a battle of the log is a tie
+        seed: int | None = None,  # seed of numpy's default_rng (None: fresh entropy)
+        # battles per pair i<j (row-major, length N(N-1)/2) or an N×N matrix; None: `per_pair` for all
         pair_counts=None,
     ):
         self.base = BTArena(ratings, C=C, tie_rate=tie_rate, seed=seed)
@@ -212,7 +228,9 @@ def _winner_from_flags(df: pd.DataFrame) -> pd.DataFrame:
     df["winner"] = np.array(["model_a", "model_b", "tie"])[F.argmax(1)]
     return df
 
-def load_battles(source) -> pd.DataFrame:
+def load_battles(
+    source,  # DataFrame, list of records, or a path to a .json / .jsonl / .csv / .parquet log
+) -> pd.DataFrame:
     ("Read a Chatbot-Arena battle log (DataFrame, list of dicts, or a .json/.jsonl/.csv/.parquet path) as a table "
      "`model_a, model_b, winner`; logs in the `arena-human-preference-55k` format (`winner_model_a`, "
      "`winner_model_b`, `winner_tie` flags) are converted.")
@@ -239,7 +257,10 @@ def load_battles(source) -> pd.DataFrame:
         .reset_index(drop=True)
     )
 
-def battle_arrays(battles, models: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def battle_arrays(
+    battles,                # a battle log in any form `load_battles` reads
+    models: Sequence[str],  # model ids defining the indices (an id not in it raises)
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "Index arrays `(i, j, y)` of a battle log against the model list `models`; raises on unknown model ids."
     df = load_battles(battles)
     index = {str(m): k for k, m in enumerate(models)}
@@ -250,7 +271,12 @@ def battle_arrays(battles, models: Sequence[str]) -> tuple[np.ndarray, np.ndarra
     if np.any(i == j): raise ValueError("battles contain a model playing itself (model_a == model_b)")
     return i, j, df["winner"].map(WINNER_CODES).to_numpy(float)
 
-def battle_table(models: Sequence[str], i, j, y) -> pd.DataFrame:
+def battle_table(
+    models: Sequence[str],  # model names; index k names model k
+    i,                      # index of model a (model_a) per battle, int array
+    j,                      # index of model b (model_b) per battle, same shape as `i`
+    y,                      # outcome per battle from a's side: 1 = a wins, 0 = b wins, 0.5 = tie (only these values)
+) -> pd.DataFrame:
     "A Chatbot-Arena-style battle table from index arrays `(i, j, y)` (y: 1 = `i` wins, 0 = `j` wins, 0.5 = tie)."
     models = [str(m) for m in models]
     i, j, y = np.asarray(i, np.int64), np.asarray(j, np.int64), np.asarray(y, float)
@@ -264,7 +290,12 @@ def battle_table(models: Sequence[str], i, j, y) -> pd.DataFrame:
         }
     )
 
-def win_matrix(i, j, y, n_models: int) -> np.ndarray:
+def win_matrix(
+    i,              # index of model a (model_a) per battle, int array
+    j,              # index of model b (model_b) per battle, same shape as `i`
+    y,              # outcome per battle from a's side: 1 = a wins, 0 = b wins, 0.5 = tie
+    n_models: int,  # number of models N
+) -> np.ndarray:
     ("The win matrix $W$ ($W_{ij}$ = wins of i over j, a tie adds ½ to both) of battles `(i, j, y)` among `n_models` "
      "models.")
     n_models = _check_int("n_models", n_models, 2)
@@ -319,20 +350,24 @@ def _newton(W, r, anchor, C, ridge, tol, max_iter):
         if np.max(np.abs(t * step)) < tol: return r, it
     return r, max_iter
 
-def n_components(counts: np.ndarray) -> int:
+def n_components(
+    counts: np.ndarray,  # N×N matrix of battle counts (or weights); an edge wherever an entry is > 0
+) -> int:
     "Number of connected components of the comparison graph with edge weights `counts`."
     return int(connected_components(np.asarray(counts) > 0, directed=False)[0])
 
 def fit_mle(
-    wins: np.ndarray,
-    anchor: int = 0,
-    anchor_rating: float = 1000.0,
-    C: float = C_ELO,
+    wins: np.ndarray,                # N×N win matrix W (W_ij = wins of i over j, ties ½ each; diagonal ignored)
+    anchor: int = 0,                 # index of the model whose rating is fixed (the likelihood only sees differences)
+    anchor_rating: float = 1000.0,   # the anchor's fixed rating (Elo points)
+    C: float = C_ELO,  # logistic scale C of the ratings (C_ELO = ln 10 / 400: a 400-point gap is 10:1 odds)
+    # λ: strength of the Gaussian ridge prior on centred ratings (default RIDGE: s.d. 100 Elo); 0: plain MLE
     ridge: float = RIDGE,
+    # starting ratings for Newton's method (None: all at anchor_rating); shifted to match the anchor
     init: np.ndarray | None = None,
-    tol: float = 1e-7,
-    max_iter: int = 200,
-    check_connected: bool = True,
+    tol: float = 1e-7,               # stop when the largest Newton step is below this (Elo points)
+    max_iter: int = 200,             # the most Newton steps (a RuntimeWarning when reached)
+    check_connected: bool = True,    # warn (ridge > 0) or raise (ridge = 0) when the comparison graph is disconnected
 ) -> np.ndarray:
     ("m-ELO: the (ridge-penalised) maximum-likelihood Bradley–Terry ratings of win matrix `wins`, model `anchor` "
      "fixed at `anchor_rating`.")
@@ -367,8 +402,17 @@ def fit_mle(
         )
     return r
 
-def online_elo(i, j, y, n_models: int, K: float = 4.0, init: float = 1000.0, C: float = C_ELO,
-               snapshots: Sequence[int] | None = None) -> np.ndarray:
+def online_elo(
+    i,                                       # index of model a (model_a) per battle, int array
+    j,                                       # index of model b (model_b) per battle, same shape as `i`
+    y,                                       # outcome per battle from a's side: 1 = a wins, 0 = b wins, 0.5 = tie
+    n_models: int,                           # number of models N
+    K: float = 4.0,                          # K-factor: the step size of each update (Elo points)
+    init: float = 1000.0,                    # starting rating of every model
+    C: float = C_ELO,  # logistic scale C of the ratings (C_ELO = ln 10 / 400: a 400-point gap is 10:1 odds)
+    # numbers of battles after which to record the ratings (None: only the final ratings)
+    snapshots: Sequence[int] | None = None,
+) -> np.ndarray:
     ("Classic online Elo over battles `(i, j, y)` in order: $r_i \\mathrel{+}= K(y - P_{ij})$, $r_j \\mathrel{-}= K(y "
      "- P_{ij})$; with `snapshots`, the ratings after each of those numbers of battles (rows).")
     n_models, K = _check_int("n_models", n_models, 2), _check_pos("K", K)
@@ -393,20 +437,31 @@ def online_elo(i, j, y, n_models: int, K: float = 4.0, init: float = 1000.0, C: 
     return out if snapshots is not None else out[0]
 
 # %% ../nbs/23_arena.ipynb #5d58c31f
-def bt_weights(ratings, C: float = C_ELO) -> np.ndarray:
+def bt_weights(
+    ratings,           # ratings of the N models (Elo units)
+    C: float = C_ELO,  # logistic scale C of the ratings (C_ELO = ln 10 / 400: a 400-point gap is 10:1 odds)
+) -> np.ndarray:
     "Per-battle Fisher weights $w_{ij} = C^2 P_{ij} P_{ji}$ at `ratings` (an N×N matrix)."
     r = _check_ratings(ratings)
     P = expit(C * (r[:, None] - r[None, :]))
     return C * C * P * (1.0 - P)
 
-def pair_counts(i, j, n_models: int) -> np.ndarray:
+def pair_counts(
+    i,              # index of model a (model_a) per battle, int array
+    j,              # index of model b (model_b) per battle, same shape as `i`
+    n_models: int,  # number of models N
+) -> np.ndarray:
     "Symmetric battle counts $n_{ij}$ of pairs `(i, j)` among `n_models` models."
     n_models = _check_int("n_models", n_models, 2)
     n = np.zeros((n_models, n_models))
     np.add.at(n, (np.asarray(i, np.int64), np.asarray(j, np.int64)), 1.0)
     return n + n.T
 
-def fisher_information(ratings, counts, C: float = C_ELO) -> np.ndarray:
+def fisher_information(
+    ratings,           # ratings r at which I_S(r) is evaluated
+    counts,            # symmetric N×N battle counts n_ij
+    C: float = C_ELO,  # logistic scale C of the ratings (C_ELO = ln 10 / 400: a 400-point gap is 10:1 odds)
+) -> np.ndarray:
     ("The N×N Fisher information $I_S(r) = C^2\\mathcal L(n_{ij}P_{ij}P_{ji})$ (singular: drop the anchor with "
      "`drop_anchor`).")
     r = _check_ratings(ratings)
@@ -416,7 +471,10 @@ def fisher_information(ratings, counts, C: float = C_ELO) -> np.ndarray:
     if not np.allclose(n, n.T): raise ValueError("counts must be symmetric (n_ij = n_ji)")
     return _laplacian(n * bt_weights(r, C))
 
-def drop_anchor(M: np.ndarray, anchor: int = 0) -> np.ndarray:
+def drop_anchor(
+    M: np.ndarray,    # square N×N matrix
+    anchor: int = 0,  # index of the row and column to drop
+) -> np.ndarray:
     "`M` without the anchor's row and column (the identified block of a Fisher matrix)."
     M = np.asarray(M)
     anchor = _check_int("anchor", anchor, 0)
@@ -437,7 +495,10 @@ def _check_fisher(I, anchor) -> np.ndarray:
 def _connected_fisher(I):
     return n_components(np.abs(I - np.diag(np.diag(I))) > 0) == 1
 
-def d_info(I: np.ndarray, anchor: int = 0) -> float:
+def d_info(
+    I: np.ndarray,    # N×N Fisher information matrix (e.g. `fisher_information(...)`, anchor not yet dropped)
+    anchor: int = 0,  # index of the anchor model whose rating is fixed (its row and column are dropped)
+) -> float:
     ("D-info $|I_S|^{1/(N-1)}$ of an N×N Fisher matrix with the anchor dropped (0 when the comparison graph is not "
      "connected).")
     I = _check_fisher(I, anchor)
@@ -445,7 +506,10 @@ def d_info(I: np.ndarray, anchor: int = 0) -> float:
     sign, logdet = np.linalg.slogdet(drop_anchor(I, anchor))
     return float(np.exp(logdet / (I.shape[0] - 1))) if sign > 0 else 0.0
 
-def a_info(I: np.ndarray, anchor: int = 0) -> float:
+def a_info(
+    I: np.ndarray,    # N×N Fisher information matrix (e.g. `fisher_information(...)`, anchor not yet dropped)
+    anchor: int = 0,  # index of the anchor model whose rating is fixed (its row and column are dropped)
+) -> float:
     "A-info $\\operatorname{tr} I_S^{-1}$ of an N×N Fisher matrix with the anchor dropped (inf when not connected)."
     I = _check_fisher(I, anchor)
     if not _connected_fisher(I): return float("inf")
@@ -456,7 +520,14 @@ class FisherState:
     ("The inverse Fisher matrix $\\Sigma = (I_S(\\hat r) + \\lambda C^2\\mathbf 1)^{-1}$ (anchor row/column zero) "
      "with $O(N^2)$ rank-one updates and A-/D-gains of every pair.")
     def __init__(
-        self, n_models: int, anchor: int = 0, C: float = C_ELO, ridge: float = RIDGE, track_square: bool = False
+        self,
+        n_models: int,               # number of models N
+        anchor: int = 0,             # index of the anchor model whose rating is fixed (its row and column are dropped)
+        C: float = C_ELO,  # logistic scale C of the ratings (C_ELO = ln 10 / 400: a 400-point gap is 10:1 odds)
+        # λ: strength of the Gaussian ridge prior on centred ratings (default RIDGE: s.d. 100 Elo); 0: plain MLE; it
+        # keeps Σ finite before every pair has met
+        ridge: float = RIDGE,
+        track_square: bool = False,  # also maintain Σ² (needed by the A-criterion gains)
     ):
         self.n = _check_int("n_models", n_models, 2)
         self.anchor = _check_int("anchor", anchor, 0)
@@ -519,7 +590,13 @@ class FisherState:
         w = self.w[i, j]
         return w * (d2[i] + d2[j] - 2.0 * S2[i, j]) / (1.0 + w * (d[i] + d[j] - 2.0 * S[i, j]))
 
-def brute_force_gains(I: np.ndarray, w: np.ndarray, anchor: int = 0, criterion: str = "both"):
+def brute_force_gains(
+    # N×N Fisher information matrix (e.g. `fisher_information(...)`, anchor not yet dropped); the current information
+    I: np.ndarray,
+    w: np.ndarray,            # N×N per-battle Fisher weights w_ij (e.g. `bt_weights`)
+    anchor: int = 0,          # index of the anchor model whose rating is fixed (its row and column are dropped)
+    criterion: str = "both",  # 'd' (log-det gain), 'a' (trace drop) or 'both' (a pair of arrays)
+):
     ("Naive reference: for every pair i<j, $\\log\\det(I + w_{ij}uu^\\top) - \\log\\det I$ (`'d'`) and/or "
      "$\\operatorname{tr}I^{-1} - \\operatorname{tr}(I + w_{ij}uu^\\top)^{-1}$ (`'a'`), anchor dropped: one "
      "determinant / inverse per candidate.")
@@ -559,9 +636,23 @@ def _check_index(a, name: str) -> np.ndarray:
 class ArenaScheduler:
     ("Adaptive pair selection for an arena: `next_pairs(k)`, `update(battles)`, `ratings()`, `add_model(name)`; "
      "`method` is one of `METHODS`.")
-    def __init__(self, models, method: str = "d-opt", anchor=0, C: float = C_ELO, ridge: float = RIDGE,
-                 refit_every: int = 1, init_rating: float = 1000.0, seed: int | None = None, pair_probs=None,
-                 auto_refit: bool = True, design_ratings=None):
+    def __init__(
+        self,
+        models,                       # model ids, or an int N for 'm0'..'m{N-1}'
+        method: str = "d-opt",  # selection rule: 'random', 'nearest', 'ada-pair', 'a-opt' or 'd-opt' (see `METHODS`)
+        anchor=0,  # the anchor model (index or id) whose rating is fixed in the fit and the Fisher matrix
+        C: float = C_ELO,  # logistic scale C of the ratings (C_ELO = ln 10 / 400: a 400-point gap is 10:1 odds)
+        ridge: float = RIDGE,  # λ: ridge prior strength (> 0 here: it keeps the Fisher matrix invertible at cold start)
+        # refit the m-ELO ratings (and rebuild Σ) after this many new battles; rank-one updates in between
+        refit_every: int = 1,
+        init_rating: float = 1000.0,  # rating of every model before any battle
+        # seed of numpy's default_rng (None: fresh entropy) (random pairs, tie-breaking, side order)
+        seed: int | None = None,
+        pair_probs=None,  # 'random' only: sampling weights of pairs i<j (row-major) or an N×N matrix (None: uniform)
+        auto_refit: bool = True,      # `update()` refits to convergence right after recording battles
+        # 'a-opt' / 'd-opt' only: fixed ratings for the Fisher weights (an oracle design; None: the fit)
+        design_ratings=None,
+    ):
         if isinstance(models, (int, np.integer)) and not isinstance(models, bool):
             models = [f"m{k}" for k in range(_check_int("models", models, 2))]
         if isinstance(models, (str, bytes)) or not isinstance(models, Iterable):
@@ -815,17 +906,18 @@ class ArenaScheduler:
 
 # %% ../nbs/23_arena.ipynb #3f4293c3
 def bootstrap_ratings(
-    i,
-    j,
-    y,
-    n_models: int,
-    n_boot: int = 200,
-    level: float = 0.95,
-    anchor: int = 0,
-    anchor_rating: float = 1000.0,
-    C: float = C_ELO,
+    i,                              # index of model a (model_a) per battle, int array
+    j,                              # index of model b (model_b) per battle, same shape as `i`
+    y,                              # outcome per battle from a's side: 1 = a wins, 0 = b wins, 0.5 = tie
+    n_models: int,                  # number of models N
+    n_boot: int = 200,              # bootstrap resamples (>= 2)
+    level: float = 0.95,            # two-sided coverage of the percentile intervals, in (0, 1)
+    anchor: int = 0,                # index of the model whose rating is fixed
+    anchor_rating: float = 1000.0,  # the anchor's fixed rating
+    C: float = C_ELO,  # logistic scale C of the ratings (C_ELO = ln 10 / 400: a 400-point gap is 10:1 odds)
+    # λ: strength of the Gaussian ridge prior on centred ratings (default RIDGE: s.d. 100 Elo); 0: plain MLE
     ridge: float = RIDGE,
-    seed: int | None = None,
+    seed: int | None = None,        # seed of numpy's default_rng (None: fresh entropy)
 ) -> pd.DataFrame:
     ("Percentile-bootstrap intervals of the m-ELO ratings of battles `(i, j, y)`: the battles are resampled with "
      "replacement `n_boot` times and refitted (LMArena's leaderboard convention); columns `rating`, `lower`, `upper`, "
@@ -861,7 +953,10 @@ def bootstrap_ratings(
     )
 
 # %% ../nbs/23_arena.ipynb #1b8b76bf
-def pairwise_consistency(est, ref) -> float:
+def pairwise_consistency(
+    est,  # estimated ratings of the N models
+    ref,  # reference ratings (true or full-data)
+) -> float:
     ("Share of model pairs ordered the same way by `est` and `ref` (ties in `est` count ½; pairs tied in `ref` are "
      "skipped).")
     e, r = _check_ratings(est, "est"), _check_ratings(ref, "ref")
@@ -872,21 +967,34 @@ def pairwise_consistency(est, ref) -> float:
     if not keep.any(): raise ValueError("ref ranks every model equal: consistency is undefined")
     return float(np.mean((de[keep] == dr[keep]) + 0.5 * (de[keep] == 0)))
 
-def kendall_tau(est, ref) -> float:
+def kendall_tau(
+    est,  # estimated ratings of the N models
+    ref,  # reference ratings
+) -> float:
     "Kendall's τ-b between two rating vectors."
     e, r = _check_ratings(est, "est"), _check_ratings(ref, "ref")
     if e.size != r.size: raise ValueError(f"est and ref must have the same length, got {e.size} and {r.size}")
     return float(kendalltau(e, r).statistic)
 
-def rating_rmse(est, true) -> float:
+def rating_rmse(
+    est,   # estimated ratings (Elo units)
+    true,  # true ratings in the same model order
+) -> float:
     "RMSE between two rating vectors after centring each (Elo units)."
     e, t = _check_ratings(est, "est"), _check_ratings(true, "true")
     if e.size != t.size: raise ValueError(f"est and true must have the same length, got {e.size} and {t.size}")
     return float(np.sqrt(np.mean(((e - e.mean()) - (t - t.mean())) ** 2)))
 
 # %% ../nbs/23_arena.ipynb #825b529c
-def reference_ratings(true_ratings, n_battles: int, seed: int | None = None, C: float = C_ELO, tie_rate: float = 0.0,
-                      ridge: float = RIDGE) -> np.ndarray:
+def reference_ratings(
+    true_ratings,             # the true skills of the N models (Elo units), array or pandas Series
+    n_battles: int,           # uniformly random battles the reference is fitted to
+    seed: int | None = None,  # seed of numpy's default_rng (None: fresh entropy)
+    C: float = C_ELO,         # logistic scale C of the ratings (C_ELO = ln 10 / 400: a 400-point gap is 10:1 odds)
+    tie_rate: float = 0.0,    # probability that a battle is a tie
+    # λ: strength of the Gaussian ridge prior on centred ratings (default RIDGE: s.d. 100 Elo); 0: plain MLE
+    ridge: float = RIDGE,
+) -> np.ndarray:
     ("m-ELO ratings fitted to `n_battles` uniformly random battles in the arena with `true_ratings` (the 'full-data' "
      "reference).")
     r = _check_ratings(true_ratings, "true_ratings")
@@ -902,23 +1010,25 @@ def reference_ratings(true_ratings, n_battles: int, seed: int | None = None, C: 
     return fit_mle(W, anchor=0, anchor_rating=float(r[0]), C=C, ridge=ridge, check_connected=False)
 
 def run_selection(
-    true_ratings,
-    method: str,
-    checkpoints: Sequence[int],
-    seed: int = 0,
-    k: int = 1,
-    anchor: int | None = None,
+    true_ratings,                 # the true skills of the N models (Elo units), array or pandas Series
+    method: str,                  # selection rule, one of `METHODS`
+    checkpoints: Sequence[int],   # battle budgets at which the run is measured (sorted, deduplicated)
+    seed: int = 0,                # seed of the run (arena, scheduler and anchor draw are spawned from it)
+    k: int = 1,                   # pairs selected per step (top-K batch mode for k > 1)
+    anchor: int | None = None,    # the anchor model's index (None: drawn at random from the seed)
+    # size of the replayed log per pair (N(N-1)/2 × per_pair battles; None: a fresh simulator, no log)
     per_pair: int | None = 72,
-    reference=None,
-    C: float = C_ELO,
+    reference=None,               # full-data ratings to compare with (None: the m-ELO fit of the whole log)
+    C: float = C_ELO,             # logistic scale C of the ratings (C_ELO = ln 10 / 400: a 400-point gap is 10:1 odds)
+    # λ: strength of the Gaussian ridge prior on centred ratings (default RIDGE: s.d. 100 Elo); 0: plain MLE
     ridge: float = RIDGE,
-    refit_every: int = 1,
-    tie_rate: float = 0.0,
-    pair_probs=None,
-    elo_k: Sequence[float] = (),
-    keep_counts: bool = False,
-    traffic=None,
-    oracle_design: bool = False,
+    refit_every: int = 1,         # the scheduler's refit interval in battles
+    tie_rate: float = 0.0,        # probability that a battle is a tie
+    pair_probs=None,              # 'random' only: pair sampling weights (see `ArenaScheduler`)
+    elo_k: Sequence[float] = (),  # K-factors of online Elo to also score on the same battle sequence
+    keep_counts: bool = False,    # also return the final N×N battle counts
+    traffic=None,  # battles per model (e.g. LMArena's): replay a log with that traffic (None: the balanced protocol)
+    oracle_design: bool = False,  # A-/D-opt evaluate the Fisher weights at the true ratings (oracle) instead of the fit
 ) -> dict:
     """Simulate one arena run of selection rule `method` and measure it at each of `checkpoints` (numbers of battles).
 
@@ -1016,7 +1126,14 @@ def run_selection(
     return out
 
 # %% ../nbs/23_arena.ipynb #4b2629b8
-def time_selection(n_models: int, method: str = "d-opt", steps: int = 20, naive: bool = False, seed: int = 0) -> dict:
+def time_selection(
+    n_models: int,          # number of models N
+    method: str = "d-opt",  # 'a-opt' or 'd-opt'
+    steps: int = 20,        # timed selection steps
+    # time `brute_force_gains` (one determinant / inverse per pair) instead of the rank-one updates
+    naive: bool = False,
+    seed: int = 0,          # seed of the ratings, the warm-up battles and the scheduler
+) -> dict:
     ("Seconds per D-/A-optimal selection step (gains of all pairs + rank-one update) and per refit, after 2N random "
      "warm-up battles; `naive` uses `brute_force_gains`.")
     n_models, steps = _check_int("n_models", n_models, 2), _check_int("steps", steps, 1)
