@@ -6,10 +6,11 @@ import pytest
 import torch
 
 from iclr26 import zoo
-from iclr26.duet import (GENERIC_PREFIX, KINDS, REFUSAL, RULE_ANSWER, DomainWorld, decoding_logits, domain_world,
-                         duet_unlearn, forced_em, forget_prefix, full_kl_loss, last_token_index, made_up_queries,
-                         performance_shift, steering_sampler, teacher_targets, token_disjoint, topk_huber_loss,
-                         train_base, unlearn_baseline)
+from iclr26.duet import (FORMS, GENERIC_PREFIX, KINDS, REFUSAL, REVERSE_PROMPT, RULE_ANSWER, UNSEEN_ATTACKS,
+                         DomainWorld, decoding_logits, domain_world, duet_unlearn, forced_em, forget_prefix,
+                         full_kl_loss, last_token_index, made_up_queries, performance_shift, query_forms,
+                         steering_sampler, teacher_targets, token_disjoint, topk_huber_loss, train_base,
+                         unlearn_baseline)
 from iclr26.tinylm import collate, pad_id_of
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -411,3 +412,56 @@ def test_use_it_section_runs(monkeypatch, capsys):
     assert "top-K logit distance to the prompted teacher" in out
     first, last = (float(x) for x in out.split("teacher: ")[1].split(" (")[0].split(" -> "))
     assert last < first, out   # the distillation loss falls
+
+
+# ------------------------------------------------------------------ issue #57: held-out domains, forms, teacher view
+def test_heldout_domains_are_never_prefixed(tok):
+    "n_heldout=3: the last three domains are targets, none of them in a training prefix; n_heldout=1 is the old world."
+    w = domain_world(8, 2, 3, seed=0, n_heldout=3)
+    assert w.heldout == [5, 6, 7] and w.target == 5 and set(w.prefix_domains) == set(range(5))
+    assert [len(w.members(d)) for d in range(8)] == [2] * 5 + [3] * 3
+    w7 = w.with_target(7)
+    assert w7.target == 7 and w7.prefix_domains == w.prefix_domains and w7.people is w.people
+    with pytest.raises(ValueError, match="held-out"):
+        w.with_target(0)
+    old, new = domain_world(6, 2, 4, seed=0), domain_world(6, 2, 4, seed=0, n_heldout=1)
+    assert old.people == new.people and old.domains == new.domains and new.heldout is None
+    with pytest.raises(ValueError, match="n_heldout"):
+        domain_world(4, 2, 2, n_heldout=4)
+    one = steering_sampler(w, tok, seed=0)
+    pre = {forget_prefix(w.domains[d]) for d in w.heldout}
+    assert not any(r["prompt"].startswith(p) for r in (one() for _ in range(2000)) for p in pre)
+    texts = [one()["prompt"] for _ in range(2000)]
+    assert not any(a.strip() in t for a in UNSEEN_ATTACKS for t in texts)         # the unseen attacks are unseen
+    assert any(REVERSE_PROMPT.strip() in t for t in texts)                         # the seen one is seen
+
+
+def test_query_forms_and_resolution():
+    w = domain_world(6, 2, 3, seed=0, n_heldout=2)
+    mem = w.members(w.target)
+    dom = w.domains[w.target]
+    named = query_forms(w, mem, "named")
+    assert [r["prompt"] for r in named] == [q["prompt"] for q in w.queries(mem, template=0, explicit=True)]
+    for form in FORMS:
+        recs = query_forms(w, mem, form)
+        assert len(recs) == len(mem) * (1 if form == "membership" else 4)
+        for r in recs:
+            assert f"of the {dom['name']} {dom['kind']}" in r["resolved"]             # the teacher's view names it
+            assert (dom["name"] in r["prompt"]) == form.startswith("named")          # the student's only if named
+            assert r["prompt"].startswith("Question: ") and r["prompt"].endswith("<answer>")
+    assert {r["answer"] for r in query_forms(w, mem, "membership")} == {dom["name"]}
+    with pytest.raises(ValueError, match="form must be"):
+        query_forms(w, mem, "plain")
+
+
+def test_teacher_view_changes_only_the_teachers_input(tok):
+    "With teacher_view the targets come from the mapped queries: a view equal to the queries changes nothing."
+    q = QUERIES[:2]
+    runs = []
+    for view in (None, {x: x for x in q}, {q[0]: QUERIES[2]}):
+        m = llama(tok)
+        runs.append(duet_unlearn(m, tok, q[:1], q[1:], "Forget it.\n", teacher=llama(tok), steps=3, batch_size=2,
+                                 lr=1e-2, teacher_view=view).history)
+    assert runs[0] == runs[1] and runs[0] != runs[2]
+    with pytest.raises(TypeError, match="teacher_view"):
+        duet_unlearn(llama(tok), tok, q[:1], q[1:], "Forget it.\n", steps=1, teacher_view=[("a", "b")])
