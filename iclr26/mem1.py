@@ -338,7 +338,7 @@ class Episode:
     "One rollout: prompt ids, per-turn context lengths, generated ids (+ sampler log-probs) and observation ids."
     task: Task                                              # the task rolled out
     prompt_ids: list[int]                                   # token ids of the prompt (bos + `task_prompt`)
-    gen_ids: list[list[int]] = field(default_factory=list)  # per turn, the generated token ids (eos included)
+    gen_ids: list[list[int]] = field(default_factory=list)  # per turn, the generated token ids (through eos)
     # per turn, the sampler's log-probs of `gen_ids` (empty when not recorded)
     gen_logp: list[list[float]] = field(default_factory=list)
     # per turn, the token ids of the observation returned ([] after the last turn)
