@@ -25,12 +25,17 @@ __all__ = ['LMKAN_INITS', 'CPU_IMPLS', 'laplace_cdf', 'laplace_knots', 'locate',
            'front_slope', 'bounded_flops_ratios', 'lr_sweep', 'methane_dataset', 'throughput', 'LMKANConv2d']
 
 # %% ../nbs/26_lmkan.ipynb #a9853d97
-def laplace_cdf(x: torch.Tensor) -> torch.Tensor:
+def laplace_cdf(
+    x: torch.Tensor,  # inputs of any shape (float)
+) -> torch.Tensor:
     "The Laplace(0, 1) CDF $\\sigma(x)$ that maps inputs to grid percentiles."
     e = torch.exp(-x.abs())
     return torch.where(x > 0, 1.0 - 0.5 * e, 0.5 * e)
 
-def laplace_knots(grid_size: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+def laplace_knots(
+    grid_size: int,                      # number of grid cells G, an int >= 3 (gives G+1 knots)
+    dtype: torch.dtype = torch.float32,  # dtype of the returned knots
+) -> torch.Tensor:
     "The `grid_size + 1` knots $b_0..b_G$: Laplace quantiles $\\sigma^{-1}(i/G)$ inside, extrapolated outer knots."
     if isinstance(grid_size, bool) or not isinstance(grid_size, int):
         raise TypeError(f"grid_size must be an int, got {type(grid_size).__name__}")
@@ -41,7 +46,10 @@ def laplace_knots(grid_size: int, dtype: torch.dtype = torch.float32) -> torch.T
     b0, bG = 2 * inner[0] - inner[1], 2 * inner[-1] - inner[-2]
     return torch.cat([b0[None], inner, bG[None]]).to(dtype)
 
-def locate(x: torch.Tensor, knots: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def locate(
+    x: torch.Tensor,      # inputs of any shape (floating point)
+    knots: torch.Tensor,  # the G+1 grid knots b_0..b_G, e.g. `laplace_knots(G)`
+) -> tuple[torch.Tensor, torch.Tensor]:
     "Cell index $i(x)$ (int64) and in-cell coordinate $u(x)$ of every entry of `x` on the grid `knots`."
     if not isinstance(x, torch.Tensor) or not x.is_floating_point():
         raise TypeError(f"x must be a floating-point tensor, got {getattr(x, 'dtype', type(x).__name__)}")
@@ -72,7 +80,11 @@ class _BagLookup(torch.autograd.Function):
             g_w = torch.bmm(rows.index_select(0, flat).view(B, K, Q), gy.unsqueeze(-1)).squeeze(-1)
         return g_rows, None, g_w
 
-def lmkan_lookup(x: torch.Tensor, table: torch.Tensor, knots: torch.Tensor) -> torch.Tensor:
+def lmkan_lookup(
+    x: torch.Tensor,      # inputs, (B, N_in) float with N_in even: pairs (x_2p, x_2p+1) feed one 2-D function each
+    table: torch.Tensor,  # lookup table P, (G+1, G+1, N_out, N_in/2): f_qp's values at the knot pairs (b_i, b_j)
+    knots: torch.Tensor,  # the G+1 grid knots b_0..b_G, e.g. `laplace_knots(G)`
+) -> torch.Tensor:
     "lmKAN layer in PyTorch (any device): `x` (B, N_in), `table` (G+1, G+1, N_out, N_in/2) -> (B, N_out)."
     if x.dim() != 2 or table.dim() != 4: raise ValueError("x must be (B, N_in) and table (G+1, G+1, N_out, N_in/2)")
     B, N = x.shape
@@ -89,7 +101,10 @@ def lmkan_lookup(x: torch.Tensor, table: torch.Tensor, knots: torch.Tensor) -> t
     rows = table.permute(0, 1, 3, 2).reshape(G1 * G1 * P, Q)              # row (i, j, p) holds N_out values
     return _BagLookup.apply(rows, idx, w.to(rows.dtype)).to(x.dtype)
 
-def hat_basis(x: torch.Tensor, knots: torch.Tensor) -> torch.Tensor:
+def hat_basis(
+    x: torch.Tensor,      # inputs of any shape (float)
+    knots: torch.Tensor,  # the G+1 grid knots b_0..b_G, e.g. `laplace_knots(G)`
+) -> torch.Tensor:
     ("All $G+1$ piecewise-linear B-spline (hat) functions at `x`, shape `(*x.shape, G+1)`, linear beyond the outer "
      "knots.")
     b = knots.to(x.dtype)
@@ -103,7 +118,11 @@ def hat_basis(x: torch.Tensor, knots: torch.Tensor) -> torch.Tensor:
     out[..., 1:] += inside * t
     return out
 
-def lmkan_dense_reference(x: torch.Tensor, table: torch.Tensor, knots: torch.Tensor) -> torch.Tensor:
+def lmkan_dense_reference(
+    x: torch.Tensor,      # inputs, (B, N_in) float with N_in even: pairs (x_2p, x_2p+1) feed one 2-D function each
+    table: torch.Tensor,  # lookup table P, (G+1, G+1, N_out, N_in/2): f_qp's values at the knot pairs (b_i, b_j)
+    knots: torch.Tensor,  # the G+1 grid knots b_0..b_G, e.g. `laplace_knots(G)`
+) -> torch.Tensor:
     ("Explicit-basis lmKAN layer, $\\sum_p \\sum_{k,l} P_{klqp}\\,\\phi_k(x_{2p})\\phi_l(x_{2p+1})$: slow, for tests "
      "only.")
     phi1, phi2 = hat_basis(x[:, 0::2], knots), hat_basis(x[:, 1::2], knots)     # (B, P, G+1)
@@ -125,7 +144,11 @@ class _OneHotBilinear(torch.autograd.Function):
         if ctx.needs_input_grad[1]: g_A = torch.matmul(gy, T.transpose(1, 2))     # (P, B, (G+1)^2)
         return g_T, g_A
 
-def lmkan_onehot(x: torch.Tensor, table: torch.Tensor, knots: torch.Tensor) -> torch.Tensor:
+def lmkan_onehot(
+    x: torch.Tensor,      # inputs, (B, N_in) float with N_in even: pairs (x_2p, x_2p+1) feed one 2-D function each
+    table: torch.Tensor,  # lookup table P, (G+1, G+1, N_out, N_in/2): f_qp's values at the knot pairs (b_i, b_j)
+    knots: torch.Tensor,  # the G+1 grid knots b_0..b_G, e.g. `laplace_knots(G)`
+) -> torch.Tensor:
     "lmKAN layer as batched matmuls over one-hot bilinear weights: `lmkan_lookup`'s function, faster on CPU at small G."
     B, N = x.shape
     G1, _, Q, P = table.shape
@@ -158,9 +181,18 @@ class LMKAN2D(nn.Module):
     stacks use `init="linear"` (an exact random linear map at the start; `lmkan_net`'s default) and/or
     `extrapolate=False` (inputs clamped to the grid). `lmkan_net` warns when it stacks the trap.
     """
-    def __init__(self, in_features: int, out_features: int, grid_size: int = 8, init_scale: float = 0.1,
-                 backend: str = "auto", check_inputs: bool | None = None, init: str = "uniform",
-                 cpu_impl: str = "auto", extrapolate: bool = True):
+    def __init__(
+        self,
+        in_features: int,                 # input width N_in, even and >= 2 (inputs are paired)
+        out_features: int,                # output width N_out, >= 1
+        grid_size: int = 8,               # grid cells G per axis, >= 3: (G+1)^2 parameters per 2-D function
+        init_scale: float = 0.1,          # s: table ~ U(+-s/sqrt(N_in)) (uniform) or output std s (linear)
+        backend: str = "auto",            # 'auto' (Triton on CUDA, PyTorch on CPU), 'torch' or 'triton'
+        check_inputs: bool | None = None,  # raise on non-finite inputs (a host sync); None = on CPU only
+        init: str = "uniform",            # 'uniform' (the paper's small random table) or 'linear' (a random linear map)
+        cpu_impl: str = "auto",           # CPU path: 'lookup', 'onehot' or 'auto' (onehot when training at N_out >= 16)
+        extrapolate: bool = True,         # True: linear beyond the outer knots (the paper's); False: clamp to the grid
+    ):
         super().__init__()
         for name, v in (("in_features", in_features), ("out_features", out_features), ("grid_size", grid_size)):
             if isinstance(v, bool) or not isinstance(v, int):
@@ -247,7 +279,10 @@ class LMKAN2D(nn.Module):
                 f"init={self.init!r}, extrapolate={self.extrapolate}, backend={self.backend!r}")
 
 # %% ../nbs/26_lmkan.ipynb #6c395b3b
-def hessian_penalty(table: torch.Tensor, knots: torch.Tensor) -> torch.Tensor:
+def hessian_penalty(
+    table: torch.Tensor,  # lookup table (G+1, G+1, ...): every trailing index is one 2-D function
+    knots: torch.Tensor,  # the G+1 grid knots b_0..b_G, e.g. `laplace_knots(G)`
+) -> torch.Tensor:
     ("Finite-difference $\\|Hf\\|_F^2$ of every function in `table` (G+1, G+1, ...), mean over inner knots, summed "
      "over functions.")
     if table.dim() < 2 or table.shape[0] != knots.numel() or table.shape[1] != knots.numel():
@@ -264,14 +299,24 @@ def hessian_penalty(table: torch.Tensor, knots: torch.Tensor) -> torch.Tensor:
     fxy = (table[2:, 2:] - table[2:, :-2] - table[:-2, 2:] + table[:-2, :-2]) / ((hxl + hxr) * (hyl + hyr))
     return (fxx ** 2 + 2 * fxy ** 2 + fyy ** 2).mean(dim=(0, 1)).sum()
 
-def hessian_lambda(epoch: float, lam0: float = 1.0, decay: float = 30.0) -> float:
+def hessian_lambda(
+    epoch: float,         # training epoch (finite; fractional allowed)
+    lam0: float = 1.0,    # weight lambda_0 at epoch 0
+    decay: float = 30.0,  # epochs per tenfold decay (the paper's 30), > 0
+) -> float:
     "The paper's schedule $\\lambda = \\lambda_0 10^{-\\text{epoch}/\\text{decay}}$."
     if not decay > 0: raise ValueError(f"decay must be > 0, got {decay}")
     if not math.isfinite(epoch): raise ValueError(f"epoch must be finite, got {epoch}")
     return lam0 * 10 ** (-epoch / decay)
 
-def lmkan_schedule(step: int, steps: int, lr: float, lam0: float = 1.0, decay_epochs: float = 250.0,
-                   decay: float = 30.0) -> tuple[float, float]:
+def lmkan_schedule(
+    step: int,                    # current step, an int in [0, steps]
+    steps: int,                   # total training steps, >= 1
+    lr: float,                    # peak learning rate (constant over the first half), finite and > 0
+    lam0: float = 1.0,            # Hessian-penalty weight at step 0
+    decay_epochs: float = 250.0,  # epochs the first half stands for: lambda falls to lam0*10^(-decay_epochs/decay)
+    decay: float = 30.0,          # epochs per tenfold decay of lambda (`hessian_lambda`)
+) -> tuple[float, float]:
     ("(learning rate, Hessian weight) at `step` of `steps`: first half constant lr with decaying $\\lambda$, then "
      "cosine lr and $\\lambda=0$.")
     if not (isinstance(steps, int) and steps >= 1): raise ValueError(f"steps must be an int >= 1, got {steps!r}")
@@ -284,7 +329,10 @@ def lmkan_schedule(step: int, steps: int, lr: float, lam0: float = 1.0, decay_ep
     return 0.5 * lr * (1 + math.cos(math.pi * t)), 0.0
 
 # %% ../nbs/26_lmkan.ipynb #c78d4e7b
-def grow_grid(layer: LMKAN2D, grid_size: int) -> LMKAN2D:
+def grow_grid(
+    layer: LMKAN2D,  # the trained `LMKAN2D` to copy
+    grid_size: int,  # grid cells G of the copy, an int >= 3
+) -> LMKAN2D:
     "A copy of `layer` on a `grid_size` grid whose table samples the old functions at the new knots (README: grow G)."
     if not isinstance(layer, LMKAN2D): raise TypeError(f"layer must be an LMKAN2D, got {type(layer).__name__}")
     if isinstance(grid_size, bool) or not isinstance(grid_size, int):
@@ -316,7 +364,13 @@ def grow_grid(layer: LMKAN2D, grid_size: int) -> LMKAN2D:
     return new
 
 # %% ../nbs/26_lmkan.ipynb #ffeb35ac
-def lmkan_net(sizes: Sequence[int], grid_size: int = 8, norm: bool = True, init: str = "linear", **kw) -> nn.Sequential:
+def lmkan_net(
+    sizes: Sequence[int],  # layer widths, input first (at least two; every width but the last even)
+    grid_size: int = 8,    # grid cells G of every `LMKAN2D`
+    norm: bool = True,     # put `BatchNorm1d(affine=False)` before each layer (the paper's)
+    init: str = "linear",  # `LMKAN2D` init: 'linear' (safe to stack) or 'uniform' (the paper's; warns if stacked)
+    **kw,
+) -> nn.Sequential:
     ("A stack of `[BatchNorm1d(affine=False)] -> LMKAN2D` blocks through the widths `sizes` (every width but the last "
      "even).")
     sizes = list(sizes)
@@ -334,7 +388,10 @@ def lmkan_net(sizes: Sequence[int], grid_size: int = 8, norm: bool = True, init:
                       "evaluation); use init='linear' or extrapolate=False", UserWarning, stacklevel=2)
     return nn.Sequential(*layers)
 
-def mlp_net(sizes: Sequence[int], act: Callable[[], nn.Module] = nn.SiLU) -> nn.Sequential:
+def mlp_net(
+    sizes: Sequence[int],                    # layer widths, input first (at least two positive ints)
+    act: Callable[[], nn.Module] = nn.SiLU,  # activation class, instantiated between linear layers
+) -> nn.Sequential:
     "An MLP through the widths `sizes` with `act` between linear layers."
     sizes = list(sizes)
     if len(sizes) < 2: raise ValueError(f"sizes must list at least an input and an output width, got {sizes}")
@@ -346,8 +403,15 @@ def mlp_net(sizes: Sequence[int], act: Callable[[], nn.Module] = nn.SiLU) -> nn.
 
 class FastKANLayer(nn.Module):
     "FastKAN layer: LayerNorm -> Gaussian RBFs on a uniform grid -> linear, plus a SiLU -> linear base branch."
-    def __init__(self, in_features: int, out_features: int, num_grids: int = 8, grid_min: float = -2.0,
-                 grid_max: float = 2.0, spline_init_std: float = 0.1):
+    def __init__(
+        self,
+        in_features: int,              # input width, >= 1
+        out_features: int,             # output width, >= 1
+        num_grids: int = 8,            # number of Gaussian RBF centres on the grid, >= 2
+        grid_min: float = -2.0,        # first RBF centre (on the LayerNorm-ed input)
+        grid_max: float = 2.0,         # last RBF centre, > grid_min
+        spline_init_std: float = 0.1,  # std of the truncated-normal init of the RBF (spline) weights
+    ):
         super().__init__()
         for name, v in (("in_features", in_features), ("out_features", out_features), ("num_grids", num_grids)):
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
@@ -368,7 +432,10 @@ class FastKANLayer(nn.Module):
         phi = torch.exp(-((self.norm(x)[..., None] - self.grid) / self.denom) ** 2)      # (..., N_in, G)
         return self.spline(phi.flatten(-2)) + self.base(F.silu(x))
 
-def fastkan_net(sizes: Sequence[int], num_grids: int = 8) -> nn.Sequential:
+def fastkan_net(
+    sizes: Sequence[int],  # layer widths, input first (at least two positive ints)
+    num_grids: int = 8,    # RBF centres per input of every `FastKANLayer`
+) -> nn.Sequential:
     "A FastKAN through the widths `sizes` (no activation between layers: the basis functions are the non-linearity)."
     sizes = list(sizes)
     if len(sizes) < 2: raise ValueError(f"sizes must list at least an input and an output width, got {sizes}")
@@ -376,7 +443,10 @@ def fastkan_net(sizes: Sequence[int], num_grids: int = 8) -> nn.Sequential:
         raise ValueError(f"sizes must be positive ints, got {sizes}")
     return nn.Sequential(*[FastKANLayer(a, b, num_grids) for a, b in zip(sizes[:-1], sizes[1:])])
 
-def count_flops(model: nn.Module, spatial: dict | None = None) -> int:
+def count_flops(
+    model: nn.Module,  # module whose `nn.Linear`, `nn.Conv2d` and `LMKAN2D` layers are counted (others count 0)
+    spatial: dict | None = None,  # module -> output positions, for layers applied at many positions (default 1)
+) -> int:
     ("Inference FLOPs per sample of the linear maps, conv maps and lmKAN layers in `model` (`spatial`: module -> "
      "output positions).")
     if not isinstance(model, nn.Module): raise TypeError(f"model must be a torch module, got {type(model).__name__}")
@@ -390,13 +460,22 @@ def count_flops(model: nn.Module, spatial: dict | None = None) -> int:
         elif isinstance(m, LMKAN2D): total += m.flops() * n
     return total
 
-def total_hessian(model: nn.Module) -> torch.Tensor:
+def total_hessian(
+    model: nn.Module,  # module holding `LMKAN2D` layers (or none)
+) -> torch.Tensor:
     "Sum of the Hessian penalties of every `LMKAN2D` in `model` (0 when there is none)."
     pens = [m.hessian_penalty() for m in model.modules() if isinstance(m, LMKAN2D)]
     return torch.stack(pens).sum() if pens else torch.zeros(())
 
-def train_regression(model: nn.Module, sample: Callable[[int], tuple[torch.Tensor, torch.Tensor]], steps: int,
-                     batch: int = 512, lr: float = 3e-3, lam0: float = 1.0, desc: str | None = None) -> list[float]:
+def train_regression(
+    model: nn.Module,                                            # regressor to train (MLP, lmKAN or FastKAN)
+    sample: Callable[[int], tuple[torch.Tensor, torch.Tensor]],  # `sample(n)` -> batch (x (n, N_in), y (n, N_out))
+    steps: int,                                                  # Adam steps, >= 1
+    batch: int = 512,                                            # samples per step, >= 1
+    lr: float = 3e-3,                                            # peak learning rate of `lmkan_schedule`, > 0
+    lam0: float = 1.0,                                           # initial Hessian weight (only for `LMKAN2D` layers)
+    desc: str | None = None,                                     # progress-bar label (None = default)
+) -> list[float]:
     ("Adam on MSE with `lmkan_schedule` (Hessian term only for lmKAN layers); `sample(n)` gives a fresh batch. "
      "Returns the loss curve.")
     if steps < 1 or batch < 1: raise ValueError(f"steps and batch must be >= 1, got {steps}, {batch}")
@@ -429,7 +508,10 @@ def _front(flops, err, names=("flops", "err"), nan_ok: bool = False) -> tuple[np
     if (not nan_ok and np.isnan(e).any()) or (e < 0).any(): raise ValueError(f"{names[1]} must be >= 0 (no NaN)")
     return f, e
 
-def pareto_front(flops: Sequence[float], err: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+def pareto_front(
+    flops: Sequence[float],  # FLOPs per sample of each run (1-D, finite, > 0)
+    err: Sequence[float],    # error of each run (1-D, >= 0; +inf = diverged)
+) -> tuple[np.ndarray, np.ndarray]:
     "The (FLOPs, error) points not beaten by a cheaper point with lower error, sorted by FLOPs."
     flops, err = _front(flops, err)
     o = np.argsort(flops, kind="stable")
@@ -441,7 +523,11 @@ def pareto_front(flops: Sequence[float], err: Sequence[float]) -> tuple[np.ndarr
             best = ex[k]
     return fx[keep], ex[keep]
 
-def flops_at_error(flops: Sequence[float], err: Sequence[float], target: float) -> float:
+def flops_at_error(
+    flops: Sequence[float],  # FLOPs per sample of each run (1-D, finite, > 0)
+    err: Sequence[float],    # error of each run (1-D, >= 0)
+    target: float,           # error level to reach (not NaN)
+) -> float:
     "FLOPs the (Pareto) front needs to reach error `target`, log-log interpolated; NaN outside its range."
     if math.isnan(target): raise ValueError("target must be a number, got NaN")
     fx, ex = pareto_front(flops, err)
@@ -449,26 +535,43 @@ def flops_at_error(flops: Sequence[float], err: Sequence[float], target: float) 
     if len(fx) == 1: return float(fx[0])
     return float(np.exp(np.interp(np.log(target), np.log(ex[::-1]), np.log(fx[::-1]))))
 
-def error_at_flops(flops: Sequence[float], err: Sequence[float], target: float) -> float:
+def error_at_flops(
+    flops: Sequence[float],  # FLOPs per sample of each run (1-D, finite, > 0)
+    err: Sequence[float],    # error of each run (1-D, >= 0)
+    target: float,           # FLOPs per sample to read the front at (not NaN)
+) -> float:
     "Error of the (Pareto) front at `target` FLOPs, log-log interpolated; NaN outside its FLOPs range."
     if math.isnan(target): raise ValueError("target must be a number, got NaN")
     fx, ex = pareto_front(flops, err)
     if len(fx) == 0 or not (fx[0] <= target <= fx[-1]): return float("nan")
     return float(np.exp(np.interp(np.log(target), np.log(fx), np.log(ex))))
 
-def flops_ratios(base_flops, base_err, new_flops, new_err) -> list[float]:
+def flops_ratios(
+    base_flops,  # baseline's FLOPs per sample of each run (1-D, finite, > 0)
+    base_err,    # baseline's test error of each run (1-D, >= 0; +inf = diverged)
+    new_flops,   # new model's FLOPs per sample of each run (1-D, finite, > 0)
+    new_err,     # new model's test error of each run (1-D, >= 0; +inf = diverged, NaN = no ratio)
+) -> list[float]:
     "For each new point, baseline FLOPs at the same error divided by its FLOPs (NaN where not interpolable)."
     _front(base_flops, base_err, ("base_flops", "base_err"))
     nf, ne = _front(new_flops, new_err, ("new_flops", "new_err"), nan_ok=True)
     return [flops_at_error(base_flops, base_err, e) / f if not math.isnan(e) else float("nan") for f, e in zip(nf, ne)]
 
-def equal_flops_ratios(base_flops, base_err, new_flops, new_err) -> list[float]:
+def equal_flops_ratios(
+    base_flops,  # baseline's FLOPs per sample of each run (1-D, finite, > 0)
+    base_err,    # baseline's test error of each run (1-D, >= 0; +inf = diverged)
+    new_flops,   # new model's FLOPs per sample of each run (1-D, finite, > 0)
+    new_err,     # new model's test error of each run (1-D, >= 0; +inf = diverged, NaN = no ratio)
+) -> list[float]:
     "For each new point, its error over the baseline front's error at the same FLOPs (NaN where not interpolable)."
     _front(base_flops, base_err, ("base_flops", "base_err"))
     _front(new_flops, new_err, ("new_flops", "new_err"), nan_ok=True)
     return [e / error_at_flops(base_flops, base_err, f) for f, e in zip(new_flops, new_err)]
 
-def front_slope(flops: Sequence[float], err: Sequence[float]) -> float:
+def front_slope(
+    flops: Sequence[float],  # FLOPs per sample of each run (1-D, finite, > 0)
+    err: Sequence[float],    # error of each run (1-D, > 0)
+) -> float:
     "Least-squares slope of log(error) on log(FLOPs) (NaN for fewer than two distinct FLOPs)."
     flops, err = _front(flops, err)
     lf, le = np.log(np.asarray(flops, float)), np.log(np.asarray(err, float))
@@ -476,7 +579,12 @@ def front_slope(flops: Sequence[float], err: Sequence[float]) -> float:
     return float(np.polyfit(lf, le, 1)[0])
 
 # %% ../nbs/26_lmkan.ipynb #0b679eb4
-def bounded_flops_ratios(base_flops, base_err, new_flops, new_err) -> list[tuple[float, str]]:
+def bounded_flops_ratios(
+    base_flops,  # baseline's FLOPs per sample of each run (1-D, finite, > 0)
+    base_err,    # baseline's test error of each run (1-D, >= 0; +inf = diverged)
+    new_flops,   # new model's FLOPs per sample of each run (1-D, finite, > 0)
+    new_err,     # new model's test error of each run (1-D, >= 0; +inf = diverged, NaN = no ratio)
+) -> list[tuple[float, str]]:
     """`flops_ratios` with bounds beyond the baseline's (Pareto) front: `("=", r)` where the front interpolates,
     `("<=", cheapest front FLOPs / F)` for a point worse than the whole front (+inf included) and `(">=", costliest
     front FLOPs / F)` for a point better than all of it (an error of 0 included); NaN errors give `(nan, "=")`.
@@ -500,8 +608,12 @@ def _next_lr(lr: float, up: bool) -> float:
     k = math.floor(math.log10(x))
     return float(f"{min((m * 10.0 ** e for e in (k, k + 1) for m in (1, 3)), key=lambda c: abs(math.log(c / x))):.3g}")
 
-def lr_sweep(run: Callable[[float], object], lrs: Sequence[float], score: Callable[[object], float] = lambda r: r,
-             max_extra: int = 3) -> tuple[float, dict, bool]:
+def lr_sweep(
+    run: Callable[[float], object],                  # `run(lr)` trains at learning rate lr and returns a result
+    lrs: Sequence[float],                            # starting grid of learning rates (finite, > 0)
+    score: Callable[[object], float] = lambda r: r,  # result -> number to minimise (NaN = +inf); default: the result
+    max_extra: int = 3,                              # most extra lrs tried past the end where the best sits, >= 0
+) -> tuple[float, dict, bool]:
     """`run(lr)` at every lr of `lrs`, then, while the lowest `score` (NaN counts as +inf) sits at an end of the grid,
     at the next lr of the 1-3-10 series beyond that end (at most `max_extra` more). Returns (best lr,
     {lr: result} sorted by lr, interior: the best lr has a tried lr on both sides)."""
@@ -526,7 +638,12 @@ def lr_sweep(run: Callable[[float], object], lrs: Sequence[float], score: Callab
     return best, {lr: res[lr] for lr in grid}, grid[0] < best < grid[-1]
 
 # %% ../nbs/26_lmkan.ipynb #92a96042
-def methane_dataset(n: int, seed: int = 0, sigma: float = 0.12, cache: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def methane_dataset(
+    n: int,               # number of configurations, a positive int
+    seed: int = 0,        # seed of the displacements
+    sigma: float = 0.12,  # std of the Gaussian displacement of every atom, in Å, > 0
+    cache: bool = True,   # read/write the result under $ICLR26_CACHE (default ~/.cache/iclr26)/lmkan
+) -> tuple[np.ndarray, np.ndarray]:
     "`n` randomly displaced CH4 configurations: (10 interatomic distances in Å, EMT energy in eV). Needs `ase`."
     if isinstance(n, bool) or not isinstance(n, int) or n < 1: raise ValueError(f"n must be a positive int, got {n!r}")
     if not sigma > 0: raise ValueError(f"sigma must be > 0, got {sigma}")
@@ -562,7 +679,11 @@ def methane_dataset(n: int, seed: int = 0, sigma: float = 0.12, cache: bool = Tr
         np.savez(f, X=X, E=E)
     return X, E
 
-def throughput(model: nn.Module, x: torch.Tensor, repeats: int = 7) -> float:
+def throughput(
+    model: nn.Module,  # module to time (put in eval mode)
+    x: torch.Tensor,   # one input batch, (B, ...)
+    repeats: int = 7,  # timed calls after one warm-up call; the median is used, >= 1
+) -> float:
     "Samples per second of `model(x)` in eval mode without autograd (median of `repeats` timed calls)."
     if repeats < 1: raise ValueError(f"repeats must be >= 1, got {repeats}")
     model.eval()
@@ -578,8 +699,17 @@ def throughput(model: nn.Module, x: torch.Tensor, repeats: int = 7) -> float:
 # %% ../nbs/26_lmkan.ipynb #ae80847e
 class LMKANConv2d(nn.Module):
     "Convolution whose channel/patch mixing is an lmKAN layer: BatchNorm2d(affine=False) -> unfold -> LMKAN2D."
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: int = 3, padding: int = 1, stride: int = 1,
-                 grid_size: int = 8, norm: bool = True, **kw):
+    def __init__(
+        self,
+        in_channels: int,      # input channels C_in
+        out_channels: int,     # output channels C_out
+        kernel_size: int = 3,  # square kernel side k; C_in * k^2 must be even (inputs are paired)
+        padding: int = 1,      # zero padding on each side
+        stride: int = 1,       # stride of the convolution
+        grid_size: int = 8,    # grid cells G of the inner `LMKAN2D`
+        norm: bool = True,     # put `BatchNorm2d(affine=False)` before the unfold
+        **kw,
+    ):
         super().__init__()
         for name, v in (("in_channels", in_channels), ("out_channels", out_channels), ("kernel_size", kernel_size)):
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
