@@ -47,7 +47,8 @@ __all__ = ['FORMAT_RE', 'STRICT_RE', 'LAZY_RE', 'EARLY_RE', 'LAZY_RE_FIXED', 'EA
            'PerceptionHeads', 'perception_records', 'perception_pretrain', 'perception_accuracy', 'freeze',
            'judo_advantages', 'JudoGRPOConfig', 'judo_grpo', 'trl_rows', 'judo_reward_funcs', 'judo_trl_config',
            'judo_trl_trainer', 'mmad_scores', 'evaluate_mmad', 'reasoning_diagnostics', 'constant_letter_baseline',
-           'answer_prior_baseline', 'paired_bootstrap', 'train_variant']
+           'answer_prior_baseline', 'paired_bootstrap', 'product_prior_baseline', 'perception_predictions',
+           'oracle_baseline', 'train_variant']
 
 # %% ../nbs/21_judo.ipynb #77d6cdab
 def _as_mask(mask, name: str = "mask") -> np.ndarray:
@@ -686,10 +687,16 @@ def make_conversation(
     category: str,
     color: str,
     defect: str | None,
-    location: str | None,
-    consequence: str | None,
+    location: str | None,  # where the defect is (None for a normal image)
+    consequence: str | None,  # what the defect can cause (None for a normal image)
+    consequence_pool: Sequence[str] | None = None,  # the product's own consequences (default: all of CONSEQUENCES)
 ) -> list[dict]:
-    "MMAD conversation (7 types for a defective image, 3 for a normal one) with shuffled option letters."
+    """MMAD conversation (7 types for a defective image, 3 for a normal one) with shuffled option letters. The
+    distractors of Defect Description and Defect Analysis come from the product's own pool (the appearances of its
+    four defects, `consequence_pool`), so knowing the product gives no hint of the answer (issue #55: with all six
+    appearances and all twelve consequences a text prior that knows the product scored 58 % on defect analysis)."""
+    if consequence_pool is not None and consequence is not None and consequence not in consequence_pool:
+        raise ValueError(f"consequence {consequence!r} is not in consequence_pool {list(consequence_pool)}")
     conv = []
 
     def add(t, true, pool, k=4):
@@ -700,8 +707,8 @@ def make_conversation(
     if defect:
         add("Defect Classification", defect, DEFECTS[category])
         add("Defect Localization", location, [l for row in LOCATIONS for l in row])
-        add("Defect Description", APPEARANCE[defect], list(APPEARANCE.values()))
-        add("Defect Analysis", consequence, CONSEQUENCES)
+        add("Defect Description", APPEARANCE[defect], [APPEARANCE[d] for d in DEFECTS[category]])
+        add("Defect Analysis", consequence, list(CONSEQUENCES if consequence_pool is None else consequence_pool))
     add("Object Classification", category, CATEGORIES)
     add("Object Analysis", color, list(COLORS), 3)
     return conv
@@ -803,6 +810,8 @@ def make_synth_mmad(
                 ps.append(p)
             templates[(cat, col)] = ps
 
+    own_consequences = {c: [facts[(c, d)]["consequence"] for d in DEFECTS[c]] for c in CATEGORIES}
+
     def sample(cat, defect, split, i):
         col = str(rng.choice(list(COLORS)))
         img, obj, bg = render_normal(cat, col, rng, S)
@@ -822,7 +831,7 @@ def make_synth_mmad(
             "mask_path": mp,
             "similar_templates": list(t),
             "random_templates": list(t),
-            "conversation": make_conversation(rng, cat, col, defect, loc, cons),
+            "conversation": make_conversation(rng, cat, col, defect, loc, cons, own_consequences[cat]),
             "synthetic": {
                 "dataset": ds_of[cat],
                 "category": cat,
@@ -1313,8 +1322,11 @@ def sft_stage(
     seed: int = 0,
     desc: str = "sft",
     max_seconds: float | None = None,
+    evaluate: Callable | None = None,  # model -> dict of metrics, run every `eval_every` steps and at the end
+    eval_every: int = 0,  # 0: evaluate only at the end (when `evaluate` is given)
 ):
-    "SFT on a weighted mixture of record lists (loss on targets only) with `tinylm.fit`; returns its TrainResult."
+    """SFT on a weighted mixture of record lists (loss on targets only) with `tinylm.fit`; returns its TrainResult (its
+    `evals` hold `evaluate`'s metrics by step)."""
     mixture = [(_tokenize_records(tok, list(r)), float(w)) for r, w in mixture if len(r) and w > 0]
     if not mixture:
         raise ValueError("mixture has no non-empty record list with positive weight")
@@ -1339,7 +1351,9 @@ def sft_stage(
             weight_decay=0.0,
             seed=seed,
             max_seconds=max_seconds,
+            eval_every=eval_every,
         ),
+        evaluate=evaluate,
         desc=desc,
     )
 
@@ -1930,9 +1944,9 @@ def answer_prior_baseline(records: Sequence[Mapping], train_metas: Mapping[str, 
 
 
 def paired_bootstrap(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], n_boot: int = 500, seed: int = 0) -> dict:
-    """Point difference a − b and its bootstrap standard error, resampling test images (all questions of an image
-    together), for the MMAD average, each question type and knowledge-only defect analysis. Rows must align (same
-    questions)."""
+    """Point difference a − b, its bootstrap standard error and 95 % percentile interval (`ci`), resampling test images
+    (all questions of an image together), for the MMAD average, each question type and knowledge-only defect analysis.
+    Rows must align (same questions)."""
     if len(rows_a) != len(rows_b):
         raise ValueError(f"rows_a has {len(rows_a)} rows, rows_b {len(rows_b)}: they must align")
     if any((x["path"], x["type"]) != (y["path"], y["type"]) for x, y in zip(rows_a, rows_b)):
@@ -1960,8 +1974,89 @@ def paired_bootstrap(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], n_boo
         v = np.array([b.get(k, np.nan) for b in boots], dtype=float)
         v = v[np.isfinite(v)]
         return float(np.std(v, ddof=1)) if len(v) > 1 else float("nan")
+    def pct(k):  # the 2.5 and 97.5 percentiles of the resampled differences (nan without two resamples)
+        v = np.array([b.get(k, np.nan) for b in boots], dtype=float)
+        v = v[np.isfinite(v)]
+        return [float(np.percentile(v, 2.5)), float(np.percentile(v, 97.5))] if len(v) > 1 else [float("nan")] * 2
     se = {k: sd(k) for k in point}
-    return {"diff": point, "se": se}
+    return {"diff": point, "se": se, "ci": {k: pct(k) for k in point}}
+
+# %% ../nbs/21_judo.ipynb #p21pp01
+def product_prior_baseline(records: Sequence[Mapping], train_metas: Mapping[str, Mapping]) -> dict:
+    """The product-aware text prior: per question, the option whose text was most often correct for that question type
+    and product in `train_metas` (ties to the earlier letter); records carry `synthetic['category']` (`mcq_records`)."""
+    if not records:
+        raise ValueError("records is empty")
+    freq = {}
+    for meta in train_metas.values():
+        cat = meta["synthetic"]["category"]
+        for qa in meta["conversation"]:
+            t = freq.setdefault((qa["type"], cat), {})
+            t[qa["Options"][qa["Answer"]]] = t.get(qa["Options"][qa["Answer"]], 0) + 1
+    preds = []
+    for r in records:
+        syn = r.get("synthetic") or {}
+        if "category" not in syn:
+            raise ValueError("every record needs synthetic['category'] (records from mcq_records)")
+        opts, f = r["options"], freq.get((r["type"], syn["category"]), {})
+        preds.append(max(opts, key=lambda L: (f.get(opts[L], 0), -ord(L))))
+    return {
+        **_scores_of(_blind_rows(records, preds)),
+        "predictor": "most frequent correct option text per (type, product) (training)",
+    }
+
+# %% ../nbs/21_judo.ipynb #p21pp03
+@torch.no_grad()
+def perception_predictions(
+    model: TinyVLM,  # a model whose encoder went through `perception_pretrain`
+    heads: PerceptionHeads,  # the heads `perception_pretrain` returned
+    records: Sequence[Mapping],  # `perception_records(ds, metas, ..., with_templates=False)`: one per image of metas
+    paths: Sequence[str],  # the query image path of each record, in the same order
+    batch_size: int = 128,  # images per forward pass
+) -> dict:
+    "The heads' reading of each image: {path: {defect (None = normal), location, category, color}} (argmax names)."
+    if len(records) != len(paths):
+        raise ValueError(f"records ({len(records)}) and paths ({len(paths)}) must have the same length")
+    out, enc = {}, model.encoder
+    for i in range(0, len(records), batch_size):
+        idx = list(range(i, min(i + batch_size, len(records))))
+        imgs, _ = _perception_batch(records, idx, enc.pixel_diff)
+        logits = heads(enc(imgs))
+        am = {k: logits[k].argmax(-1).tolist() for k in ("defect", "location", "category", "color")}
+        for j, n in enumerate(idx):
+            d = DEFECT_FAMILIES[am["defect"][j]]
+            out[paths[n]] = {
+                "defect": None if d == "normal" else d,
+                "location": LOCATION_NAMES[am["location"][j]],
+                "category": CATEGORIES[am["category"][j]],
+                "color": list(COLORS)[am["color"][j]],
+            }
+    return out
+
+# %% ../nbs/21_judo.ipynb #p21pp04
+def oracle_baseline(records: Sequence[Mapping], readings: Mapping[str, Mapping], facts: Mapping) -> dict:
+    """Perception + a scripted lookup: each question answered with the option whose text is what `readings[path]` (from
+    `perception_predictions`) says (defect analysis: the consequence `facts` gives for the read product and defect);
+    no such option counts as wrong. Scores as the blind baselines."""
+    if not records:
+        raise ValueError("records is empty")
+    preds = []
+    for r in records:
+        if r["path"] not in readings:
+            raise ValueError(f"no reading for image {r['path']!r}")
+        x = readings[r["path"]]
+        d, c = x["defect"], x["category"]
+        text = {
+            "Anomaly Detection": "no" if d is None else "yes",
+            "Defect Classification": d,
+            "Defect Localization": x["location"],
+            "Defect Description": APPEARANCE.get(d),
+            "Defect Analysis": facts.get((c, d), {}).get("consequence"),
+            "Object Classification": c,
+            "Object Analysis": x["color"],
+        }[r["type"]]
+        preds.append(next((L for L, v in r["options"].items() if v == text), None))
+    return {**_scores_of(_blind_rows(records, preds)), "predictor": "perception heads + scripted option lookup"}
 
 # %% ../nbs/21_judo.ipynb #2de4df99
 VARIANTS = {

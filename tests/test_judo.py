@@ -13,6 +13,10 @@ from iclr26.judo import (
     TinyVLM,
     _tokenize_records,
     accuracy_reward,
+    APPEARANCE,
+    CATEGORIES,
+    CONSEQUENCES,
+    DEFECTS,
     answer_prior_baseline,
     build_tokenizer,
     cells_from_mask,
@@ -29,6 +33,10 @@ from iclr26.judo import (
     letter_counts,
     load_mmad,
     lookup_records,
+    make_conversation,
+    oracle_baseline,
+    perception_predictions,
+    product_prior_baseline,
     make_domain_reward,
     make_seg_f1_reward,
     make_structure_reward,
@@ -364,6 +372,8 @@ def test_paired_bootstrap():
     assert out["diff"]["average"] == 0 and out["se"]["average"] == 0
     out = paired_bootstrap(a, b, 200, seed=1)
     assert out["diff"]["average"] == pytest.approx(0.0) and 10 < out["se"]["average"] < 25  # sd 1 per image, n=40
+    lo, hi = out["ci"]["average"]
+    assert lo < 0 < hi and hi - lo == pytest.approx(4 * out["se"]["average"], rel=0.3)
     with pytest.raises(ValueError):
         paired_bootstrap(a, b[:-1])
     with pytest.raises(ValueError):
@@ -524,3 +534,73 @@ def test_property_constant_letter_bad_letters(letters):
 def test_property_paired_bootstrap_mismatched_rows(n, extra):
     row = {"path": "p", "type": "Defect Classification", "dataset": "d", "correct": True, "normal": False}
     with pytest.raises(ValueError, match="rows_a"): _pb([row] * n, [row] * (n + extra), n_boot=2)
+
+
+# ---- the product leak (issue #55) ----------------------------------------------------------------------------------
+def test_distractors_from_the_products_own_pool():
+    "Every defect-analysis / description question offers exactly the product's own four consequences / appearances."
+    big = make_synth_mmad(n_train=2, n_test=2, n_normal_train=1, n_normal_test=1, n_seg=2, seed=3)
+    seen = 0
+    for split in (big.mmad, big.train):
+        for meta in split.values():
+            syn = meta["synthetic"]
+            cat = syn["category"]
+            own_c = {big.facts[(cat, d)]["consequence"] for d in DEFECTS[cat]}
+            own_a = {APPEARANCE[d] for d in DEFECTS[cat]}
+            for qa in meta["conversation"]:
+                opts = set(qa["Options"].values())
+                if qa["type"] == "Defect Analysis":
+                    assert opts == own_c, (cat, opts, own_c)
+                    assert qa["Options"][qa["Answer"]] == big.facts[(cat, syn["defect"])]["consequence"]
+                    seen += 1
+                if qa["type"] == "Defect Description":
+                    assert opts == own_a and qa["Options"][qa["Answer"]] == APPEARANCE[syn["defect"]]
+    assert seen > 0
+    # so the options of a product's defect-analysis questions are one fixed set: knowing the product (and the
+    # options) says nothing about which of them is right; the answer is spread evenly over the product's four
+    recs = mcq_records(big, big.mmad, "answer", 8)
+    for cat in CATEGORIES:
+        answers = [r["answer_text"] for r in recs if r["type"] == "Defect Analysis" and r["synthetic"]["category"] == cat]
+        counts = {c: answers.count(c) for c in {big.facts[(cat, d)]["consequence"] for d in DEFECTS[cat]}}
+        assert len(set(counts.values())) == 1, (cat, counts)
+
+
+def test_leaky_pool_is_detectable():
+    "With all twelve consequences as the pool (the first design) the product's options differ question to question."
+    rng = np.random.default_rng(0)
+    conv = make_conversation(rng, "washer", "red", "hole", "top", "rust")
+    da = next(q for q in conv if q["type"] == "Defect Analysis")
+    assert set(da["Options"].values()) <= set(CONSEQUENCES) and da["Options"][da["Answer"]] == "rust"
+    with pytest.raises(ValueError):
+        make_conversation(rng, "washer", "red", "hole", "top", "rust", ["leakage", "tearing"])
+
+
+def test_product_prior_and_oracle_baselines(ds):
+    recs = mcq_records(ds, ds.mmad, "answer", 8)
+    pp = product_prior_baseline(recs, ds.train)
+    assert len(pp["rows"]) == len(recs) and 0 <= pp["average"] <= 100
+    with pytest.raises(ValueError):
+        product_prior_baseline([{k: v for k, v in recs[0].items() if k != "synthetic"}], ds.train)
+    # the oracle with the true readings answers every question right
+    truth = {
+        p: {k: m["synthetic"][k] for k in ("defect", "location", "category", "color")} for p, m in ds.mmad.items()
+    }
+    o = oracle_baseline(recs, truth, ds.facts)
+    assert all(r["correct"] for r in o["rows"]) and o["average"] == pytest.approx(100.0)
+    wrong = {p: {**t, "category": next(c for c in CATEGORIES if c != t["category"])} for p, t in truth.items()}
+    assert oracle_baseline(recs, wrong, ds.facts)["per_type"]["Object Classification"] == 0.0
+    with pytest.raises(ValueError):
+        oracle_baseline(recs, {}, ds.facts)
+
+
+def test_perception_predictions(ds):
+    tok = build_tokenizer(ds, 8)
+    model = TinyVLM(tok, "llama-1L-64", 32, 4, seed=0)
+    recs = perception_records(ds, list(ds.mmad.values()), 8, 4, False, 0)
+    heads, _ = perception_pretrain(model, recs, 2, 4, 1e-3)
+    read = perception_predictions(model, heads, recs, list(ds.mmad))
+    assert set(read) == set(ds.mmad)
+    for x in read.values():
+        assert x["defect"] in (None, *APPEARANCE) and x["category"] in CATEGORIES
+    with pytest.raises(ValueError):
+        perception_predictions(model, heads, recs, list(ds.mmad)[:-1])
