@@ -33,7 +33,11 @@ __all__ = ['ADJACENCIES', 'SYNTH_THETA', 'SYNTH_BETA', 'CARD_CONTROLS', 'CARD_CO
            'AuditResult', 'canary_audit', 'DPInterval', 'dp_confidence_interval']
 
 # %% ../nbs/27_dp_iv.ipynb #9511dae0
-def check_iv_data(Z: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def check_iv_data(
+    Z: Any,  # instruments, (n, d_z) with d_z >= d_x (a 1-D array is one column)
+    X: Any,  # regressors, (n, d_x) (a 1-D array is one column)
+    y: Any,  # outcome, (n,)
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validate and return `(Z, X, y)` as float arrays of shapes `(n, d_z)`, `(n, d_x)`, `(n,)`.
 
     Raises `ValueError` naming the argument when the sample sizes differ, when there are fewer
@@ -58,14 +62,21 @@ def check_iv_data(Z: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.nd
                          "IV regression needs at least as many instruments as regressors (d_z >= d_x)")
     return Z, X, y
 
-def tsls(Z: Any, X: Any, y: Any) -> np.ndarray:
+def tsls(
+    Z: Any,  # instruments, (n, d_z) with d_z >= d_x (a 1-D array is one column)
+    X: Any,  # regressors, (n, d_x) (a 1-D array is one column)
+    y: Any,  # outcome, (n,)
+) -> np.ndarray:
     ("Closed-form two-stage least squares $\\hat\\beta_{2SLS}$ (no intercept is added: include a constant column in "
      "both Z and X if needed).")
     Z, X, y = check_iv_data(Z, X, y)
     Theta = np.linalg.lstsq(Z, X, rcond=None)[0]
     return np.linalg.lstsq(Z @ Theta, y, rcond=None)[0]
 
-def ols(X: Any, y: Any) -> np.ndarray:
+def ols(
+    X: Any,  # regressors, (n, d) (a 1-D array is one column); no intercept is added
+    y: Any,  # outcome, (n,)
+) -> np.ndarray:
     "Closed-form least squares of `y` on `X` (no intercept added)."
     try: X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     except (TypeError, ValueError): raise TypeError("X and y must be numeric arrays") from None
@@ -76,7 +87,10 @@ def ols(X: Any, y: Any) -> np.ndarray:
     return np.linalg.lstsq(X, y, rcond=None)[0]
 
 # %% ../nbs/27_dp_iv.ipynb #2aed969e
-def clip_weights(norms: np.ndarray, C: float) -> np.ndarray:
+def clip_weights(
+    norms: np.ndarray,  # per-row gradient norms ||g_i||, any shape
+    C: float,           # clipping norm C > 0 (inf = no clipping)
+) -> np.ndarray:
     "Per-row factors $\\min(1, C/\\|g_i\\|)$ that clip gradients of the given norms to `C` (`C=inf`: all ones)."
     if not isinstance(C, (int, float, np.floating, np.integer)) or isinstance(C, bool) or not C > 0:
         raise ValueError(f"C (clipping norm) must be a positive number, got {C!r}")
@@ -85,7 +99,12 @@ def clip_weights(norms: np.ndarray, C: float) -> np.ndarray:
     with np.errstate(divide="ignore"):
         return np.minimum(1.0, C / norms)
 
-def clipped_grad_stage1(Z: np.ndarray, X: np.ndarray, Theta: np.ndarray, C: float) -> np.ndarray:
+def clipped_grad_stage1(
+    Z: np.ndarray,      # instruments, (n, d_z) or batched (B, n, d_z)
+    X: np.ndarray,      # regressors, (n, d_x) or batched (B, n, d_x)
+    Theta: np.ndarray,  # stage-1 coefficients Theta, (d_z, d_x) or (B, d_z, d_x)
+    C: float,           # stage-1 clipping norm C_1 on each per-record gradient (inf = none)
+) -> np.ndarray:
     """$\\frac1n\\sum_i \\mathrm{clip}_C(z_i(z_i^\\top\\Theta - x_i^\\top))$ for `Theta` of shape `(d_z, d_x)` or `(B,
     d_z, d_x)`.
 
@@ -94,7 +113,13 @@ def clipped_grad_stage1(Z: np.ndarray, X: np.ndarray, Theta: np.ndarray, C: floa
     w = clip_weights(np.linalg.norm(Z, axis=-1) * np.linalg.norm(R, axis=-1), C)
     return np.swapaxes(Z, -1, -2) @ (w[..., None] * R) / Z.shape[-2]
 
-def clipped_grad_stage2(Z: np.ndarray, y: np.ndarray, Theta: np.ndarray, beta: np.ndarray, C: float) -> np.ndarray:
+def clipped_grad_stage2(
+    Z: np.ndarray,      # instruments, (n, d_z) or batched (B, n, d_z)
+    y: np.ndarray,      # outcome, (n,) or (B, n)
+    Theta: np.ndarray,  # stage-1 coefficients Theta, (d_z, d_x) or (B, d_z, d_x)
+    beta: np.ndarray,   # stage-2 coefficients beta, (d_x,) or (B, d_x)
+    C: float,           # stage-2 clipping norm C_2 on each per-record gradient (inf = none)
+) -> np.ndarray:
     """$\\frac1n\\sum_i \\mathrm{clip}_C(\\Theta^\\top z_i(z_i^\\top\\Theta\\beta - y_i))$; batched like
     `clipped_grad_stage1`."""
     A = Z @ Theta
@@ -118,7 +143,11 @@ from .core import check_int   # the shared argument check: check_int(name, value
 
 ADJACENCIES = ("replace", "add_remove")
 
-def sensitivity(C: float, n: int, adjacency: str = "replace") -> float:
+def sensitivity(
+    C: float,                    # clipping norm C > 0
+    n: int,                      # number of records n (the public normaliser), >= 1
+    adjacency: str = "replace",  # 'replace' (Delta = 2C/n) or 'add_remove' (Delta = C/n)
+) -> float:
     """$\\ell_2$ sensitivity of a clipped mean $\\frac1n\\sum_i\\mathrm{clip}_C(g_i)$: $2C/n$ when one record is
     replaced
     (`adjacency="replace"`, the default), $C/n$ when one record is added or removed (`"add_remove"`; $n$, the
@@ -128,19 +157,31 @@ def sensitivity(C: float, n: int, adjacency: str = "replace") -> float:
     if adjacency not in ADJACENCIES: raise ValueError(f"adjacency must be one of {ADJACENCIES}, got {adjacency!r}")
     return (2.0 if adjacency == "replace" else 1.0) * C / n
 
-def noise_scale(C: float, n: int, T: int, rho: float, adjacency: str = "replace") -> float:
+def noise_scale(
+    C: float,                    # clipping norm C > 0
+    n: int,                      # number of records n, >= 1
+    T: int,                      # number of released steps T, >= 1
+    rho: float,                  # zCDP budget rho > 0 of all T releases together
+    adjacency: str = "replace",  # 'replace' (one record swapped) or 'add_remove' (one added/removed)
+) -> float:
     ("Gaussian noise std $\\sigma=\\Delta\\sqrt{T/(2\\rho)}$ that makes $T$ releases of a clipped mean (sensitivity "
      "$\\Delta$ = `sensitivity(C, n, adjacency)`) $\\rho$-zCDP.")
     check_int("T", T, 1)
     rho = _check_rho(rho)
     return sensitivity(C, n, adjacency) * math.sqrt(T / (2.0 * rho))
 
-def zcdp_to_dp_bs(rho: float, delta: float) -> float:
+def zcdp_to_dp_bs(
+    rho: float,    # zCDP parameter rho > 0
+    delta: float,  # target delta in (0, 1)
+) -> float:
     "Bun–Steinke (2016) conversion: $\\rho$-zCDP implies $(\\rho + 2\\sqrt{\\rho\\ln(1/\\delta)}, \\delta)$-DP."
     rho, delta = _check_rho(rho), _check_delta(delta)
     return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
 
-def zcdp_to_dp_cks(rho: float, delta: float) -> float:
+def zcdp_to_dp_cks(
+    rho: float,    # zCDP parameter rho > 0
+    delta: float,  # target delta in (0, 1)
+) -> float:
     ("Canonne–Kamath–Steinke (2020) conversion (the tightest from zCDP alone), by a 1-D minimisation over the Rényi "
      "order.")
     rho, delta = _check_rho(rho), _check_delta(delta)
@@ -151,7 +192,10 @@ def zcdp_to_dp_cks(rho: float, delta: float) -> float:
     r = optimize.minimize_scalar(f, bounds=(-20.0, 20.0), method="bounded", options=dict(xatol=1e-10))
     return max(0.0, float(r.fun))
 
-def opendp_epsilon(rho: float, delta: float) -> float:
+def opendp_epsilon(
+    rho: float,    # zCDP parameter rho > 0
+    delta: float,  # target delta in (0, 1)
+) -> float:
     ("$\\varepsilon$ at `delta` for a $\\rho$-zCDP mechanism, from OpenDP's `make_zCDP_to_approxDP` (applied to a "
      "Gaussian measurement with that $\\rho$).")
     rho, delta = _check_rho(rho), _check_delta(delta)
@@ -162,7 +206,10 @@ def opendp_epsilon(rho: float, delta: float) -> float:
     )
     return float(dp.c.make_zCDP_to_approxDP(meas).map(1.0).epsilon(delta))
 
-def gdp_delta(mu: float, eps: float) -> float:
+def gdp_delta(
+    mu: float,   # Gaussian-DP parameter mu > 0 (mu = sqrt(2 rho) for rho-zCDP Gaussian noise)
+    eps: float,  # epsilon >= 0 at which the privacy profile is read
+) -> float:
     ("Exact privacy profile of $\\mu$-Gaussian DP: "
      "$\\delta(\\varepsilon)=\\Phi(-\\varepsilon/\\mu+\\mu/2)-e^{\\varepsilon}\\Phi(-\\varepsilon/\\mu-\\mu/2)$.")
     mu = _check_rho(mu, "mu")
@@ -170,7 +217,10 @@ def gdp_delta(mu: float, eps: float) -> float:
         raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
     return float(stats.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2))
 
-def gdp_epsilon(mu: float, delta: float) -> float:
+def gdp_epsilon(
+    mu: float,     # Gaussian-DP parameter mu > 0
+    delta: float,  # target delta in (0, 1)
+) -> float:
     ("Smallest $\\varepsilon$ with $\\delta(\\varepsilon)\\le$ `delta` for $\\mu$-GDP (the exact "
      "$(\\varepsilon,\\delta)$ of a composed Gaussian mechanism).")
     mu, delta = _check_rho(mu, "mu"), _check_delta(delta)
@@ -179,7 +229,11 @@ def gdp_epsilon(mu: float, delta: float) -> float:
     while gdp_delta(mu, hi) > delta: hi *= 2.0
     return float(optimize.brentq(lambda e: gdp_delta(mu, e) - delta, 0.0, hi, xtol=1e-12))
 
-def privacy_report(rho1: float, rho2: float, delta: float = 1e-5) -> dict:
+def privacy_report(
+    rho1: float,          # stage-1 zCDP budget rho_1 > 0
+    rho2: float,          # stage-2 zCDP budget rho_2 > 0
+    delta: float = 1e-5,  # delta of the (epsilon, delta) conversions, in (0, 1)
+) -> dict:
     "Total zCDP $\\rho=\\rho_1+\\rho_2$ of a DP-2S-GD run and its $(\\varepsilon, \\delta)$ under each conversion."
     rho = _check_rho(rho1, "rho1") + _check_rho(rho2, "rho2")
     return dict(rho=rho, delta=delta, mu=math.sqrt(2 * rho), eps_bs=zcdp_to_dp_bs(rho, delta),
@@ -190,16 +244,16 @@ def privacy_report(rho1: float, rho2: float, delta: float = 1e-5) -> dict:
 @dataclass
 class DPIVResult:
     "Output of DP-2S-GD: estimates, noise scales, budgets, and (with `trace=True`) every released noisy gradient."
-    beta: np.ndarray                 # (d_x,) or (S, R, d_x)
-    theta: np.ndarray                # (d_z, d_x) or (S, R, d_z, d_x)
-    sigma1: Any                      # stage-1 noise std (per budget)
-    sigma2: Any
-    rho1: Any
-    rho2: Any
-    T: int
-    n: int
-    trace: dict | None = field(default=None, repr=False)
-    adjacency: str = "replace"       # the neighbouring notion the noise was calibrated for
+    beta: np.ndarray                                      # (d_x,) or (S, R, d_x)
+    theta: np.ndarray                                     # (d_z, d_x) or (S, R, d_z, d_x)
+    sigma1: Any                                           # stage-1 noise std (per budget)
+    sigma2: Any                                           # stage-2 noise std (per budget)
+    rho1: Any                                             # stage-1 zCDP budget rho_1 (per budget)
+    rho2: Any                                             # stage-2 zCDP budget rho_2 (per budget)
+    T: int                                                # gradient steps per stage
+    n: int                                                # records per data set (the sensitivity's normaliser)
+    trace: dict | None = field(default=None, repr=False)  # per-step Theta_t, beta_t, g1, g2 (`trace=True`), else None
+    adjacency: str = "replace"                            # the neighbouring notion the noise was calibrated for
 
     @property
     def rho(self):
@@ -228,8 +282,15 @@ def _engine_data(Z, X, y):
 class DPIVConvergenceWarning(UserWarning):
     "DP-2S-GD's T steps did not bring the non-private iterate near its fixed point: the estimate is not the IV fit."
 
-def convergence_gap(Z: Any, X: Any, y: Any, theta: Any, beta: Any, C1: float = 4.0,
-                    C2: float = 4.0) -> tuple[float, float]:
+def convergence_gap(
+    Z: Any,           # instruments, (n, d_z) with d_z >= d_x (a 1-D array is one column)
+    X: Any,           # regressors, (n, d_x) (a 1-D array is one column)
+    y: Any,           # outcome, (n,)
+    theta: Any,       # stage-1 iterate Theta, (d_z, d_x)
+    beta: Any,        # stage-2 iterate beta, (d_x,)
+    C1: float = 4.0,  # stage-1 clipping norm of the objective
+    C2: float = 4.0,  # stage-2 clipping norm of the objective
+) -> tuple[float, float]:
     """(stage 1, stage 2) relative distance of `(theta, beta)` from the fixed point of the clipped objectives,
     estimated by one Newton step: $\\|H_1^{-1}g_1\\|/\\|\\Theta\\|$ and $\\|H_2^{-1}g_2\\|/\\|\\beta\\|$, with $g$ the
     clipped gradients and $H$ their clip-weighted Hessians. Near 0: converged; of order 1: the iterate is far."""
@@ -251,10 +312,27 @@ def convergence_gap(Z: Any, X: Any, y: Any, theta: Any, beta: Any, C1: float = 4
     return (rel(Z.T @ (w1[:, None] * Z) / n, Z.T @ (w1[:, None] * R) / n, theta),
             rel(A.T @ (w2[:, None] * A) / n, A.T @ (w2 * e) / n, beta))
 
-def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: Sequence[int] = (0,), *,
-                  split: float = 0.5, eta: float = 0.5, alpha: float = 0.5, C1: float = 4.0, C2: float = 4.0,
-                  private: bool = True, schedule: str = "joint", noise_factor: float = 1.0, trace: bool = False,
-                  adjacency: str = "replace", check_convergence: bool = True, conv_tol: float = 0.05) -> DPIVResult:
+def dp_2s_gd_many(
+    Z: Any,                          # instruments: (n, d_z) shared by all seeds, or one set per seed (S, n, d_z)
+    X: Any,                          # regressors: (n, d_x), or (S, n, d_x) with the stack of `Z`
+    y: Any,                          # outcome: (n,), or (S, n) with the stack of `Z`
+    rhos: Sequence[float],           # total zCDP budgets rho to run (R of them; each split into rho_1 + rho_2)
+    T: int,                          # gradient steps per stage (the noise per step grows as sqrt(T))
+    seeds: Sequence[int] = (0,),     # noise seeds (S of them; with stacked data, one per data set)
+    *,
+    split: float = 0.5,              # share of each budget given to stage 1, rho_1 = split * rho, in (0, 1)
+    eta: float = 0.5,                # stage-1 step size eta, > 0
+    alpha: float = 0.5,              # stage-2 step size alpha, > 0
+    C1: float = 4.0,                 # stage-1 clipping norm C_1 (finite when private)
+    C2: float = 4.0,                 # stage-2 clipping norm C_2 (finite when private)
+    private: bool = True,            # add the calibrated Gaussian noise (False: clipped, noise-free GD)
+    schedule: str = "joint",         # 'joint' (stages step together) or 'sequential' (T stage-1, then T stage-2 steps)
+    noise_factor: float = 1.0,       # multiplier of the calibrated noise, for audits only (< 1 voids the guarantee)
+    trace: bool = False,             # keep Theta_t, beta_t and the released noisy gradients of every step
+    adjacency: str = "replace",      # 'replace' (one record swapped) or 'add_remove' (one added/removed)
+    check_convergence: bool = True,  # rerun noise-free; warn (`DPIVConvergenceWarning`) if T steps fall short
+    conv_tol: float = 0.05,          # relative `convergence_gap` above which the warning is raised, > 0
+) -> DPIVResult:
     """Run DP-2S-GD for every total budget in `rhos` and every seed in `seeds` (returns arrays of shape `(S, R, ...)`).
 
     `Z, X, y` are one data set (`(n, d_z)`, `(n, d_x)`, `(n,)`) shared by all seeds, or one per seed
@@ -391,7 +469,15 @@ def dp_2s_gd_many(Z: Any, X: Any, y: Any, rhos: Sequence[float], T: int, seeds: 
         beta=run(b), theta=run(Th), sigma1=s1, sigma2=s2, rho1=rho1, rho2=rho2, T=T, n=n, trace=tr, adjacency=adjacency
     )
 
-def dp_2s_gd(Z: Any, X: Any, y: Any, rho: float = 1.0, T: int = 30, seed: int = 0, **kwargs) -> DPIVResult:
+def dp_2s_gd(
+    Z: Any,            # instruments, (n, d_z) with d_z >= d_x (a 1-D array is one column)
+    X: Any,            # regressors, (n, d_x) (a 1-D array is one column)
+    y: Any,            # outcome, (n,)
+    rho: float = 1.0,  # total zCDP budget rho > 0 (split between the stages)
+    T: int = 30,       # gradient steps per stage
+    seed: int = 0,     # noise seed
+    **kwargs,
+) -> DPIVResult:
     """One DP-2S-GD estimate of $\\beta$ under a total budget of `rho`-zCDP (see `dp_2s_gd_many` for the options).
 
     Returns a `DPIVResult` whose `beta` has shape `(d_x,)`; `result.epsilon(delta)` converts the budget to
@@ -408,17 +494,17 @@ def dp_2s_gd(Z: Any, X: Any, y: Any, rho: float = 1.0, T: int = 30, seed: int = 
 class IVData:
     ("An IV data set: `Z`, `X`, `y` (standardised for real data), column names, scales back to original units, and "
      "`beta_true` when known.")
-    Z: np.ndarray
-    X: np.ndarray
-    y: np.ndarray
-    z_names: list
-    x_names: list
-    y_name: str = "y"
-    x_scale: np.ndarray | None = None
-    y_scale: float = 1.0
-    beta_true: np.ndarray | None = None
-    frame: Any = field(default=None, repr=False)
-    rho_std: float = 0.0              # zCDP budget spent on private standardisation (0: moments treated as public)
+    Z: np.ndarray                                 # instruments, (n, d_z) (standardised for real data)
+    X: np.ndarray                                 # regressors, (n, d_x)
+    y: np.ndarray                                 # outcome, (n,)
+    z_names: list                                 # column names of `Z`
+    x_names: list                                 # column names of `X` (educ last for Card and Mroz)
+    y_name: str = "y"                             # name of the outcome column
+    x_scale: np.ndarray | None = None             # original-unit std of each regressor (None = 1), for `to_original`
+    y_scale: float = 1.0                          # std of the outcome in original units
+    beta_true: np.ndarray | None = None           # true coefficients when known (synthetic data)
+    frame: Any = field(default=None, repr=False)  # the original data frame (real data; used by `library_fits`)
+    rho_std: float = 0.0  # zCDP budget spent on private standardisation (0: moments treated as public)
 
     @property
     def n(self) -> int: return self.Z.shape[0]
@@ -432,7 +518,12 @@ class IVData:
 SYNTH_THETA = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5], [0.5, -0.5]])
 SYNTH_BETA = np.array([1.0, -0.5])
 
-def make_iv_data(n: int, seed: int = 0, confounding: float = 0.8, noise: float = 0.5) -> IVData:
+def make_iv_data(
+    n: int,                    # number of draws, >= 2
+    seed: int = 0,             # seed of the draws
+    confounding: float = 0.8,  # weight of the unobserved confounder u in X (u also enters y with weight 1), >= 0
+    noise: float = 0.5,        # std of the independent noise in X and y, >= 0
+) -> IVData:
     "The confounded synthetic IV model above: $n$ draws with $d_z=4$, $d_x=2$ and known `beta_true`."
     n = check_int("n", n, 2)
     seed = check_int("seed", seed, 0)
@@ -460,7 +551,10 @@ CARD_CONTROLS_FULL = CARD_CONTROLS + [
 ]
 
 def load_card(
-    controls: Sequence[str] = CARD_CONTROLS, rho_std: float | None = None, adjacency: str = "replace", seed: int = 0
+    controls: Sequence[str] = CARD_CONTROLS,  # exogenous controls, e.g. `CARD_CONTROLS` or `CARD_CONTROLS_FULL`
+    rho_std: float | None = None,             # zCDP budget of private standardisation (None = public moments)
+    adjacency: str = "replace",               # neighbours of the private moments: 'replace' or 'add_remove'
+    seed: int = 0,                            # noise seed of the private moments
 ) -> IVData:
     """Card (1995) from `linearmodels.datasets`: lwage on educ (instrument nearc4) and `controls`, standardised; educ is
     the last regressor.
@@ -475,7 +569,11 @@ def load_card(
         df, list(controls) + ["nearc4"], list(controls) + ["educ"], "lwage", rho_std, CARD_RANGES, adjacency, seed
     )
 
-def load_mroz(rho_std: float | None = None, adjacency: str = "replace", seed: int = 0) -> IVData:
+def load_mroz(
+    rho_std: float | None = None,  # zCDP budget of private standardisation (None = public moments)
+    adjacency: str = "replace",    # neighbours of the private moments: 'replace' or 'add_remove'
+    seed: int = 0,                 # noise seed of the private moments
+) -> IVData:
     """Mroz (1987) from `linearmodels.datasets`, working women only: lwage on exper, expersq, educ (instruments
     fatheduc, motheduc), standardised.
 
@@ -500,7 +598,14 @@ CARD_RANGES = dict(
 )
 MROZ_RANGES = dict(exper=(0, 50), expersq=(0, 2500), educ=(0, 20), fatheduc=(0, 20), motheduc=(0, 20), lwage=(-2, 4))
 
-def private_moments(A: Any, lo: Any, hi: Any, rho: float, adjacency: str = "replace", seed: int = 0) -> dict:
+def private_moments(
+    A: Any,                      # data, (n, d) with n >= 2, finite
+    lo: Any,                     # public lower bound(s): a number or one per column
+    hi: Any,                     # public upper bound(s), > lo: a number or one per column
+    rho: float,                  # zCDP budget rho > 0 of the release
+    adjacency: str = "replace",  # 'replace' (one record swapped) or 'add_remove' (one added/removed)
+    seed: int = 0,               # noise seed
+) -> dict:
     """$\\rho$-zCDP means and standard deviations of the columns of `A` (n × d), given public bounds `lo` <= x <= `hi`.
 
     Each value is clipped to its bounds and rescaled to $u=(x-c)/r\\in[-1,1]$ ($c$, $r$ the centre and half-width);
@@ -534,8 +639,16 @@ def private_moments(A: Any, lo: Any, hi: Any, rho: float, adjacency: str = "repl
     var = np.maximum(s2 / n - m ** 2, 1.0 / n ** 2)
     return dict(mean=c + r * m, sd=r * np.sqrt(var), sigma=sigma, sensitivity=sens, rho=rho, adjacency=adjacency)
 
-def standardise(df: Any, z_cols: Sequence[str], x_cols: Sequence[str], y_col: str, rho_std: float | None = None,
-                ranges: dict | None = None, adjacency: str = "replace", seed: int = 0) -> IVData:
+def standardise(
+    df: Any,                       # data frame holding every named column
+    z_cols: Sequence[str],         # instrument columns (controls included)
+    x_cols: Sequence[str],         # regressor columns (controls included; the coefficient of interest last)
+    y_col: str,                    # outcome column
+    rho_std: float | None = None,  # zCDP budget for private means/stds (None = public moments)
+    ranges: dict | None = None,    # public bounds, column -> (lo, hi); needed when `rho_std` is a number
+    adjacency: str = "replace",    # neighbours of the private moments: 'replace' or 'add_remove'
+    seed: int = 0,                 # noise seed of the private moments
+) -> IVData:
     """Centre and scale the columns of `df` into an `IVData` (regressors `x_cols`, instruments `z_cols`, outcome
     `y_col`).
 
@@ -571,7 +684,9 @@ def standardise(df: Any, z_cols: Sequence[str], x_cols: Sequence[str], y_col: st
 
 
 # %% ../nbs/27_dp_iv.ipynb #9268e383
-def library_fits(data: IVData) -> dict:
+def library_fits(
+    data: IVData,  # a real data set from `load_card` / `load_mroz` (needs its original `frame`)
+) -> dict:
     ("2SLS (linearmodels) and OLS (statsmodels) on the original columns with an intercept; the educ/last-regressor "
      "coefficient and its 95% CI, plus the standardised 2SLS vector.")
     import pandas as pd
@@ -604,14 +719,14 @@ def library_fits(data: IVData) -> dict:
 @dataclass
 class AuditResult:
     "Outcome of `canary_audit`: distinguisher accuracy, the empirical epsilon lower bound and the claimed epsilon."
-    accuracy: float
-    accuracy_ci: tuple
-    accuracy_theory: float
-    eps_lower: float
-    eps_claimed: float
-    eps_exact: float
-    mu: float
-    scores: tuple = field(repr=False, default=())
+    accuracy: float                                # share of trials the threshold-0 distinguisher labels correctly
+    accuracy_ci: tuple                             # 99% Clopper-Pearson interval of `accuracy`
+    accuracy_theory: float                         # the optimal distinguisher's accuracy Phi(mu/2) for mu-GDP
+    eps_lower: float  # empirical epsilon lower bound (threshold on half, Clopper-Pearson on the other half)
+    eps_claimed: float                             # epsilon claimed for the stage (OpenDP conversion of rho1)
+    eps_exact: float                               # exact epsilon of mu-GDP at delta
+    mu: float                                      # Gaussian-DP parameter mu = sqrt(2 rho1)
+    scores: tuple = field(repr=False, default=())  # distinguisher scores on D and on D', one per trial
 
 def _cp_upper(k, n, alpha):
     return 1.0 if k >= n else float(stats.beta.ppf(1 - alpha / 2, k + 1, n - k))
@@ -623,19 +738,19 @@ def _eps_lb(s0, s1, thr, delta, alpha):
     return max(math.log(v) if v > 0 else -math.inf for v in vals)
 
 def canary_audit(
-    n: int = 100,
-    T: int = 10,
-    rho1: float = 0.125,
-    trials: int = 2000,
+    n: int = 100,                # records per data set (n - 1 synthetic ones plus the canary or its mirror), >= 3
+    T: int = 10,                 # stage-1 steps per mechanism run
+    rho1: float = 0.125,         # stage-1 zCDP budget rho_1 audited
+    trials: int = 2000,          # mechanism runs on each of the two neighbouring data sets, >= 10
     *,
-    C1: float = 4.0,
-    eta: float = 0.5,
-    delta: float = 1e-5,
-    alpha_ci: float = 0.05,
-    noise_factor: float = 1.0,
-    seed: int = 0,
-    M: float = 1e6,
-    adjacency: str = "replace",
+    C1: float = 4.0,             # stage-1 clipping norm
+    eta: float = 0.5,            # stage-1 step size
+    delta: float = 1e-5,         # delta of the epsilon bounds
+    alpha_ci: float = 0.05,      # level of the Clopper-Pearson bounds in the epsilon lower bound
+    noise_factor: float = 1.0,   # multiplier of the calibrated noise (< 1 audits a broken mechanism)
+    seed: int = 0,               # seed of the data and the noise
+    M: float = 1e6,              # size of the canary's x (large: its gradient is always clipped to C1)
+    adjacency: str = "replace",  # audited notion: 'replace' or 'add_remove' (D holds a null record)
 ) -> AuditResult:
     """White-box canary audit of DP-2S-GD's stage 1 at budget `rho1` (see the text above).
 
@@ -702,22 +817,31 @@ def canary_audit(
 @dataclass
 class DPInterval:
     "A differentially private confidence interval for β from `dp_confidence_interval` (arrays over the regressors)."
-    estimate: np.ndarray
-    lower: np.ndarray
-    upper: np.ndarray
-    se: np.ndarray
-    level: float
-    groups: int
-    rho: float
-    group_estimates: np.ndarray = field(repr=False, default=None)
+    estimate: np.ndarray                                           # centre: mean of the group estimates, (d_x,)
+    lower: np.ndarray                                              # lower bounds, (d_x,)
+    upper: np.ndarray                                              # upper bounds, (d_x,)
+    se: np.ndarray                                                 # standard error s_beta / sqrt(K), (d_x,)
+    level: float                                                   # confidence level
+    groups: int                                                    # number of groups K
+    rho: float  # zCDP budget of the release (each group's run spends all of it)
+    group_estimates: np.ndarray = field(repr=False, default=None)  # the K group estimates, (K, d_x)
 
     def covers(self, beta: Any) -> np.ndarray:
         "Per coordinate: does the interval contain `beta`?"
         beta = np.asarray(beta, float)
         return (self.lower <= beta) & (beta <= self.upper)
 
-def dp_confidence_interval(Z: Any, X: Any, y: Any, rho: float = 1.0, T: int = 30, groups: int = 10, level: float = 0.95,
-                           seed: int = 0, **kwargs) -> DPInterval:
+def dp_confidence_interval(
+    Z: Any,               # instruments, (n, d_z) with d_z >= d_x (a 1-D array is one column)
+    X: Any,               # regressors, (n, d_x) (a 1-D array is one column)
+    y: Any,               # outcome, (n,)
+    rho: float = 1.0,     # zCDP budget rho > 0 of the whole interval (parallel composition over groups)
+    T: int = 30,          # gradient steps per stage in each group
+    groups: int = 10,     # number K of disjoint groups, >= 2
+    level: float = 0.95,  # confidence level in (0, 1)
+    seed: int = 0,        # seed of the split and the noise
+    **kwargs,
+) -> DPInterval:
     """A $\\rho$-zCDP confidence interval for $\\beta$ by sample splitting (subsample and aggregate).
 
     The records are split into `groups` disjoint groups of $m=\\lfloor n/K\\rfloor$ by a seeded permutation of their
