@@ -17,9 +17,10 @@ from .tinylm import final_number
 # %% auto #0
 __all__ = ['LN2', 'RHD_FEATURES', 'CREDITS', 'decoder_parts', 'jsd', 'logit_lens', 'late_layers', 'token_reasoning_scores',
            'step_spans', 'lens_token_stats', 'analyze_batch', 'analyze_ids', 'analyze_trace', 'RHD', 'crossfit_auc',
-           'auc_se', 'within_pool_auc', 'eigenscore', 'batch_embeddings', 'sample_embeddings', 'shaping_potential',
-           'shaped_step_rewards', 'shaping_to_go', 'grpo_r_advantages', 'GRPORAdvantage', 'paired_ci', 'chain_records',
-           'well_formed', 'misled_steps']
+           'auc_se', 'within_pool_auc', 'fast_auc', 'paired_auc_diff', 'eigenscore', 'batch_embeddings',
+           'sample_embeddings', 'shaping_potential', 'shaped_step_rewards', 'shaping_to_go', 'grpo_r_advantages',
+           'GRPORAdvantage', 'paired_ci', 'chain_records', 'well_formed', 'misled_steps', 'first_wrong_step',
+           'error_confidence']
 
 # %% ../nbs/24_reasoning_hallucination.ipynb #2b284532
 LN2 = math.log(2.0)
@@ -247,7 +248,8 @@ def analyze_batch(model, tokenizer, prompt_ids: Sequence[Sequence[int]], complet
     steps (default max(2, ⌈K/2⌉)); `attn_score` = share of attention (late layers, mean over heads) that tokens of
     the later steps give to the early steps whose R is anomalous (|z| ≥ `anomaly_z` within the trace), relative to all
     completion tokens; `pcc` = Pearson(R_k, PPL_k). Baseline signals: `nll` (mean), `entropy` (mean predictive
-    entropy), `answer_logprob` (mean log-prob of the last step's tokens)."""
+    entropy), `answer_logprob` (mean log-prob of the last step's tokens), `token_nll` (each completion token's
+    −log p under the model, for the confidence of an error)."""
     if isinstance(prompt_ids, torch.Tensor) or isinstance(completion_ids, torch.Tensor):
         raise TypeError("prompt_ids and completion_ids must be lists of id lists")
     if len(prompt_ids) != len(completion_ids):
@@ -301,7 +303,7 @@ def analyze_batch(model, tokenizer, prompt_ids: Sequence[Sequence[int]], complet
             out.append({"R": R, "ppl": ppl, "spans": spans, "token_R": r_tok, "mean_R": float(R.mean()), "cv_early": cv,
                         "attn_score": attn, "pcc": _pearson(R, ppl), "nll": float(nll_tok.mean()),
                         "entropy": float(ent_tok.mean()), "answer_logprob": float(-nll_tok[s_ans:e_ans].mean()),
-                        "layers": J})
+                        "token_nll": nll_tok, "layers": J})
     return out
 
 
@@ -362,7 +364,8 @@ def crossfit_auc(rows: Sequence[Mapping], labels: Sequence[int], baselines: Mapp
     default {'RHD': RHD_FEATURES}) is fitted on one half and scored on the other, and every fixed baseline score
     (higher = more likely hallucinated) is scored on the same held-out halves. Returns {'auc': mean over the
     2·n_repeats halves, 'auc_sd': their std, 'halves', 'first': (held-out indices, {name: scores}) of the first
-    half}."""
+    half, 'oof': {name: [n_repeats, n] out-of-fold scores} (every trace scored by the fit on the other half; a
+    baseline's rows are its own score), for paired comparisons (`paired_auc_diff`)}."""
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedKFold
     y = np.asarray(labels).astype(int)
@@ -377,17 +380,20 @@ def crossfit_auc(rows: Sequence[Mapping], labels: Sequence[int], baselines: Mapp
     if bad: raise ValueError(f"baseline scores {bad} must hold one value per trace ({len(y)})")
     aucs: dict[str, list[float]] = {k: [] for k in [*detectors, *baselines]}
     first = None
+    oof = {k: np.zeros((n_repeats, len(y))) for k in aucs}
     for rep in range(n_repeats):
         folds = StratifiedKFold(2, shuffle=True, random_state=seed * 1000 + rep).split(np.zeros(len(y)), y)
         for fit_idx, test_idx in folds:
             fit_rows, test_rows = [rows[i] for i in fit_idx], [rows[i] for i in test_idx]
             sc = {k: RHD(f, C=C).fit(fit_rows, y[fit_idx]).score(test_rows) for k, f in detectors.items()}
             sc.update({k: v[test_idx] for k, v in baselines.items()})
-            for k, v in sc.items(): aucs[k].append(float(roc_auc_score(y[test_idx], v)))
+            for k, v in sc.items():
+                aucs[k].append(float(roc_auc_score(y[test_idx], v)))
+                oof[k][rep, test_idx] = v
             if first is None: first = (test_idx, sc)
     return {"auc": {k: float(np.mean(v)) for k, v in aucs.items()},
             "auc_sd": {k: float(np.std(v)) for k, v in aucs.items()},
-            "halves": 2 * n_repeats, "first": first}
+            "halves": 2 * n_repeats, "first": first, "oof": oof}
 
 # %% ../nbs/24_reasoning_hallucination.ipynb #baec76be
 def auc_se(auc: float, n_pos: int, n_neg: int) -> float:
@@ -425,6 +431,53 @@ def within_pool_auc(rows: Sequence[Mapping], labels: Sequence[int], pools: Seque
         se = {k: auc_se(a, n_pos, len(idx) - n_pos) for k, a in cf["auc"].items()}
         out[p] = {**info, "auc": cf["auc"], "auc_sd": cf["auc_sd"], "se": se}
     return out
+
+# %% ../nbs/24_reasoning_hallucination.ipynb #a1c0de01
+def fast_auc(y: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """AUC of scores `s` ([..., n]; higher = positive) for labels `y` ([..., n] of 0/1, or [n]) by the Mann–Whitney
+    rank sum with mid-ranks for ties, vectorised over leading dimensions (bootstrap resamples). NaN where a row has
+    one class only."""
+    from scipy.stats import rankdata
+    s = np.asarray(s, dtype=np.float64)
+    y = np.broadcast_to(np.asarray(y).astype(bool), s.shape)
+    r = rankdata(s, axis=-1)
+    n1 = y.sum(-1)
+    n0 = y.shape[-1] - n1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # Eq. (Mann–Whitney): AUC = (Σ_{positives} rank − n₁(n₁+1)/2) / (n₁ n₀)
+        return ((r * y).sum(-1) - n1 * (n1 + 1) / 2) / (n1 * n0)
+
+
+def paired_auc_diff(labels: Sequence[int],  # 0/1 labels of the n traces
+                    scores_a: np.ndarray,  # [R, n] out-of-fold scores of detector a (R cross-fitting repeats) or [n]
+                    scores_b: np.ndarray,  # [R, n] or [n] scores of detector b, on the same traces
+                    n_boot: int = 2000,  # bootstrap resamples of traces
+                    level: float = 0.95,  # two-sided level of the interval
+                    seed: int = 0  # seed of the resampling
+                    ) -> dict:
+    """Paired AUC difference a − b on the same traces: the mean over repeats of AUC(a) − AUC(b), with a percentile
+    bootstrap interval that resamples traces (the same resample for both detectors and every repeat, so the
+    interval is paired; the fits are held fixed). Returns {'diff', 'lo', 'hi', 'auc_a', 'auc_b', 'p_le_0' (share of
+    resamples with a difference ≤ 0: a one-sided bootstrap p-value for a > b), 'n', 'n_pos'}."""
+    y = np.asarray(labels).astype(int)
+    A, B = np.atleast_2d(np.asarray(scores_a, dtype=np.float64)), np.atleast_2d(np.asarray(scores_b, dtype=np.float64))
+    if A.shape[-1] != len(y) or B.shape[-1] != len(y):
+        raise ValueError(f"scores_a {A.shape} and scores_b {B.shape} must end in n = {len(y)} (one score per trace)")
+    if not (np.isfinite(A).all() and np.isfinite(B).all()): raise ValueError("scores must be finite (no NaN or inf)")
+    if min(np.bincount(y, minlength=2)) < 2: raise ValueError("labels need at least 2 traces of each class")
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 10:
+        raise ValueError(f"n_boot must be an int >= 10, got {n_boot!r}")
+    if not 0 < level < 1: raise ValueError(f"level must be in (0, 1), got {level}")
+    auc_a, auc_b = float(np.mean(fast_auc(y, A))), float(np.mean(fast_auc(y, B)))
+    idx = np.random.default_rng(seed).integers(0, len(y), size=(n_boot, len(y)))
+    yb = y[idx]
+    d = np.nanmean(fast_auc(yb[:, None], A[:, idx].transpose(1, 0, 2)), 1) - \
+        np.nanmean(fast_auc(yb[:, None], B[:, idx].transpose(1, 0, 2)), 1)
+    d = d[np.isfinite(d)]
+    lo, hi = np.quantile(d, [(1 - level) / 2, (1 + level) / 2])
+    return {"diff": auc_a - auc_b, "lo": float(lo), "hi": float(hi), "auc_a": auc_a, "auc_b": auc_b,
+            "p_le_0": float(np.mean(d <= 0)), "n": int(len(y)), "n_pos": int(y.sum())}
+
 
 # %% ../nbs/24_reasoning_hallucination.ipynb #1921741d
 def eigenscore(embeddings: torch.Tensor | np.ndarray, alpha: float = 1e-3) -> float:
@@ -571,7 +624,12 @@ def grpo_r_advantages(step_R: Sequence[Sequence[float]], step_ends: Sequence[Seq
 # %% ../nbs/24_reasoning_hallucination.ipynb #5a78eeb2
 class GRPORAdvantage:
     """`advantage_fn` for `iclr26.rl.grpo_train`: scores each sampled trace's steps with the current policy's Reasoning
-    Score and returns GRPO-R advantages (`grpo_r_advantages`). The last step ends at the last generated token (eos)."""
+    Score and returns GRPO-R advantages (`grpo_r_advantages`). The last step ends at the last generated token (eos).
+    Every call appends to `stats` the size of the shaping term beside the outcome advantage, as means of |·| over the
+    completion tokens: 'outcome' (GRPO's whitened advantage), 'shaping' (GRPO-R − GRPO), 'action' (the part that can
+    move the expected gradient: GRPO-R − its γ = 1 version for the potential credit, whose γ = 1 part is a baseline;
+    all of the shaping for the own-step credit) and 'outcome_nz' (the outcome advantage over groups whose outcomes
+    vary); `log` keeps the mean step score of each call."""
     def __init__(self, policy, tokenizer, alpha: float = 1.0, tau: float = 0.1, gamma: float = 1.0, level: str = "step",
                  late_frac: float = 0.5, agg: str = "mean", delim: str = "\n", eps: float = 1e-4,
                  step_norm: str = "outcome", credit: str = "potential"):
@@ -581,7 +639,7 @@ class GRPORAdvantage:
         if credit not in CREDITS: raise ValueError(f"credit must be one of {CREDITS}, got {credit!r}")
         self.policy, self.tok = policy, tokenizer
         self.kw = dict(alpha=alpha, tau=tau, gamma=gamma, level=level, eps=eps, step_norm=step_norm, credit=credit)
-        self.late_frac, self.agg, self.delim, self.log = late_frac, agg, delim, []
+        self.late_frac, self.agg, self.delim, self.log, self.stats = late_frac, agg, delim, [], []
     def step_scores(self, rollout) -> tuple[list[np.ndarray], list[list[int]]]:
         "Per-step Reasoning Scores of each sampled trace (one batched lens pass) and each step's last completion index."
         ps, bodies, lens_c = [], [], []
@@ -612,12 +670,26 @@ class GRPORAdvantage:
     def __call__(self, rollout, rewards: torch.Tensor) -> torch.Tensor:
         Rs, ends = self.step_scores(rollout)
         self.log.append(float(np.mean([r.mean() for r in Rs])))
-        return grpo_r_advantages(Rs, ends, rewards, rollout.completion_mask, rollout.group_size, **self.kw)
+        cm = rollout.completion_mask
+        adv = grpo_r_advantages(Rs, ends, rewards, cm, rollout.group_size, **self.kw)
+        plain = grpo_r_advantages(Rs, ends, rewards, cm, rollout.group_size, **{**self.kw, "alpha": 0.0})
+        if self.kw["credit"] == "potential" and self.kw["level"] == "step":
+            act = adv - grpo_r_advantages(Rs, ends, rewards, cm, rollout.group_size, **{**self.kw, "gamma": 1.0})
+        else:
+            act = adv - plain
+        m = cm.float()
+        tok_mean = lambda x, w=m: float((x.abs() * w).sum() / w.sum().clamp(min=1))
+        vary = (rewards.float().view(-1, rollout.group_size).var(1, unbiased=False) > 1e-12)
+        m_nz = m * vary.repeat_interleave(rollout.group_size)[:, None].float()
+        self.stats.append({"outcome": tok_mean(plain), "shaping": tok_mean(adv - plain), "action": tok_mean(act),
+                           "outcome_nz": tok_mean(plain, m_nz)})
+        return adv
 
 # %% ../nbs/24_reasoning_hallucination.ipynb #dd4e02d9
 def paired_ci(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> dict:
     """Paired difference a − b over matched seeds: {'mean', 'lo', 'hi' (Student-t interval at `level`), 'sd', 'n',
-    'diffs'}; with one pair the interval is NaN."""
+    'diffs', 'lo_one_sided' (the one-sided lower bound at `level`), 'p_greater' (one-sided paired t-test p-value of
+    mean a − b > 0)}; with one pair the intervals and p-value are NaN."""
     from scipy import stats
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1 or len(a) == 0:
@@ -628,10 +700,16 @@ def paired_ci(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> di
     n, m = len(d), float(d.mean())
     if n < 2:
         nan = float("nan")
-        return {"mean": m, "lo": nan, "hi": nan, "sd": nan, "n": n, "diffs": d.tolist()}
+        return {"mean": m, "lo": nan, "hi": nan, "sd": nan, "n": n, "diffs": d.tolist(), "lo_one_sided": nan,
+                "p_greater": nan}
     sd = float(d.std(ddof=1))
-    h = float(stats.t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
-    return {"mean": m, "lo": m - h, "hi": m + h, "sd": sd, "n": n, "diffs": d.tolist()}
+    se = sd / math.sqrt(n)
+    h = float(stats.t.ppf(0.5 + level / 2, n - 1)) * se
+    h1 = float(stats.t.ppf(level, n - 1)) * se
+    # one-sided paired t-test of mean(a − b) > 0: p = P(t_{n−1} ≥ mean / se)
+    p = float(stats.t.sf(m / se, n - 1)) if se > 0 else (0.0 if m > 0 else 1.0)
+    return {"mean": m, "lo": m - h, "hi": m + h, "sd": sd, "n": n, "diffs": d.tolist(), "lo_one_sided": m - h1,
+            "p_greater": p}
 
 # %% ../nbs/24_reasoning_hallucination.ipynb #b0310fb9
 _STEP = re.compile(r"^(-?\d+)([+\-])(-?\d+)=(-?\d+)$")
@@ -714,3 +792,38 @@ def misled_steps(record: Mapping, completion: str) -> list[bool | None]:
         elif k < len(ops) and int(m.group(3)) == record["noop"] != ops[k]: out.append(True)
         else: out.append(None)
     return out
+
+# %% ../nbs/24_reasoning_hallucination.ipynb #a1c0de03
+def first_wrong_step(record: Mapping,  # a record of `chain_records` (prompt, steps, operands, noop)
+                     completion: str  # the model's trace (one step per line)
+                     ) -> tuple[int | None, str | None]:
+    """(k, kind) of the first wrong step (0-based line) of a trace on `record`, following the model's own chain:
+    `'note'` (the step's operand is the NoOp number where the prompt's operand differs: the planted shortcut),
+    `'operand'` (another wrong operand or operator), `'slip'` (right operand, wrong arithmetic), `'malformed'` (the line
+    is no step); (None, None) if every step is right."""
+    if not isinstance(completion, str): raise TypeError("completion must be a string")
+    want = [_STEP.match(s).group(2) for s in record["steps"]]          # the reference operator of each step
+    xs = list(record["operands"])
+    for k, line in enumerate(completion.split("\n")[:len(want)]):
+        m = _STEP.match(line.strip())
+        if m is None: return k, "malformed"
+        a, o, b, c = int(m.group(1)), m.group(2), int(m.group(3)), int(m.group(4))
+        if b != xs[k + 1] or o != want[k]:
+            return k, "note" if record.get("noop") is not None and b == record["noop"] != xs[k + 1] else "operand"
+        if c != (a + b if o == "+" else a - b): return k, "slip"
+    return None, None
+
+
+def error_confidence(row: Mapping,  # a detection row: 'record', 'completion', and analyze_batch's 'spans', 'token_nll'
+                     p: float = 0.9  # the confidence level
+                     ) -> dict:
+    """Confidence of a hallucinated trace's first wrong step: {'k', 'kind' (see `first_wrong_step`), 'min_p' (the
+    lowest probability the model gave a token of that step), 'confident' (every token of it at probability ≥ `p`)}."""
+    if not 0 < p < 1: raise ValueError(f"p must be in (0, 1), got {p}")
+    k, kind = first_wrong_step(row["record"], row["completion"])
+    nll = np.asarray(row["token_nll"], dtype=np.float64)
+    if k is None or k >= len(row["spans"]): s, e = 0, len(nll)       # no wrong step found: the whole trace
+    else: s, e = row["spans"][k]
+    min_p = float(np.exp(-nll[s:e].max())) if e > s else float("nan")
+    return {"k": k, "kind": kind, "min_p": min_p, "confident": bool(min_p >= p)}
+

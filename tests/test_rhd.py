@@ -4,10 +4,12 @@ import numpy as np
 import pytest
 import torch
 
-from iclr26.rhd import (LN2, RHD, _encode_pair, analyze_batch, analyze_trace, auc_se, batch_embeddings, chain_records,
-                        crossfit_auc, decoder_parts, eigenscore, grpo_r_advantages, jsd, late_layers, lens_token_stats,
-                        logit_lens, misled_steps, paired_ci, sample_embeddings, shaped_step_rewards, shaping_potential,
-                        shaping_to_go, step_spans, token_reasoning_scores, well_formed, within_pool_auc)
+from iclr26.rhd import (LN2, RHD, GRPORAdvantage, _encode_pair, analyze_batch, analyze_trace, auc_se, batch_embeddings,
+                        chain_records, crossfit_auc, decoder_parts, eigenscore, error_confidence, fast_auc,
+                        first_wrong_step, grpo_r_advantages, jsd, late_layers, lens_token_stats, logit_lens,
+                        misled_steps, paired_auc_diff, paired_ci, sample_embeddings, shaped_step_rewards,
+                        shaping_potential, shaping_to_go, step_spans, token_reasoning_scores, well_formed,
+                        within_pool_auc)
 from iclr26.rl import expand_advantages, group_advantages
 from iclr26.tinylm import char_tokenizer, make_model
 
@@ -446,3 +448,97 @@ def test_prop_eigenscore_rejects_bad_embeddings(k, d, bad):
         _rhd.eigenscore(torch.randn(d))
     with pytest.raises(TypeError, match="token_texts"):
         _rhd.step_spans(list(range(k)))
+
+
+def test_fast_auc_and_paired_auc_diff():
+    from sklearn.metrics import roc_auc_score
+    rng = np.random.default_rng(1)
+    y = np.array([0] * 50 + [1] * 50)
+    good, weak = y + rng.normal(0, 0.6, 100), y + rng.normal(0, 3.0, 100)
+    tied = np.round(good)                                        # ties: mid-ranks
+    for s in (good, weak, tied):
+        assert abs(fast_auc(y, s) - roc_auc_score(y, s)) < 1e-12
+    assert math.isnan(fast_auc(np.zeros(5), np.arange(5.0)))   # one class: no AUC
+    d = paired_auc_diff(y, good, weak, n_boot=400, seed=0)
+    assert d["lo"] > 0 and d["p_le_0"] < 0.01 and d["n"] == 100 and d["n_pos"] == 50
+    assert abs(d["diff"] - (roc_auc_score(y, good) - roc_auc_score(y, weak))) < 1e-12
+    same = paired_auc_diff(y, good, good, n_boot=50)
+    assert same["diff"] == 0 and same["lo"] == 0 and same["hi"] == 0      # paired: a detector against itself
+    # [R, n] out-of-fold scores: the mean over repeats
+    two = paired_auc_diff(y, np.stack([good, weak]), np.stack([weak, weak]), n_boot=50)
+    assert abs(two["auc_a"] - (roc_auc_score(y, good) + roc_auc_score(y, weak)) / 2) < 1e-12
+    # a null detector (noise) against a real one fails, the oracle (labels) passes
+    assert paired_auc_diff(y, rng.normal(size=100), good, n_boot=200)["hi"] < 0
+    with pytest.raises(ValueError, match="one score per trace"): paired_auc_diff(y, good[:10], weak)
+    with pytest.raises(ValueError, match="finite"): paired_auc_diff(y, np.r_[good[:-1], np.nan], weak)
+    with pytest.raises(ValueError, match="n_boot"): paired_auc_diff(y, good, weak, n_boot=3)
+    with pytest.raises(ValueError, match="class"): paired_auc_diff(np.r_[np.zeros(99), 1], good, weak)
+
+
+def test_crossfit_auc_out_of_fold_scores():
+    rng = np.random.default_rng(0)
+    y = np.array([0, 1] * 30)
+    rows = [{"mean_R": rng.normal(2 * t), "cv_early": rng.normal(), "attn_score": rng.random(), "pcc": rng.normal()}
+            for t in y]
+    b = rng.normal(size=len(y))
+    cf = crossfit_auc(rows, y, {"b": b}, n_repeats=2, seed=0)
+    assert cf["oof"]["RHD"].shape == (2, len(y)) and np.allclose(cf["oof"]["b"], b[None].repeat(2, 0))
+    assert np.all((cf["oof"]["RHD"] > 0) & (cf["oof"]["RHD"] < 1))      # every trace scored out of fold
+
+
+def test_first_wrong_step_and_error_confidence():
+    rec = {"prompt": "Compute 3+5-2+4 note 7.\n", "steps": ["3+5=8", "8-2=6", "6+4=10"], "operands": [3, 5, 2, 4],
+           "noop": 7}
+    assert first_wrong_step(rec, "3+5=8\n8-2=6\n6+4=10\n10") == (None, None)
+    assert first_wrong_step(rec, "3+5=8\n8-7=1\n1+4=5\n5") == (1, "note")
+    assert first_wrong_step(rec, "3+5=9\n9-2=7\n7+4=11\n11") == (0, "slip")
+    assert first_wrong_step(rec, "3+5=8\n8+2=10\n10+4=14\n14") == (1, "operand")
+    assert first_wrong_step(rec, "3+5=8\nfoo\n") == (1, "malformed")
+    neg = chain_records(5, seed=3, steps=(6,), noop="random", cue_step=3)
+    assert all(first_wrong_step(r, r["answer"]) == (None, None) for r in neg)    # negative numbers parse
+    row = {"record": rec, "completion": "3+5=8\n8-7=1\n1+4=5\n5", "spans": [(0, 2), (2, 4), (4, 6), (6, 7)],
+           "token_nll": [0.01, 0.01, 0.05, 0.02, 2.0, 0.1, 0.1]}
+    e = error_confidence(row)
+    assert e["k"] == 1 and e["kind"] == "note" and e["confident"] and abs(e["min_p"] - math.exp(-0.05)) < 1e-12
+    row["token_nll"] = [0.01, 0.01, 0.5, 0.02, 2.0, 0.1, 0.1]
+    assert not error_confidence(row)["confident"]
+    with pytest.raises(ValueError, match="p must"): error_confidence(row, p=1.5)
+    with pytest.raises(TypeError): first_wrong_step(rec, None)
+
+
+def test_paired_ci_one_sided():
+    from scipy import stats
+    a, b = [0.6, 0.62, 0.58, 0.61, 0.63], [0.58, 0.61, 0.59, 0.60, 0.6]
+    c = paired_ci(a, b)
+    t = stats.ttest_rel(a, b, alternative="greater")
+    assert abs(c["p_greater"] - t.pvalue) < 1e-12
+    assert c["lo"] < c["lo_one_sided"] < c["mean"]
+    assert abs(paired_ci(a, b, level=0.90)["lo"] - c["lo_one_sided"]) < 1e-12   # 90 % two-sided = 95 % one-sided
+
+
+def test_grpo_r_advantage_logs_shaping_magnitude(tiny):
+    from types import SimpleNamespace
+    m, tok = tiny
+    enc = lambda s: tok(s, add_special_tokens=False)["input_ids"]
+    comps = ["1+2=3\n3+4=7\n7", "1+2=4\n4+4=8\n8", "1+2=3\n3+4=7\n7", "1+2=3\n3+1=4\n4"]
+    ids = [enc(c) for c in comps]
+    L = max(map(len, ids))
+    cid = torch.tensor([x + [0] * (L - len(x)) for x in ids])
+    cmask = torch.tensor([[1] * len(x) + [0] * (L - len(x)) for x in ids])
+    p = enc("1+2+4\n")
+    ro = SimpleNamespace(prompt_ids=torch.tensor([p] * 4), prompt_mask=torch.ones(4, len(p)), completion_ids=cid,
+                         completion_mask=cmask, group_size=4)
+    ro.__len__ = None
+    class R(SimpleNamespace):
+        def __len__(self): return 4
+    ro = R(**vars(ro))
+    rew = torch.tensor([1.0, 0.0, 1.0, 0.0])
+    for credit, gamma in (("potential", 0.9), ("potential", 1.0), ("own_step", 1.0)):
+        f = GRPORAdvantage(m, tok, alpha=1.0, tau=10.0, gamma=gamma, credit=credit)
+        adv = f(ro, rew)
+        st = f.stats[-1]
+        assert adv.shape == cmask.shape and set(st) == {"outcome", "shaping", "action", "outcome_nz"}
+        assert abs(st["outcome"] - 1.0) < 1e-3 and st["outcome_nz"] == st["outcome"]    # whitened ±1 outcomes
+        assert st["shaping"] > 0
+        if credit == "potential" and gamma == 1.0: assert st["action"] < 1e-9      # γ = 1: a baseline only
+        else: assert st["action"] > 0
