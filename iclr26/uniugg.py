@@ -27,8 +27,9 @@ __all__ = ['COLOURS', 'SHAPES', 'COUNT_WORDS', 'PRETRAIN_VERSION', 'GEN_PROMPT',
            'conf_loss', 'regr_loss', 'infonce_match', 'semantic_loss', 'GeoSemModel', 'Stage1Config', 'stage1_losses',
            'warmup_cosine', 'train_stage1', 'loss_drop', 'pretrain_geometry', 'SpatialVAE', 'kl_normal', 'encode_all',
            'train_stage2', 'vqa_tokenizer', 'UnifiedModel', 'encode_questions', 'train_stage3', 'vqa_accuracy',
-           'chamfer', 'sliced_wasserstein', 'target_metrics', 'target_depth', 'mmd_rbf', 'depth_set_mmd',
-           'image_metric_hooks', 'decode_pair']
+           'object_tokens', 'token_probe', 'chamfer', 'sliced_wasserstein', 'target_metrics', 'target_depth', 'mmd_rbf',
+           'depth_set_mmd', 'image_metric_hooks', 'decode_pair', 'novel_mask', 'pair_metrics', 'gap_closure',
+           'gap_closure_ci']
 
 # %% ../nbs/13_uniugg.ipynb #4d9d21a1
 COLOURS = {
@@ -347,15 +348,29 @@ def make_pair(
 COUNT_WORDS = ("zero", "one", "two", "three", "four", "five", "six")
 
 
-def vqa_questions(pair: Mapping, rng: np.random.Generator, min_pixels: int = 3) -> list[dict]:
+def vqa_questions(
+    pair: Mapping,  # a pair from `make_pair` (needs `scene`, `ids`, `K`, `pose1`)
+    rng: np.random.Generator,  # picks the object pairs
+    min_pixels: int = 3,  # an object counts as visible from this many pixels on
+    n_pairs: int = 1,  # object pairs asked about (closer + left-of each); > 1 draws distinct ordered pairs
+) -> list[dict]:
     """Spatial questions (closer / left-of / count) about the reference view of `pair`, each dict(type, question,
-    answer)."""
+    answer): one count question and, with >= 2 visible objects, a closer and a left-of question for each of up to
+    `n_pairs` object pairs."""
+    if isinstance(n_pairs, bool) or not isinstance(n_pairs, int) or n_pairs < 1:
+        raise ValueError(f"n_pairs must be an int >= 1, got {n_pairs!r}")
     scene, ids, K = pair["scene"], pair["ids"][0], pair["K"]
     R1, t1 = pair["pose1"]
     vis = [i for i in range(1, len(scene.objects) + 1) if (ids == i).sum() >= min_pixels]
     qs = [dict(type="count", question="how many objects are visible ?", answer=COUNT_WORDS[len(vis)])]
-    if len(vis) >= 2:
-        a, b = rng.choice(vis, size=2, replace=False)
+    if len(vis) < 2:
+        return qs
+    if n_pairs == 1:
+        chosen = [tuple(rng.choice(vis, size=2, replace=False))]  # the draw of the original protocol
+    else:
+        ordered = [(a, b) for a in vis for b in vis if a != b]
+        chosen = [ordered[k] for k in rng.permutation(len(ordered))[:n_pairs]]
+    for a, b in chosen:
         oa, ob = scene.objects[a - 1], scene.objects[b - 1]
         ca, cb = (
             transform_points(
@@ -372,9 +387,17 @@ def vqa_questions(pair: Mapping, rng: np.random.Generator, min_pixels: int = 3) 
     return qs
 
 
-def make_dataset(n: int, seed: int = 0, size: int = 32, patch: int = 4, n_corr: int = 64) -> dict:
+def make_dataset(
+    n: int,  # number of pairs
+    seed: int = 0,  # scene, camera and question seed
+    size: int = 32,  # view size in pixels
+    patch: int = 4,  # patch size (the raymap's resolution)
+    n_corr: int = 64,  # correspondences kept per pair
+    n_pairs: int = 1,  # object pairs asked about per scene (`vqa_questions`)
+) -> dict:
     """Render `n` random scene pairs; returns stacked torch tensors (`rgb` (n, 2, 3, H, W), `pts`, `mask`, `ids`,
-    `depth`, `raymap`, `corr`, `R12`, `t12`), `K` and a list `vqa` of questions per pair."""
+    `depth`, `raymap`, `corr`, `R12`, `t12`), `K` and a list `vqa` of questions per pair (the renders do not depend on
+    `n_pairs`)."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"n must be a positive int, got {n!r}")
     rng = np.random.default_rng(seed)
@@ -392,7 +415,7 @@ def make_dataset(n: int, seed: int = 0, size: int = 32, patch: int = 4, n_corr: 
         R12=st("R12"),
         t12=st("t12"),
         K=torch.from_numpy(pairs[0]["K"]),
-        vqa=[vqa_questions(p, rng) for p in pairs],
+        vqa=[vqa_questions(p, rng, n_pairs=n_pairs) for p in pairs],
         n_objects=[len(p["scene"].objects) for p in pairs],
         colours=[[o.colour for o in p["scene"].objects] for p in pairs],
         shapes=[[o.shape for o in p["scene"].objects] for p in pairs],
@@ -1034,6 +1057,7 @@ class UnifiedModel(nn.Module):
         head: str = "diffusion",
         unet_channels: tuple = (32, 32),
         train_timesteps: int = 1000,
+        prediction: str = "epsilon",
     ):
         super().__init__()
         from diffusers import UNet2DConditionModel, DDPMScheduler
@@ -1043,6 +1067,8 @@ class UnifiedModel(nn.Module):
                 raise TypeError(f"llm must be a Hugging Face causal LM with {m}(), got {type(llm).__name__}")
         if head not in ("diffusion", "regression"):
             raise ValueError(f"head must be 'diffusion' or 'regression', got {head!r}")
+        if prediction not in ("epsilon", "sample", "v_prediction"):
+            raise ValueError(f"prediction must be 'epsilon', 'sample' or 'v_prediction', got {prediction!r}")
         self.llm, self.tok, self.grid, self.latent, self.head = llm, tokenizer, grid, latent, head
         d = llm.config.hidden_size
         self.ref_proj = nn.Linear(feat_dim, d)
@@ -1066,7 +1092,7 @@ class UnifiedModel(nn.Module):
                 norm_num_groups=min(16, unet_channels[0]),
             )
             self.scheduler = DDPMScheduler(
-                num_train_timesteps=train_timesteps, beta_schedule="squaredcos_cap_v2", prediction_type="epsilon"
+                num_train_timesteps=train_timesteps, beta_schedule="squaredcos_cap_v2", prediction_type=prediction
             )
         else:
             self.reg_head = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, latent))
@@ -1096,13 +1122,17 @@ class UnifiedModel(nn.Module):
         return self.llm.get_output_embeddings()(h[torch.arange(B), T + q_len - 1])
 
     def gen_loss(self, cond: torch.Tensor, z0: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
-        "DDPM epsilon-prediction loss (or latent regression MSE) for target latents `z0` (already scaled)."
+        """DDPM loss for target latents `z0` (already scaled): the UNet predicts the noise (epsilon, the paper's choice),
+        the clean latent (`sample`, x0) or the velocity (`v_prediction`); with the regression head, latent MSE."""
         if self.head == "regression":
             return F.mse_loss(self._regress(cond), z0)
         noise = torch.randn(z0.shape, generator=generator)
         t = torch.randint(0, self.scheduler.config.num_train_timesteps, (len(z0),), generator=generator)
         zt = self.scheduler.add_noise(z0, noise, t)
-        return F.mse_loss(self.unet(zt, t, encoder_hidden_states=cond).sample, noise)
+        kind = self.scheduler.config.prediction_type
+        # Eq. (diff): target epsilon, x0 or v = sqrt(abar) eps - sqrt(1 - abar) x0
+        target = noise if kind == "epsilon" else z0 if kind == "sample" else self.scheduler.get_velocity(z0, noise, t)
+        return F.mse_loss(self.unet(zt, t, encoder_hidden_states=cond).sample, target)
 
     def _regress(self, cond):
         B = cond.shape[0]
@@ -1235,6 +1265,66 @@ def vqa_accuracy(
             )
         )
     return out
+
+# %% ../nbs/13_uniugg.ipynb #41bfe2e2
+def object_tokens(
+    feats: torch.Tensor,  # reference-view tokens (N, T, D)
+    ids: torch.Tensor,  # reference-view object ids (N, H, W)
+    pair: int,  # which pair
+    obj: int,  # object id (1-based)
+    patch: int,  # patch size in pixels
+) -> torch.Tensor:
+    "The coverage-weighted mean token (D,) of object `obj` in pair `pair` (weights: its pixel fraction per patch)."
+    cov = F.avg_pool2d((ids[pair] == obj).float()[None, None], patch).flatten()  # (T,)
+    if cov.sum() == 0:
+        raise ValueError(f"object {obj} is not visible in pair {pair}")
+    return (cov[:, None] * feats[pair]).sum(0) / cov.sum()
+
+
+def _probe_features(feats, data, vqa, patch):
+    "One feature vector per question: (a, b, a - b) object tokens for closer / left-of, mean and max tokens for count."
+    X, y, types = [], [], []
+    cols = list(COLOURS)
+    for i, qs in enumerate(vqa):
+        for q in qs:
+            if q["type"] == "count":
+                x = torch.cat([feats[i].mean(0), feats[i].max(0).values, torch.zeros(feats.shape[-1])])
+            else:
+                names = [w for w in q["question"].split() if w in COLOURS]
+                a, b = (data["colours"][i].index(c) + 1 for c in names[:2])
+                fa, fb = (object_tokens(feats, data["ids"][:, 0], i, o, patch) for o in (a, b))
+                x = torch.cat([fa, fb, fa - fb])
+            X.append(x.numpy())
+            y.append(q["answer"])
+            types.append(q["type"])
+    return np.array(X), np.array(y), np.array(types)
+
+
+def token_probe(
+    feats_tr: torch.Tensor,  # frozen reference tokens of the training pairs (N, T, D)
+    data_tr: Mapping,  # the training dataset (for `ids`, `colours`)
+    vqa_tr: Sequence[Sequence[Mapping]],  # training questions per pair
+    feats_te: torch.Tensor,  # frozen reference tokens of the test pairs
+    data_te: Mapping,  # the test dataset
+    vqa_te: Sequence[Sequence[Mapping]],  # test questions per pair
+    patch: int = 4,  # patch size
+) -> dict:
+    """A diagnostic of what the frozen tokens hold: per question type, a logistic-regression probe (scikit-learn) on
+    the tokens of the two named objects (pooled under their **true** patch masks, which the LLM must find itself) or
+    on pooled tokens (count), trained on the training questions. Returns test accuracy overall and per type."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    Xtr, ytr, ttr = _probe_features(feats_tr, data_tr, vqa_tr, patch)
+    Xte, yte, tte = _probe_features(feats_te, data_te, vqa_te, patch)
+    correct = np.zeros(len(yte), bool)
+    for t in sorted(set(tte)):
+        clf = make_pipeline(StandardScaler(), LogisticRegression(C=0.1, max_iter=2000))
+        clf.fit(Xtr[ttr == t], ytr[ttr == t])
+        correct[tte == t] = clf.predict(Xte[tte == t]) == yte[tte == t]
+    return dict(overall=float(correct.mean()), n=int(len(yte)), k=int(correct.sum()),
+                **{t: float(correct[tte == t].mean()) for t in sorted(set(tte))})
 
 # %% ../nbs/13_uniugg.ipynb #0dcf3c14
 def _check_clouds(p, g) -> None:
@@ -1398,3 +1488,98 @@ def decode_pair(vae: SpatialVAE, decoder: SpatialDecoder, z_ref: torch.Tensor, z
     """Latents of the reference and target views -> VAE decoder -> spatial decoder -> pointmaps (B, 2, H, W, 3) in view
     1's frame."""
     return decoder(vae.decode(z_ref), vae.decode(z_tgt))["pts"]
+
+# %% ../nbs/13_uniugg.ipynb #467d775e
+def novel_mask(
+    data: Mapping,  # a dataset from `make_dataset` (needs `pts`, `mask`, `depth`, `K`)
+    idx: torch.Tensor,  # the pairs to use, (B,)
+    tol: float = 0.03,  # relative depth tolerance of the visibility test
+) -> torch.Tensor:
+    """(B, H, W) bool: the target view's valid pixels whose 3-D point camera 1 does **not** see (outside its frustum,
+    on the sky, or hidden behind a nearer surface) — the part of the target an imagining model must invent."""
+    if not 0 < tol < 1:
+        raise ValueError(f"tol must be in (0, 1), got {tol}")
+    pts2, m2 = data["pts"][idx][:, 1], data["mask"][idx][:, 1]  # target points, already in view 1's frame
+    m1, d1, K = data["mask"][idx][:, 0], data["depth"][idx][:, 0], data["K"]
+    B, H, W, _ = pts2.shape
+    z = pts2[..., 2]
+    zc = z.clamp(min=1e-6)
+    # project into camera 1: u = f_x X / Z + c_x, v = f_y Y / Z + c_y
+    u = torch.floor(K[0, 0] * pts2[..., 0] / zc + K[0, 2]).long()
+    v = torch.floor(K[1, 1] * pts2[..., 1] / zc + K[1, 2]).long()
+    inside = (z > 1e-3) & (u >= 0) & (u < W) & (v >= 0) & (v < H)
+    ui, vi = u.clamp(0, W - 1), v.clamp(0, H - 1)
+    b = torch.arange(B).view(-1, 1, 1).expand(B, H, W)
+    seen = inside & m1[b, vi, ui] & ((d1[b, vi, ui] - z).abs() < tol * zc)  # depth test against view 1
+    return m2 & ~seen
+
+# %% ../nbs/13_uniugg.ipynb #862780d7
+def pair_metrics(
+    pred: torch.Tensor,  # predicted pointmaps (B, 2, H, W, 3) in view 1's frame
+    data: Mapping,  # the dataset the pairs come from
+    idx: torch.Tensor,  # the pairs, (B,)
+    min_novel: int = 8,  # pairs with fewer unseen target pixels get NaN for `chamfer_novel`
+) -> dict:
+    """Per-pair target-view metrics as arrays of length B: pixel-aligned depth in camera 2 (`absrel`, `delta1`:
+    pixel (u, v) of the prediction against pixel (u, v) of the truth), `chamfer` over the target's valid pixels and
+    `chamfer_novel` restricted to the pixels camera 1 does not see (`novel_mask`); plus `novel_frac`."""
+    gt, mask = data["pts"][idx], data["mask"][idx]
+    if pred.shape != gt.shape:
+        raise ValueError(f"pred must have shape {tuple(gt.shape)}, got {tuple(pred.shape)}")
+    pn, _ = avg_dist_normalise(pred, mask)
+    gn, gnorm = avg_dist_normalise(gt, mask)
+    nov = novel_mask(data, idx)
+    out = {k: [] for k in ("absrel", "delta1", "chamfer", "chamfer_novel")}
+    for b in range(len(idx)):
+        m, n = mask[b, 1], nov[b]
+        R, t = data["R12"][idx[b]], data["t12"][idx[b]]
+        z_hat = ((pn[b, 1] * gnorm[b] - t) @ R)[..., 2][m].clamp(min=1e-3)  # R^T (X - t), z only: depth in camera 2
+        z = data["depth"][idx[b], 1][m]
+        out["absrel"].append(float(((z_hat - z).abs() / z).mean()))
+        out["delta1"].append(float((torch.maximum(z_hat / z, z / z_hat) < 1.25).float().mean()))
+        out["chamfer"].append(chamfer(pn[b, 1][m], gn[b, 1][m]))
+        out["chamfer_novel"].append(chamfer(pn[b, 1][n], gn[b, 1][n]) if n.sum() >= min_novel else float("nan"))
+    return {k: np.array(v) for k, v in out.items()} | dict(novel_frac=float(nov.sum() / mask[:, 1].sum()))
+
+# %% ../nbs/13_uniugg.ipynb #af5ca96d
+def gap_closure(
+    gen: np.ndarray,  # per-pair metric of the generator, (n,)
+    copy: np.ndarray,  # the same metric of copying the reference latent, (n,)
+    oracle: np.ndarray,  # the same metric of decoding the true target latent, (n,)
+    empty: str = "raise",  # when copy and oracle have the same mean: "raise" a ValueError, or return "nan"
+) -> float:
+    """The fraction of the copy -> oracle gap a generator closes, over the pairs where all three are finite:
+    0 = no better than copying the reference, 1 = as good as decoding the true target, < 0 = worse than copying.
+    The same formula serves lower-is-better (AbsRel, Chamfer) and higher-is-better (delta1) metrics."""
+    if empty not in ("raise", "nan"):
+        raise ValueError(f"empty must be 'raise' or 'nan', got {empty!r}")
+    gen, copy, oracle = (np.asarray(a, float) for a in (gen, copy, oracle))
+    if not gen.shape == copy.shape == oracle.shape or gen.ndim != 1:
+        raise ValueError(f"gen, copy and oracle must be 1-D of one length, got {gen.shape}, {copy.shape}, {oracle.shape}")
+    ok = np.isfinite(gen) & np.isfinite(copy) & np.isfinite(oracle)
+    if not ok.any():
+        raise ValueError("no pair has finite gen, copy and oracle values")
+    g, c, o = gen[ok].mean(), copy[ok].mean(), oracle[ok].mean()
+    if c == o:
+        if empty == "nan":
+            return float("nan")
+        raise ValueError("copy and oracle have the same mean: the gap is empty")
+    # Eq. (gap): (copy - generated) / (copy - oracle), means over the test pairs
+    return float((c - g) / (c - o))
+
+# %% ../nbs/13_uniugg.ipynb #b118eb94
+def gap_closure_ci(
+    gen: np.ndarray,  # per-pair metric of the generator
+    copy: np.ndarray,  # per-pair metric of the copy baseline
+    oracle: np.ndarray,  # per-pair metric of the oracle
+    n_boot: int = 2000,  # bootstrap resamples
+    seed: int = 0,  # resampling seed
+    empty: str = "raise",  # passed to `gap_closure` ("nan": an empty gap gives NaN, not an error)
+) -> tuple[float, float, float]:
+    """(gap closure, lo, hi): `gap_closure` with a paired percentile-bootstrap 95 % interval that resamples test pairs
+    (each resample keeps a pair's three values together); pairs with a NaN are dropped first."""
+    from iclr26.core import bootstrap_ci
+
+    x = np.stack([np.asarray(a, float) for a in (gen, copy, oracle)], 1)
+    x = x[np.isfinite(x).all(1)]
+    return bootstrap_ci(x, stat=lambda y: gap_closure(y[:, 0], y[:, 1], y[:, 2], empty), n_boot=n_boot, seed=seed)

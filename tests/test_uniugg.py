@@ -470,3 +470,92 @@ def test_property_avg_dist_normalise_bad_input(v, shape_ok):
     else:
         with pytest.raises(ValueError, match="pts .* and mask"):
             avg_dist_normalise(pts, mask[:, :1])
+
+
+# --- issue #54: pixel-aligned target geometry, unseen pixels, gap closure, denoiser targets, token probe ---
+from iclr26.uniugg import novel_mask, pair_metrics, gap_closure, gap_closure_ci, token_probe, object_tokens
+
+
+def test_novel_mask_and_pair_metrics():
+    data = make_dataset(6, seed=3, size=16, patch=4)
+    idx = torch.arange(6)
+    nov = novel_mask(data, idx)
+    assert nov.shape == (6, 16, 16) and not (nov & ~data["mask"][:, 1]).any()  # only valid target pixels
+    assert nov.any() and (~nov & data["mask"][:, 1]).any()  # a real camera move: some new, some seen pixels
+    same = dict(data, pts=data["pts"][:, [0, 0]], mask=data["mask"][:, [0, 0]], depth=data["depth"][:, [0, 0]])
+    assert not novel_mask(same, idx).any()  # the reference seen again: nothing is new
+    pm = pair_metrics(data["pts"], data, idx, min_novel=1)
+    np.testing.assert_allclose(pm["absrel"], 0, atol=1e-5)
+    np.testing.assert_allclose(pm["chamfer"][np.isfinite(pm["chamfer"])], 0, atol=1e-6)
+    assert (pm["delta1"] == 1).all() and 0 < pm["novel_frac"] < 1
+    # copying the reference view's pointmap into the target branch is worse, most of all on the unseen pixels
+    cp = pair_metrics(data["pts"][:, [0, 0]], data, idx, min_novel=1)
+    assert cp["absrel"].mean() > 0.01 and np.nanmean(cp["chamfer_novel"]) > 0
+    with pytest.raises(ValueError, match="pred must have shape"):
+        pair_metrics(data["pts"][:, :1], data, idx)
+    with pytest.raises(ValueError, match="tol"):
+        novel_mask(data, idx, tol=0)
+
+
+def test_gap_closure_and_its_interval():
+    c, o = np.array([1.0, 2.0, 3.0, np.nan]), np.array([0.5, 1.0, 1.5, 0.2])
+    assert gap_closure(c, c, o) == 0 and gap_closure(o, c, o) == 1  # NaN pairs dropped
+    assert gap_closure(c + 1, c, o) < 0  # worse than copying
+    assert gap_closure(1 - c, 1 - c, 1 - o) == 0 and gap_closure(1 - o, 1 - c, 1 - o) == 1  # higher-is-better too
+    with pytest.raises(ValueError, match="empty"):
+        gap_closure(c, c, c)
+    assert np.isnan(gap_closure(c, c, c, empty="nan"))  # an empty gap on request (a decoder that ignores view 2)
+    with pytest.raises(ValueError, match="empty must be"):
+        gap_closure(c, c, o, empty="zero")
+    with pytest.raises(ValueError, match="1-D"):
+        gap_closure(c, c[:2], o)
+    rng = np.random.default_rng(0)
+    o = rng.uniform(0.5, 1, 600)
+    c = o + 0.4
+    v, lo, hi = gap_closure_ci(c - 0.3 + rng.normal(0, 0.05, 600), c, o)
+    assert lo <= v <= hi and lo < 0.75 < hi and hi - lo < 0.05
+
+
+@pytest.mark.parametrize("prediction", ["epsilon", "sample", "v_prediction"])
+def test_denoiser_targets(prediction):
+    data = make_dataset(3, seed=0, size=16, patch=4)
+    tok = vqa_tokenizer([q for v in data["vqa"] for q in v])
+    um = UnifiedModel(_tiny_llm("gpt2", len(tok)), tok, feat_dim=8, grid=4, unet_channels=(8, 8), prediction=prediction)
+    assert um.scheduler.config.prediction_type == prediction
+    feats, z0 = torch.randn(3, 16, 8), torch.randn(3, 4, 4, 4)
+    cond = um.condition(feats, data["raymap"])
+    # the loss's target is the one the scheduler samples with: rebuild it from the same generator draws
+    g1, g2 = torch.Generator().manual_seed(5), torch.Generator().manual_seed(5)
+    loss = um.gen_loss(cond, z0, g1)
+    noise = torch.randn(z0.shape, generator=g2)
+    t = torch.randint(0, 1000, (3,), generator=g2)
+    out = um.unet(um.scheduler.add_noise(z0, noise, t), t, encoder_hidden_states=cond).sample
+    tgt = {"epsilon": noise, "sample": z0, "v_prediction": um.scheduler.get_velocity(z0, noise, t)}[prediction]
+    assert loss.item() == pytest.approx(torch.nn.functional.mse_loss(out, tgt).item(), rel=1e-5)
+    z = um.generate(feats, data["raymap"], steps=2)
+    assert z.shape == (3, 4, 4, 4) and torch.isfinite(z).all()
+    with pytest.raises(ValueError, match="prediction"):
+        UnifiedModel(_tiny_llm("gpt2", len(tok)), tok, 8, 4, prediction="x0")
+
+
+def test_more_questions_per_scene_and_token_probe():
+    d1 = make_dataset(8, seed=4, size=16, patch=4)
+    d6 = make_dataset(8, seed=4, size=16, patch=4, n_pairs=6)
+    assert torch.equal(d1["rgb"], d6["rgb"])  # the renders do not depend on the questions
+    assert sum(map(len, d6["vqa"])) > sum(map(len, d1["vqa"]))
+    for qs in d6["vqa"]:
+        pair_qs = [q["question"] for q in qs if q["type"] == "closer"]
+        assert len(pair_qs) == len(set(pair_qs)) <= 6  # distinct ordered pairs
+    with pytest.raises(ValueError, match="n_pairs"):
+        vqa_questions(make_pair(sample_scene(np.random.default_rng(0)), np.random.default_rng(0), 16, 4),
+                      np.random.default_rng(0), n_pairs=0)
+    # object tokens: a token map that is 1 on object 1's patches and 0 elsewhere pools to 1 for object 1
+    ids = d6["ids"][:, 0]
+    cov = torch.nn.functional.avg_pool2d((ids[0] == 1).float()[None, None], 4).flatten()
+    feats = (cov > 0).float()[None, :, None].repeat(8, 1, 3)
+    assert torch.allclose(object_tokens(feats, ids, 0, 1, 4), torch.ones(3))
+    # the probe reads depth from tokens that hold it: tokens = true patch depth (+ noise) answer "closer" well
+    tr, te = make_dataset(120, seed=5, size=16, patch=4, n_pairs=6), make_dataset(40, seed=6, size=16, patch=4)
+    tokens = lambda d: torch.nn.functional.avg_pool2d(d["depth"][:, 0][:, None], 4).flatten(1)[..., None].repeat(1, 1, 4)
+    pr = token_probe(tokens(tr), tr, tr["vqa"], tokens(te), te, te["vqa"], patch=4)
+    assert pr["closer"] > 0.8 and pr["n"] == sum(map(len, te["vqa"]))
