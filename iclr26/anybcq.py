@@ -33,11 +33,16 @@ def _check_groups(w: torch.Tensor, name: str = "w") -> None:
         raise ValueError(f"{name} must have a non-empty last dimension (the group), got shape {tuple(w.shape)}")
     if not torch.isfinite(w).all(): raise ValueError(f"{name} must be finite (no NaN or inf)")
 
-def sign_pm(x: torch.Tensor) -> torch.Tensor:
+def sign_pm(
+    x: torch.Tensor,  # tensor of any shape
+) -> torch.Tensor:
     "Elementwise sign in {-1, +1} (zero maps to +1)."
     return torch.where(x >= 0, 1.0, -1.0).to(x.dtype)
 
-def bcq_greedy(w: torch.Tensor, p: int) -> tuple[torch.Tensor, torch.Tensor]:
+def bcq_greedy(
+    w: torch.Tensor,  # weight groups, (..., g) float: the last dimension is one group of g weights
+    p: int,           # number of bit-planes p, >= 1
+) -> tuple[torch.Tensor, torch.Tensor]:
     ("Greedy BCQ of groups `w` (..., g): planes `B` (..., p, g) in {-1,+1} and scales `alpha` (..., p), alpha_i = "
      "mean|r|.")
     _check_groups(w)
@@ -52,7 +57,10 @@ def bcq_greedy(w: torch.Tensor, p: int) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.stack(Bs, -2), torch.stack(As, -1)
 
 def bcq_fit_scales(
-    w: torch.Tensor, B: torch.Tensor, offset: bool = True, ridge: float = 1e-10
+    w: torch.Tensor,       # weight groups, (..., g) float: the last dimension is one group of g weights
+    B: torch.Tensor,       # bit-planes in {-1, +1}, (..., p, g) with w's leading dims
+    offset: bool = True,   # also fit a per-group offset beta (W_hat = sum_i alpha_i b_i + beta)
+    ridge: float = 1e-10,  # relative ridge added to the normal equations (keeps singular plane sets solvable)
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     ("Least-squares scales (and offset) of planes `B` (..., p, g) for groups `w` (..., g): `(alpha (..., p), beta "
      "(...) or None)`.")
@@ -73,12 +81,19 @@ def bcq_fit_scales(
     c = c.to(w.dtype)
     return (c[..., :-1], c[..., -1]) if offset else (c, None)
 
-def sign_patterns(p: int, device=None) -> torch.Tensor:
+def sign_patterns(
+    p: int,       # number of bits p, >= 1
+    device=None,  # torch device of the result (None = CPU)
+) -> torch.Tensor:
     "All 2^p sign patterns as a (2^p, p) float tensor of +-1."
     p = check_int("p", p, 1)
     return torch.tensor(list(itertools.product((-1.0, 1.0), repeat=p)), device=device)
 
-def bcq_nearest_codes(w: torch.Tensor, alpha: torch.Tensor, beta: torch.Tensor | None = None) -> torch.Tensor:
+def bcq_nearest_codes(
+    w: torch.Tensor,                   # weight groups, (..., g) float: the last dimension is one group of g weights
+    alpha: torch.Tensor,               # scales alpha_1..alpha_p of each group, (..., p)
+    beta: torch.Tensor | None = None,  # per-group offsets, (...), or None
+) -> torch.Tensor:
     "Planes (..., p, g): for every weight the sign pattern whose codeword `beta + sum_i s_i alpha_i` is nearest."
     _check_groups(w)
     S = sign_patterns(alpha.shape[-1], w.device).to(w.dtype)                 # (2^p, p)
@@ -87,7 +102,11 @@ def bcq_nearest_codes(w: torch.Tensor, alpha: torch.Tensor, beta: torch.Tensor |
     idx = (w[..., :, None] - code[..., None, :]).abs().argmin(-1)            # (..., g)
     return S[idx].transpose(-1, -2).contiguous()                             # (..., p, g)
 
-def bcq_reconstruct(B: torch.Tensor, alpha: torch.Tensor, beta: torch.Tensor | None = None) -> torch.Tensor:
+def bcq_reconstruct(
+    B: torch.Tensor,                   # bit-planes in {-1, +1}, (..., p, g)
+    alpha: torch.Tensor,               # scales, (..., p)
+    beta: torch.Tensor | None = None,  # per-group offsets, (...), or None
+) -> torch.Tensor:
     "$\\hat w = \\sum_i \\alpha_i b_i + \\beta$ for planes `B` (..., p, g) and scales `alpha` (..., p)."
     if B.dim() < 2 or alpha.shape != B.shape[:-1]:
         raise ValueError(f"alpha must have shape {tuple(B.shape[:-1])} (the planes' leading dims), got "
@@ -98,7 +117,10 @@ def bcq_reconstruct(B: torch.Tensor, alpha: torch.Tensor, beta: torch.Tensor | N
     return w + beta[..., None] if beta is not None else w
 
 def bcq_quantize(
-    w: torch.Tensor, p: int, iters: int = 15, offset: bool = True
+    w: torch.Tensor,      # weight groups, (..., g) float: the last dimension is one group of g weights
+    p: int,               # number of bit-planes p, >= 1
+    iters: int = 15,      # alternating (nearest codes, least-squares scales) rounds, >= 0
+    offset: bool = True,  # also fit a per-group offset beta (W_hat = sum_i alpha_i b_i + beta)
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
     ("p-bit BCQ of groups `w` (..., g): greedy init, least-squares scales, then `iters` rounds of (nearest codes, "
      "scales).")
@@ -117,12 +139,12 @@ def bcq_quantize(
 class BCQCode:
     ("A multi-precision BCQ code of a weight `(N, K)` in groups of `group_size` inputs: shared planes, one scale set "
      "per precision.")
-    planes: torch.Tensor                 # (N, G, p_max, g) in {-1, +1}
-    alphas: dict                         # p -> (N, G, p)
-    betas: dict                          # p -> (N, G) or None
-    group_size: int
-    p_min: int
-    p_max: int
+    planes: torch.Tensor  # (N, G, p_max, g) in {-1, +1}
+    alphas: dict          # p -> (N, G, p)
+    betas: dict           # p -> (N, G) or None
+    group_size: int       # inputs per group g (one scale set per group and output row)
+    p_min: int            # lowest precision (bits) the code serves: the base
+    p_max: int            # highest precision: number of stored planes
 
     def weight(self, p: int) -> torch.Tensor:
         "The dequantised weight of precision `p`, shape (N, K)."
@@ -150,9 +172,17 @@ def _groups(W: torch.Tensor, group_size: int) -> torch.Tensor:
 EXPAND_ITERS = 20
 "Alternating (new plane <-> scales) rounds per added plane in the official progressive expansion (issue #32's reading)."
 
-def anybcq_quantize(W: torch.Tensor, p_min: int = 2, p_max: int = 4, group_size: int = 128, iters: int = 15,
-                    offset: bool = True, scale_dtype: torch.dtype | None = torch.float16,
-                    expand_iters: int = EXPAND_ITERS, refit_scales: bool = True) -> BCQCode:
+def anybcq_quantize(
+    W: torch.Tensor,                         # weight (N, K) = (out, in) features, float, finite; `group_size` divides K
+    p_min: int = 2,                          # bits of the BCQ base (the lowest precision served)
+    p_max: int = 4,                          # bits after progressive expansion (the highest precision), >= p_min
+    group_size: int = 128,                   # inputs per group g (the paper's 128)
+    iters: int = 15,                         # alternating refit rounds of the base
+    offset: bool = True,                     # also fit a per-group offset beta (W_hat = sum_i alpha_i b_i + beta)
+    scale_dtype: torch.dtype | None = torch.float16,  # dtype the scales are rounded to (None = keep float32)
+    expand_iters: int = EXPAND_ITERS,        # alternating (new plane, scales) rounds per added plane (0 = one-shot)
+    refit_scales: bool = True,               # re-solve all scales at each expansion (False: the greedy nested ablation)
+) -> BCQCode:
     """AnyBCQ code of `W` (out_features, in_features): a `p_min`-bit BCQ base (greedy + `iters` alternating refits),
     then progressive expansion to `p_max` planes. Each added plane starts as the sign of the residual, all scales
     are re-solved by least squares, and then `expand_iters` alternating rounds (new plane = nearest sign given the
@@ -185,7 +215,10 @@ def anybcq_quantize(W: torch.Tensor, p_min: int = 2, p_max: int = 4, group_size:
         alphas[p + 1], betas[p + 1] = rnd(a), rnd(b)
     return BCQCode(B, alphas, betas, group_size, p_min, p_max)
 
-def relative_error(W: torch.Tensor, W_hat: torch.Tensor) -> float:
+def relative_error(
+    W: torch.Tensor,      # reference weight
+    W_hat: torch.Tensor,  # approximation of `W`, same shape
+) -> float:
     "Relative squared Frobenius error $\\|W-\\hat W\\|^2 / \\|W\\|^2$."
     if not (isinstance(W, torch.Tensor) and isinstance(W_hat, torch.Tensor)):
         raise TypeError("W and W_hat must be tensors")
@@ -198,7 +231,9 @@ from .kernels.anybcq import (pack_bitplanes, unpack_bitplanes, dequantize, bcq_m
                                    bcq_matmul_planes, check_bcq)
 # (re-exported here so that `from iclr26.anybcq import *` gives the storage format too)
 
-def pack_code(code: BCQCode) -> dict:
+def pack_code(
+    code: BCQCode,  # the `BCQCode` to pack (K a multiple of 32)
+) -> dict:
     """Kernel-layout tensors of `code`: `qweight` int32 (K/32, p_max, N); `alpha` (n_prec, K/g, p_max, N) with precision
     p
     at index p - p_min (planes >= p zero); `beta` (n_prec, K/g, N) or None."""
@@ -218,7 +253,10 @@ def _padded(in_features: int) -> int:
     "`in_features` rounded up to a multiple of 32 (one packed int32 word per 32 inputs)."
     return -(-in_features // 32) * 32
 
-def group_size_for(in_features: int, group_size: int = 128) -> int:
+def group_size_for(
+    in_features: int,       # input width K of the layer (padded up to a multiple of 32)
+    group_size: int = 128,  # requested group size, a multiple of 32
+) -> int:
     """The group size used for a layer with `in_features` inputs (zero-padded up to a multiple of 32): `group_size`
     if it divides the padded width, else the largest multiple of 32 that does and is <= `group_size` (with a
     `UserWarning` saying so: the zoo's widths 160 and 448 rely on it). `group_size` must be a multiple of 32 (one
@@ -257,8 +295,17 @@ class AnyBCQLinear(nn.Module):
     (`cache_dequant`, on by default): up to `p_max - p_min + 1` float32 copies of the weight, traded for a dense matmul
     per call instead of a dequantisation per call. `clear_cache()` drops them (done by `load_code` and
     reconstruction)."""
-    def __init__(self, in_features: int, out_features: int, p_min: int = 2, p_max: int = 4, group_size: int = 128,
-                 offset: bool = True, bias: bool = False, cache_dequant: bool = True):
+    def __init__(
+        self,
+        in_features: int,            # input width K (zero-padded to a multiple of 32 inside)
+        out_features: int,           # output width N
+        p_min: int = 2,              # lowest precision (bits) served
+        p_max: int = 4,              # highest precision: stored bit-planes, >= p_min
+        group_size: int = 128,       # inputs per group, a multiple of 32 dividing the padded width
+        offset: bool = True,         # store a per-group offset beta per precision
+        bias: bool = False,          # store a bias (copied from the source layer)
+        cache_dequant: bool = True,  # PyTorch path: cache each used precision's dequantised weight
+    ):
         super().__init__()
         self.in_features = check_int("in_features", in_features, 1)
         self.out_features = check_int("out_features", out_features, 1)
@@ -393,7 +440,9 @@ def _refuse_save_pretrained(*args, **kwargs):
         "layers with random weights. Save the quantised layers with save_quantized(model, path), keep the "
         "unquantised checkpoint for the rest, and restore with from_pretrained(...) then load_quantized(model, path).")
 
-def guard_save_pretrained(model: nn.Module) -> nn.Module:
+def guard_save_pretrained(
+    model: nn.Module,  # model holding `AnyBCQLinear` layers (a Hugging Face model or any module)
+) -> nn.Module:
     ("Make `model.save_pretrained` (and `push_to_hub`, which calls it) raise, pointing to `save_quantized`; a no-op "
      "for a model without `save_pretrained`. `quantize_model` and `load_quantized` call it (issue #60).")
     for name in ("save_pretrained", "push_to_hub"):   # push_to_hub would create the remote repo before saving
@@ -409,9 +458,17 @@ def _quantisable(model: nn.Module, skip: Sequence[str]) -> list[str]:
         if isinstance(m, kinds) and not any(n == s or n.endswith("." + s) for s in skip)
     ]
 
-def quantize_model(model: nn.Module, p_min: int = 2, p_max: int = 4, group_size: int = 128, iters: int = 15,
-                   offset: bool = True, skip: Sequence[str] = ("lm_head",), progress_bar: bool = True,
-                   expand_iters: int = EXPAND_ITERS) -> dict[str, AnyBCQLinear]:
+def quantize_model(
+    model: nn.Module,                    # model whose `nn.Linear` / `Conv1D` layers are replaced in place
+    p_min: int = 2,                      # lowest precision (bits) served
+    p_max: int = 4,                      # highest precision (stored planes)
+    group_size: int = 128,               # requested group size (per layer via `group_size_for`)
+    iters: int = 15,                     # alternating refit rounds of each base
+    offset: bool = True,                 # also fit a per-group offset beta (W_hat = sum_i alpha_i b_i + beta)
+    skip: Sequence[str] = ("lm_head",),  # layer names (or name suffixes) left in full precision
+    progress_bar: bool = True,           # show a progress bar over the layers
+    expand_iters: int = EXPAND_ITERS,    # alternating rounds per added plane (see `anybcq_quantize`)
+) -> dict[str, AnyBCQLinear]:
     """Replace (in place) every `nn.Linear` and `Conv1D` of `model` whose name does not end in one of `skip` by an
     `AnyBCQLinear`; return them by name. A Hugging Face model's `save_pretrained` then raises (it cannot store the
     planes): use `save_quantized`."""
@@ -427,7 +484,10 @@ def quantize_model(model: nn.Module, p_min: int = 2, p_max: int = 4, group_size:
     guard_save_pretrained(model)
     return out
 
-def set_model_precision(model: nn.Module, p: int) -> nn.Module:
+def set_model_precision(
+    model: nn.Module,  # model holding `AnyBCQLinear` layers
+    p: int,            # precision in bits, within each layer's [p_min, p_max]
+) -> nn.Module:
     "Set every `AnyBCQLinear` of `model` to precision `p`."
     layers = [m for m in model.modules() if isinstance(m, AnyBCQLinear)]
     if not layers: raise ValueError("model has no AnyBCQLinear layers (run quantize_model first)")
@@ -435,7 +495,10 @@ def set_model_precision(model: nn.Module, p: int) -> nn.Module:
     return model
 
 # %% ../nbs/28_anybcq.ipynb #2ddc292f
-def save_quantized(model: nn.Module, path: str | Path) -> Path:
+def save_quantized(
+    model: nn.Module,  # model holding `AnyBCQLinear` layers
+    path: str | Path,  # safetensors file to write (parents created)
+) -> Path:
     ("Write every `AnyBCQLinear` of `model` (planes, scales, offsets, bias) and their settings to the safetensors "
      "file `path`.")
     from safetensors.torch import save_file
@@ -454,7 +517,10 @@ def save_quantized(model: nn.Module, path: str | Path) -> Path:
     save_file(tensors, str(path), metadata={"anybcq": json.dumps(meta)})
     return path
 
-def load_quantized(model: nn.Module, path: str | Path) -> dict[str, AnyBCQLinear]:
+def load_quantized(
+    model: nn.Module,  # model with the same module names (e.g. `from_pretrained` of the base model)
+    path: str | Path,  # safetensors file written by `save_quantized`
+) -> dict[str, AnyBCQLinear]:
     ("Replace the layers named in the safetensors file `path` (written by `save_quantized`) inside `model` and fill "
      "them.")
     from safetensors import safe_open
@@ -508,16 +574,16 @@ def _block_inputs(model, blocks, calib):
 def _out(y): return y[0] if isinstance(y, tuple) else y
 
 def blockwise_reconstruct(
-    qmodel: nn.Module,
-    fp_model: nn.Module,
-    calib: torch.Tensor,
-    steps: int = 100,
-    lr: float = 1e-4,
-    precisions: Sequence[int] | None = None,
-    blocks: Callable | None = None,
-    mode: str = "joint",
-    mix: float = 0.5,
-    seed: int = 0,
+    qmodel: nn.Module,                        # quantised model (its `AnyBCQLinear` scales and offsets are trained)
+    fp_model: nn.Module,                      # full-precision model of the same architecture (the targets)
+    calib: torch.Tensor,                      # calibration token ids, (B, L) long
+    steps: int = 100,                         # Adam steps per block (and per precision in 'sequential' mode)
+    lr: float = 1e-4,                         # Adam learning rate of the scales
+    precisions: Sequence[int] | None = None,  # precisions to train (None = p_min..p_max of the first quantised layer)
+    blocks: Callable | None = None,           # model -> list of its decoder blocks (None = `model.model.layers`)
+    mode: str = "joint",  # 'joint' (all precisions at once, fp inputs) or 'sequential' (one precision after another)
+    mix: float = 0.5,  # sequential: probability per step that a block's input comes from the quantised blocks
+    seed: int = 0,                            # seed of the input mixing draws
 ) -> list[dict]:
     """Train the scales/offsets of every `AnyBCQLinear` in `qmodel`, block by block, to match `fp_model`'s block outputs
     on calibration token ids `calib` (B, L); return per-block (and per-precision) losses, first and last step.
@@ -594,7 +660,11 @@ def blockwise_reconstruct(
     return out
 
 # %% ../nbs/28_anybcq.ipynb #fcc35b20
-def rtn_quantize(W: torch.Tensor, bits: int, group_size: int = 128) -> torch.Tensor:
+def rtn_quantize(
+    W: torch.Tensor,        # weight (N, K) = (out, in) features, float, finite; `group_size` divides K
+    bits: int,              # bits per weight, >= 1
+    group_size: int = 128,  # inputs per group (one min/max per group)
+) -> torch.Tensor:
     ("Round-to-nearest asymmetric uniform quantisation of `W` (N, K) with `bits` bits per weight, per group; returns "
      "the dequantised weight.")
     bits = check_int("bits", bits, 1)
@@ -604,7 +674,11 @@ def rtn_quantize(W: torch.Tensor, bits: int, group_size: int = 128) -> torch.Ten
     return (lo + s * ((w - lo) / s).round().clamp(0, 2 ** bits - 1)).reshape(W.shape).to(W.dtype)
 
 def nested_uniform(
-    W: torch.Tensor, bits: int, p_max: int = 4, group_size: int = 128, centre: bool = True
+    W: torch.Tensor,        # weight (N, K) = (out, in) features, float, finite; `group_size` divides K
+    bits: int,              # bits kept (the top ones of the p_max-bit code), <= p_max
+    p_max: int = 4,         # bits of the full RTN code
+    group_size: int = 128,  # inputs per group (one min/max per group)
+    centre: bool = True,    # read truncated codes at the centre of their cells (False: naive truncation)
 ) -> torch.Tensor:
     ("Nested uniform quantisation: a `p_max`-bit RTN code truncated to its top `bits` bits, read at the centre of "
      "the cells it covers (`centre=False`: naive truncation, the dropped bits read as zeros); returns the "
@@ -620,7 +694,12 @@ def nested_uniform(
     qt = (q >> sh).float() * 2 ** sh + ((2 ** sh - 1) / 2 if centre else 0.0)
     return (lo + s * qt).reshape(W.shape).to(W.dtype)
 
-def nested_kmeans(W: torch.Tensor, p_min: int = 2, p_max: int = 4, iters: int = 15) -> dict[int, torch.Tensor]:
+def nested_kmeans(
+    W: torch.Tensor,  # weight (N, K), float, finite (clustered per output row)
+    p_min: int = 2,   # bits of the seed clustering (2^p_min centroids)
+    p_max: int = 4,   # bits after the nested splits, >= p_min
+    iters: int = 15,  # Lloyd iterations per level, >= 0
+) -> dict[int, torch.Tensor]:
     """Any-Precision-style nested k-means per output channel of `W` (N, K): a 2^p_min-centroid seed, then every
     cluster split in two (child = 2 * parent + bit) up to p_max. Returns {p: dequantised weight}."""
     p_min, p_max, iters = check_int("p_min", p_min, 1), check_int("p_max", p_max, 1), check_int("iters", iters, 0)
@@ -663,7 +742,11 @@ def nested_kmeans(W: torch.Tensor, p_min: int = 2, p_max: int = 4, iters: int = 
     return out
 
 def separate_bcq(
-    W: torch.Tensor, bits: int, group_size: int = 128, iters: int = 15, offset: bool = True
+    W: torch.Tensor,        # weight (N, K) = (out, in) features, float, finite; `group_size` divides K
+    bits: int,              # bits (bit-planes) of this separately fitted code
+    group_size: int = 128,  # inputs per group
+    iters: int = 15,        # alternating refit rounds
+    offset: bool = True,    # also fit a per-group offset beta (W_hat = sum_i alpha_i b_i + beta)
 ) -> torch.Tensor:
     ("A separately fitted `bits`-bit BCQ of `W` (N, K) (greedy + alternating refits, scales rounded to float16); "
      "returns the dequantised weight.")
@@ -675,7 +758,9 @@ def separate_bcq(
     return bcq_reconstruct(B, a, b).reshape(W.shape).to(W.dtype)
 
 def fake_quantize_model(
-    model: nn.Module, fn: Callable[[torch.Tensor, str], torch.Tensor], skip: Sequence[str] = ("lm_head",)
+    model: nn.Module,                                 # model to copy (left unchanged)
+    fn: Callable[[torch.Tensor, str], torch.Tensor],  # `fn(weight, name)` -> dequantised weight, both (out, in)
+    skip: Sequence[str] = ("lm_head",),               # layer names (or name suffixes) left unquantised
 ) -> nn.Module:
     """A deep copy of `model` whose `nn.Linear` (and `Conv1D`) weights (except `skip`) are replaced by `fn(weight,
     name)`
