@@ -303,7 +303,7 @@ class AnyBCQLinear(nn.Module):
         p_max: int = 4,              # highest precision: stored bit-planes, >= p_min
         group_size: int = 128,       # inputs per group, a multiple of 32 dividing the padded width
         offset: bool = True,         # store a per-group offset beta per precision
-        bias: bool = False,          # store a bias (copied from the source layer)
+        bias: bool = False,          # store a bias (zeros until filled, e.g. by `from_linear`)
         cache_dequant: bool = True,  # PyTorch path: cache each used precision's dequantised weight
     ):
         super().__init__()
