@@ -35,7 +35,9 @@ __all__ = ['PARD_TOKEN', 'VLLM_METHODS', 'vocab_size_of', 'pard_token_id', 'add_
 PARD_TOKEN = "<pard>"
 "The zoo's reserved special token for PARD's parallel-draft (mask) slots (id 20 in every zoo model)."
 
-def vocab_size_of(model) -> int:
+def vocab_size_of(
+    model,  # a Hugging Face model with input embeddings
+) -> int:
     "Rows of `model`'s input embedding: the ids it can read."
     return model.get_input_embeddings().num_embeddings
 
@@ -43,7 +45,10 @@ def _config_token_ids(model) -> tuple[int | None, int | None]:
     c = model.config
     return getattr(c, "pard_token", None), getattr(c, "mask_token_id", None)
 
-def pard_token_id(model, tokenizer=None) -> int:
+def pard_token_id(
+    model,           # PARD draft (Hugging Face causal LM); its config's `pard_token` / `mask_token_id` come first
+    tokenizer=None,  # its tokenizer, consulted (`<pard>`, then the mask token) when the config names no id
+) -> int:
     """The id a PARD draft reads in its mask slots: the config's `pard_token`, else its `mask_token_id`, else the
     tokenizer's `<pard>` token, else the tokenizer's mask token. `ValueError` when none exists, when the id is outside
     the model's vocabulary, or when the config's `pard_token` and `mask_token_id` disagree (newer vLLM reads
@@ -65,7 +70,11 @@ def pard_token_id(model, tokenizer=None) -> int:
         raise ValueError(f"mask id {mid} is missing from the model's vocabulary (size {vocab_size_of(model)})")
     return mid
 
-def add_pard_token(model, tokenizer, token: str = PARD_TOKEN) -> int:
+def add_pard_token(
+    model,      # Hugging Face causal LM to turn into a PARD draft (embeddings resized if the token is new)
+    tokenizer,  # its tokenizer (the token is added as a special token if missing)
+    token: str = PARD_TOKEN,  # the token string read in the mask slots
+) -> int:
     """Make `model` a PARD draft whose mask slots read `token` (added to the tokenizer as a special token, and the
     embeddings resized, if it is missing). Writes `pard_token` and `mask_token_id` into the config (both the same id,
     so every reader agrees) and returns the id."""
@@ -79,7 +88,10 @@ def add_pard_token(model, tokenizer, token: str = PARD_TOKEN) -> int:
     model.config.mask_token_id = mid
     return mid
 
-def check_same_tokenizer(target_tokenizer, draft_tokenizer) -> None:
+def check_same_tokenizer(
+    target_tokenizer,  # the target model's Hugging Face tokenizer
+    draft_tokenizer,   # the draft model's Hugging Face tokenizer
+) -> None:
     "`ValueError` unless the two tokenizers share one vocabulary (speculative decoding compares token ids)."
     for n, t in (("target_tokenizer", target_tokenizer), ("draft_tokenizer", draft_tokenizer)):
         if not hasattr(t, "get_vocab"): raise TypeError(f"{n} must be a Hugging Face tokenizer, got {type(t).__name__}")
@@ -89,7 +101,10 @@ def check_same_tokenizer(target_tokenizer, draft_tokenizer) -> None:
         raise ValueError(f"draft/target tokenizer mismatch: vocabularies differ ({len(a)} vs {len(b)} tokens; "
                          f"e.g. {diff})")
 
-def check_same_vocab(target, draft) -> int:
+def check_same_vocab(
+    target,  # target model (Hugging Face causal LM)
+    draft,   # draft model (Hugging Face causal LM)
+) -> int:
     """`ValueError` unless `draft` reads and scores the same ids as `target` (input embeddings and output logits of one
     size); returns that size. Rejection sampling compares the two distributions id by id."""
     sizes = {}
@@ -104,7 +119,12 @@ def check_same_vocab(target, draft) -> int:
     return sizes["target"][1]
 
 # %% ../nbs/12_pard.ipynb #a0162071
-def pard_allowed(stream: torch.Tensor, pos: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
+def pard_allowed(
+    stream: torch.Tensor,  # [..., N] stream index of each token: 0 = real, k >= 1 = mask stream k
+    pos: torch.Tensor,     # [..., N] position id of each token (t), same shape as stream
+    # [..., N] bool, False at padding slots (dropped as keys); None: every slot is real
+    valid: torch.Tensor | None = None,
+) -> torch.Tensor:
     """The PARD attention pattern [..., N, N] over tokens with stream index `stream` and position id `pos` ([..., N]):
     query (k, t) sees real tokens (0, s) with s <= t - k and the masks (k', t - k + k') for 1 <= k' <= k.
     `valid` (bool, [..., N]) drops padding keys; a padding query sees only itself."""
@@ -121,8 +141,15 @@ def pard_allowed(stream: torch.Tensor, pos: torch.Tensor, valid: torch.Tensor | 
         allowed = torch.where(valid[..., :, None], allowed, eye)
     return allowed
 
-def cod_keep(L: int, K: int, r: float = 0.7, r_min: float = 0.2, generator: torch.Generator | None = None,
-             cod: bool = True) -> list[torch.Tensor]:
+def cod_keep(
+    L: int,              # length of the training window (tokens, >= 2)
+    K: int,              # K streams: the real one + K-1 mask streams (= tokens the draft predicts per pass)
+    r: float = 0.7,      # COD keep rate r: stream k keeps n_k = floor(L · max(r^k, r_min)) positions, in (0, 1]
+    r_min: float = 0.2,  # r_min, lower bound of the keep fraction of every mask stream, in [0, 1]
+    generator: torch.Generator | None = None,  # torch generator choosing the kept positions; None: torch's global one
+    # True: COD subsampling (prefix integrity); False: whole streams (plain masked-prediction training)
+    cod: bool = True,
+) -> list[torch.Tensor]:
     """Positions kept in mask streams 1..K-1 of a length-`L` sequence (sorted LongTensors). Stream k may hold t in
     [k, L-2] (it needs k real tokens before it and a target after it). With `cod`, stream k keeps
     n_k = floor(L * max(r^k, r_min)) positions drawn only among those whose predecessor (k-1, t-1) was kept
@@ -145,7 +172,12 @@ def cod_keep(L: int, K: int, r: float = 0.7, r_min: float = 0.2, generator: torc
         prev = kept
     return out
 
-def pard_layout(L: int, K: int, keep: Sequence[torch.Tensor] | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def pard_layout(
+    L: int,  # length of the training window (tokens, >= 2)
+    K: int,  # K streams: the real one + K-1 mask streams (= tokens the draft predicts per pass)
+    # K-1 sorted position tensors, one per mask stream (as `cod_keep` returns); None: whole streams
+    keep: Sequence[torch.Tensor] | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     "(stream, pos) of the flattened training sequence: stream 0 = positions 0..L-1, then stream k's kept positions."
     L, K = check_int("L", L, 2), check_int("K", K, 1)
     if keep is None: keep = cod_keep(L, K, cod=False)
@@ -155,7 +187,13 @@ def pard_layout(L: int, K: int, keep: Sequence[torch.Tensor] | None = None) -> t
     poss = [torch.arange(L)] + [torch.as_tensor(p, dtype=torch.long) for p in keep]
     return torch.cat(streams), torch.cat(poss)
 
-def pard_example(ids: torch.Tensor, K: int, mask_id: int, keep: Sequence[torch.Tensor] | None = None) -> dict:
+def pard_example(
+    ids: torch.Tensor,  # [L] token ids of one training window
+    K: int,             # K streams: the real one + K-1 mask streams (= tokens the draft predicts per pass)
+    mask_id: int,       # token id written into every mask-stream slot
+    # K-1 kept-position tensors of the mask streams (`cod_keep`); None: whole streams
+    keep: Sequence[torch.Tensor] | None = None,
+) -> dict:
     """One PARD training example from a window `ids` [L]: input_ids (real tokens, then `mask_id` in every mask-stream
     slot), position_ids, stream, and explicit targets (x_{t+1} for slot (k, t); IGNORE_INDEX on the last real token)."""
     if not isinstance(ids, torch.Tensor) or ids.dim() != 1: raise ValueError("ids must be a 1-D tensor of token ids")
@@ -169,13 +207,14 @@ def pard_example(ids: torch.Tensor, K: int, mask_id: int, keep: Sequence[torch.T
 class PardCollator:
     """Turn windows [B, L] into PARD batches with K streams, COD (or whole streams), padded to the longest example.
     Returns input_ids, position_ids, targets, allowed [B, N, N], valid, and `n_tokens` (real slots)."""
-    mask_id: int
-    K: int = 8
-    r: float = 0.7
-    r_min: float = 0.2
+    mask_id: int     # token id of the mask slots (must not occur in the windows)
+    K: int = 8       # K streams: the real one + K-1 mask streams (tokens the draft predicts per pass; 8 in the paper)
+    r: float = 0.7   # COD keep rate r: stream k keeps n_k = floor(L · max(r^k, r_min)) positions, in (0, 1]
+    r_min: float = 0.2  # r_min, lower bound of the keep fraction of every mask stream, in [0, 1]
+    # True: COD subsampling (prefix integrity); False: whole streams (plain masked-prediction training)
     cod: bool = True
-    pad_id: int = 0
-    seed: int = 0
+    pad_id: int = 0  # input id of the padding slots (they are masked out and carry no target)
+    seed: int = 0    # seed of the generator that draws the COD positions
 
     def __post_init__(self):
         check_int("mask_id", self.mask_id, 0)
@@ -202,7 +241,10 @@ class PardCollator:
         out["n_tokens"] = int(out["valid"].sum())
         return out
 
-def pard_logits(model, batch: dict) -> torch.Tensor:
+def pard_logits(
+    model,        # Hugging Face causal LM that takes a 4-D additive attention mask and explicit position ids
+    batch: dict,  # a `PardCollator` batch (input_ids, position_ids, allowed [B, N, N], ...)
+) -> torch.Tensor:
     "Logits [B, N, V] of `model` on a `PardCollator` batch (4-D additive mask, explicit position ids)."
     dtype = next(model.parameters()).dtype
     dev = next(model.parameters()).device
@@ -210,7 +252,11 @@ def pard_logits(model, batch: dict) -> torch.Tensor:
     return model(input_ids=batch["input_ids"].to(dev), attention_mask=mask, position_ids=batch["position_ids"].to(dev),
                  use_cache=False).logits
 
-def pard_loss(model, batch: dict, per_stream: bool = False):
+def pard_loss(
+    model,                     # Hugging Face causal LM being trained (as for `pard_logits`)
+    batch: dict,               # a `PardCollator` batch with explicit targets
+    per_stream: bool = False,  # also return {stream k: mean cross-entropy of its slots}
+):
     "Mean cross-entropy of every slot against its explicit target (all streams alike); per-stream means too if asked."
     logits = pard_logits(model, batch).float()
     y = batch["targets"].to(logits.device)
@@ -236,11 +282,12 @@ class _PardObjective(nn.Module):
 class PardTrainResult:
     """A PARD adaptation run: the `TrainResult`, the slots trained on (`tokens`), per-step slot counts, and the
     weights after every `checkpoint_every` steps (`checkpoints`: list of (step, slots so far, state_dict))."""
-    result: TrainResult
-    tokens: int
-    tokens_per_step: float
-    K: int
-    cod: bool
+    result: TrainResult     # `tinylm.TrainResult` of the run (loss history, steps, seconds)
+    tokens: int             # total (non-padding) slots trained on, all streams
+    tokens_per_step: float  # mean slots per optimisation step
+    K: int                  # number of streams trained
+    cod: bool               # whether COD subsampled the mask streams
+    # (step, slots so far, state_dict) snapshots, one per `checkpoint_every` steps and at the end
     checkpoints: list = field(default_factory=list, repr=False)
 
 def _window_sampler(train_tokens, mid: int, weights: Mapping[str, float] | None, seq_len: int, g: torch.Generator):
@@ -261,9 +308,23 @@ def _window_sampler(train_tokens, mid: int, weights: Mapping[str, float] | None,
         return torch.cat([random_windows(comps[names[i]], 1, seq_len, g) for i in which])
     return sample
 
-def train_pard(draft, train_tokens, K: int = 8, cod: bool = True, r: float = 0.7, r_min: float = 0.2,
-               mask_id: int | None = None, cfg: TrainConfig | None = None, weights: Mapping[str, float] | None = None,
-               checkpoint_every: int = 0, desc: str = "pard", **overrides) -> PardTrainResult:
+def train_pard(
+    draft,                       # autoregressive draft (Hugging Face causal LM), adapted in place
+    train_tokens,                # 1-D tensor of token ids, or a dict {component: 1-D tensor} sampled by `weights`
+    K: int = 8,                  # K streams: the real one + K-1 mask streams (= tokens the draft predicts per pass)
+    # True: COD subsampling (prefix integrity); False: whole streams (plain masked-prediction training)
+    cod: bool = True,
+    r: float = 0.7,              # COD keep rate r: stream k keeps n_k = floor(L · max(r^k, r_min)) positions, in (0, 1]
+    r_min: float = 0.2,          # r_min, lower bound of the keep fraction of every mask stream, in [0, 1]
+    mask_id: int | None = None,  # id read in the mask slots; None: `pard_token_id(draft)`; written into the config
+    # `tinylm.TrainConfig` (steps, lr, batch_size, seq_len = L, seed, ...); None: its defaults
+    cfg: TrainConfig | None = None,
+    # {component: weight} for a dict train_tokens; None: components drawn in proportion to length
+    weights: Mapping[str, float] | None = None,
+    checkpoint_every: int = 0,   # snapshot the weights every this many steps and at the end (0: no snapshots)
+    desc: str = "pard",          # label of the progress bar
+    **overrides,
+) -> PardTrainResult:
     """Adapt an autoregressive `draft` (any HF causal LM) into a parallel draft, in place: random windows (length
     `cfg.seq_len`) of `train_tokens` — one 1-D stream, or a dict of component streams drawn by `weights` (default:
     by length) — become K-stream PARD sequences, COD-subsampled when `cod`. With `checkpoint_every` > 0 the weights
@@ -294,10 +355,27 @@ def train_pard(draft, train_tokens, K: int = 8, cod: bool = True, r: float = 0.7
     return PardTrainResult(res, int(sum(counts)), float(np.mean(counts)), K, cod, ckpts)
 
 # %% ../nbs/12_pard.ipynb #3c1a7e20
-def cached_pard_draft(base, tokenizer, train_tokens, base_id: str, data_id: str, K: int = 8, cod: bool = True,
-                      r: float = 0.7, r_min: float = 0.2, mask_id: int | None = None, cfg: TrainConfig | None = None,
-                      weights: Mapping[str, float] | None = None, checkpoint_every: int = 0, name: str = "pard-draft",
-                      force: bool = False, **overrides) -> tuple[Any, dict, list]:
+def cached_pard_draft(
+    base,  # autoregressive draft (Hugging Face causal LM); a copy is adapted, base is left as it is
+    tokenizer,                   # base's tokenizer (cached with the draft; used to find the mask id)
+    train_tokens,                # 1-D tensor of token ids, or a dict {component: 1-D tensor} sampled by `weights`
+    base_id: str,                # string naming base in the cache key (e.g. its zoo name)
+    data_id: str,                # string naming train_tokens in the cache key
+    K: int = 8,                  # K streams: the real one + K-1 mask streams (= tokens the draft predicts per pass)
+    # True: COD subsampling (prefix integrity); False: whole streams (plain masked-prediction training)
+    cod: bool = True,
+    r: float = 0.7,              # COD keep rate r: stream k keeps n_k = floor(L · max(r^k, r_min)) positions, in (0, 1]
+    r_min: float = 0.2,          # r_min, lower bound of the keep fraction of every mask stream, in [0, 1]
+    mask_id: int | None = None,  # id read in the mask slots; None: `pard_token_id(base, tokenizer)`
+    # `tinylm.TrainConfig` of the adaptation; None: its defaults (keyword overrides apply)
+    cfg: TrainConfig | None = None,
+    # {component: weight} for a dict train_tokens; None: components drawn in proportion to length
+    weights: Mapping[str, float] | None = None,
+    checkpoint_every: int = 0,   # snapshot the weights every this many steps and at the end (0: no snapshots)
+    name: str = "pard-draft",    # prefix of the cache folder `$ICLR26_CACHE/models/<name>-<key>`
+    force: bool = False,         # retrain and overwrite the cache even when a cached draft exists
+    **overrides,
+) -> tuple[Any, dict, list]:
     """PARD-adapt a copy of `base` with `train_pard`, or load the result from `$ICLR26_CACHE/models/<name>-<key>`
     (`tinylm.cached_model`; the key hashes `base_id`, `data_id` and every training setting). Returns
     (draft, meta, checkpoints); `checkpoints` are (step, slots, state_dict) snapshots, kept beside the cache."""
@@ -337,11 +415,16 @@ def _cache_kw(model) -> str:
     try: return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
     except (TypeError, ValueError): return "past_key_values"
 
-def cache_length(cache) -> int:
+def cache_length(
+    cache,  # a Hugging Face KV cache, or None
+) -> int:
     "Tokens held by a KV cache (0 for None)."
     return 0 if cache is None else int(cache.get_seq_length())
 
-def crop_cache(cache, length: int):
+def crop_cache(
+    cache,        # a Hugging Face KV cache (cropped in place)
+    length: int,  # tokens to keep, 0..current length
+):
     "Crop a Hugging Face KV cache to its first `length` tokens (in place); returns it."
     length = check_int("length", length, 0)
     cur = cache_length(cache)
@@ -376,14 +459,15 @@ class _Runner:
 class DecodeResult:
     """Output of one decode: new token ids, target/draft forward passes, and `accepted` — the tokens each target
     pass added *to the output* (cut at `max_new_tokens` and at EOS, so `sum(accepted) == len(tokens)`)."""
-    tokens: list[int]
-    target_calls: int
-    draft_calls: int
+    tokens: list[int]            # the new token ids (prompt excluded)
+    target_calls: int            # target forward passes
+    draft_calls: int             # draft forward passes (0 for plain decoding)
+    # tokens each target pass added to the output (sums to len(tokens))
     accepted: list[int] = field(default_factory=list)
-    seconds: float = 0.0
-    target_seconds: float = 0.0
-    draft_seconds: float = 0.0
-    proposed: int = 0
+    seconds: float = 0.0         # wall-clock seconds of the whole decode
+    target_seconds: float = 0.0  # seconds spent in target forward passes
+    draft_seconds: float = 0.0   # seconds spent in draft forward passes
+    proposed: int = 0            # draft tokens proposed in total (k per round)
 
     @property
     def tau(self) -> float:
@@ -398,7 +482,12 @@ def _check_prompt(prompt_ids):
         raise ValueError("prompt_ids must be a non-empty list of token ids (batch size 1)")
     return [int(i) for i in prompt_ids]
 
-def commit_round(new: Sequence[int], produced: int, max_new_tokens: int, eos_token_id: int | None = None) -> list[int]:
+def commit_round(
+    new: Sequence[int],               # the round's tokens: accepted drafts plus the bonus token
+    produced: int,                    # tokens already in the output before this round
+    max_new_tokens: int,              # output budget: tokens past it are cut
+    eos_token_id: int | None = None,  # cut just after the first occurrence of this id; None: no EOS
+) -> list[int]:
     """The part of a round's tokens `new` that enters the output after `produced` tokens: cut at the
     `max_new_tokens` budget and just after the first EOS. τ counts only these tokens."""
     produced, max_new_tokens = check_int("produced", produced, 0), check_int("max_new_tokens", max_new_tokens, 0)
@@ -419,7 +508,12 @@ def _pick(logits: torch.Tensor, temperature: float, generator) -> tuple[list[int
     p = _probs(logits, temperature)
     return torch.multinomial(p, 1, generator=generator)[:, 0].tolist(), p
 
-def verify_sampled(p: torch.Tensor, q: torch.Tensor, drafts: Sequence[int], generator=None) -> tuple[int, int]:
+def verify_sampled(
+    p: torch.Tensor,  # [K+1, V] the target's sampling distributions at the K draft positions and the bonus position
+    q: torch.Tensor,  # [K, V] the draft's distributions the drafts were sampled from
+    drafts: Sequence[int],  # the K drafted token ids
+    generator=None,   # torch generator for sampling and acceptance draws; None: torch's global one
+) -> tuple[int, int]:
     """Speculative sampling (Leviathan et al. 2023; Chen et al. 2023): draft j, drawn from q[j], is accepted with
     probability min(1, p[j, d] / q[j, d]) while all before it were; at the first rejection the next token is drawn
     from the residual norm(max(p[j] - q[j], 0)), and after K acceptances from p[K] (the bonus). `p` [K+1, V] are the
@@ -444,8 +538,15 @@ def verify_sampled(p: torch.Tensor, q: torch.Tensor, drafts: Sequence[int], gene
     return K, int(torch.multinomial(p[K], 1, generator=generator))
 
 @torch.inference_mode()
-def ar_decode(target, prompt_ids: Sequence[int], max_new_tokens: int, eos_token_id: int | None = None,
-              temperature: float = 0.0, generator: torch.Generator | None = None) -> DecodeResult:
+def ar_decode(
+    target,                           # target model (Hugging Face causal LM) whose output is reproduced
+    prompt_ids: Sequence[int],        # prompt token ids (batch size 1): a non-empty list or 1-D tensor
+    max_new_tokens: int,              # number of new tokens to generate (>= 1)
+    eos_token_id: int | None = None,  # stop just after this token id; None: never stop early
+    temperature: float = 0.0,         # 0: greedy (argmax); > 0: sample from softmax(logits / temperature)
+    # torch generator for sampling and acceptance draws; None: torch's global one
+    generator: torch.Generator | None = None,
+) -> DecodeResult:
     "Plain decoding with a KV cache, greedy (T = 0) or sampled at `temperature`: one target pass per token (τ = 1)."
     prompt, max_new_tokens = _check_prompt(prompt_ids), check_int("max_new_tokens", max_new_tokens, 1)
     temperature = _temperature(temperature)
@@ -458,9 +559,20 @@ def ar_decode(target, prompt_ids: Sequence[int], max_new_tokens: int, eos_token_
     return DecodeResult(new, T.calls, 0, [1] * len(new), time.perf_counter() - t0, T.seconds, 0.0)
 
 @torch.inference_mode()
-def speculative_decode(target, draft, prompt_ids: Sequence[int], max_new_tokens: int, k: int = 4, method: str = "pard",
-                       mask_id: int | None = None, eos_token_id: int | None = None, temperature: float = 0.0,
-                       generator: torch.Generator | None = None) -> DecodeResult:
+def speculative_decode(
+    target,                           # target model (Hugging Face causal LM) whose output is reproduced
+    draft,                            # draft model (Hugging Face causal LM) with the target's vocabulary
+    prompt_ids: Sequence[int],        # prompt token ids (batch size 1): a non-empty list or 1-D tensor
+    max_new_tokens: int,              # number of new tokens to generate (>= 1)
+    k: int = 4,                       # draft tokens proposed per round (draft_k)
+    method: str = "pard",  # 'pard': one parallel draft pass with k-1 mask tokens; 'vsd': k autoregressive draft passes
+    mask_id: int | None = None,       # PARD mask token id; None: `pard_token_id(draft)`; unused for 'vsd'
+    eos_token_id: int | None = None,  # stop just after this token id; None: never stop early
+    # 0: greedy (argmax); > 0: sample from softmax(logits / temperature) (verified by `verify_sampled`)
+    temperature: float = 0.0,
+    # torch generator for sampling and acceptance draws; None: torch's global one
+    generator: torch.Generator | None = None,
+) -> DecodeResult:
     """Lossless speculative decoding, batch size 1. Each round the draft proposes `k` tokens — `method="pard"`: one
     forward pass over the newly accepted tokens plus k-1 mask tokens (mask j proposes x_{n+1+j}); `"vsd"`: k
     autoregressive passes — and the target scores them all in one pass. At `temperature` 0 it keeps the longest
@@ -513,13 +625,13 @@ def speculative_decode(target, draft, prompt_ids: Sequence[int], max_new_tokens:
 @dataclass
 class SpecStats:
     "Totals over a set of prompts for one decoding method: tokens, passes, τ, wall time and tokens/s."
-    method: str
-    k: int
-    tokens: int
-    target_calls: int
-    draft_calls: int
-    seconds: float
-    lossless: float
+    method: str        # decoding method: 'ar', 'pard' or 'vsd'
+    k: int             # draft tokens per round (1 for 'ar')
+    tokens: int        # new tokens over all prompts
+    target_calls: int  # target forward passes over all prompts
+    draft_calls: int   # draft forward passes over all prompts
+    seconds: float     # summed wall-clock seconds of the decodes
+    lossless: float    # fraction of prompts whose output equals the reference exactly (nan: no references)
 
     @property
     def tau(self) -> float: return self.tokens / self.target_calls if self.target_calls else 0.0
@@ -530,9 +642,18 @@ class SpecStats:
         d = {k: getattr(self, k) for k in keys}
         return d | {"tau": self.tau, "tokens_per_s": self.tokens_per_s}
 
-def decode(target, prompt_ids, max_new_tokens: int, method: str = "ar", draft=None, k: int = 4,
-           temperature: float = 0.0, eos_token_id: int | None = None,
-           generator: torch.Generator | None = None) -> DecodeResult:
+def decode(
+    target,                           # target model (Hugging Face causal LM) whose output is reproduced
+    prompt_ids,                       # prompt token ids (batch size 1): a non-empty list or 1-D tensor
+    max_new_tokens: int,              # number of new tokens to generate (>= 1)
+    method: str = "ar",               # 'ar' (plain), 'pard' (parallel draft) or 'vsd' (autoregressive draft)
+    draft=None,  # draft model (Hugging Face causal LM) with the target's vocabulary; needed for 'pard' and 'vsd'
+    k: int = 4,                       # draft tokens per round (ignored by 'ar')
+    temperature: float = 0.0,         # 0: greedy (argmax); > 0: sample from softmax(logits / temperature)
+    eos_token_id: int | None = None,  # stop just after this token id; None: never stop early
+    # torch generator for sampling and acceptance draws; None: torch's global one
+    generator: torch.Generator | None = None,
+) -> DecodeResult:
     "One decode with `method` 'ar', 'pard' or 'vsd' (the last two need a `draft`)."
     if method not in ("ar", "pard", "vsd"): raise ValueError(f"method must be 'ar', 'pard' or 'vsd', got {method!r}")
     if method == "ar": return ar_decode(target, prompt_ids, max_new_tokens, eos_token_id, temperature, generator)
@@ -540,10 +661,19 @@ def decode(target, prompt_ids, max_new_tokens: int, method: str = "ar", draft=No
     return speculative_decode(target, draft, prompt_ids, max_new_tokens, k, method, eos_token_id=eos_token_id,
                               temperature=temperature, generator=generator)
 
-def run_method(target, prompts: Sequence[Sequence[int]], max_new_tokens: int, method: str = "ar", draft=None,
-               k: int = 4,
-               references: Sequence[Sequence[int]] | None = None, eos_token_id: int | None = None,
-               temperature: float = 0.0, seed: int = 0) -> tuple[SpecStats, list[list[int]]]:
+def run_method(
+    target,                            # target model (Hugging Face causal LM) whose output is reproduced
+    prompts: Sequence[Sequence[int]],  # prompts, each a non-empty list of token ids
+    max_new_tokens: int,               # number of new tokens to generate (>= 1)
+    method: str = "ar",                # 'ar', 'pard' or 'vsd'
+    draft=None,  # draft model (Hugging Face causal LM) with the target's vocabulary; needed for 'pard' and 'vsd'
+    k: int = 4,                        # draft tokens per round (ignored by 'ar')
+    # the target's greedy output of each prompt, for `lossless`; None: lossless is nan
+    references: Sequence[Sequence[int]] | None = None,
+    eos_token_id: int | None = None,   # stop just after this token id; None: never stop early
+    temperature: float = 0.0,          # 0: greedy (argmax); > 0: sample from softmax(logits / temperature)
+    seed: int = 0,                     # seed of the one generator shared by all prompts (int >= 0)
+) -> tuple[SpecStats, list[list[int]]]:
     """Decode every prompt with `method`; returns (SpecStats, outputs). With `references` (the target's greedy
     outputs) `lossless` is the fraction of prompts whose output equals them exactly."""
     if not prompts: raise ValueError("prompts is empty")
@@ -557,7 +687,12 @@ def run_method(target, prompts: Sequence[Sequence[int]], max_new_tokens: int, me
     return st, outs
 
 @torch.inference_mode()
-def forward_cost(model, context: int = 64, n_tokens: int = 1, reps: int = 20) -> float:
+def forward_cost(
+    model,              # Hugging Face causal LM to time
+    context: int = 64,  # tokens already in the KV cache before the timed pass
+    n_tokens: int = 1,  # tokens fed in the timed pass (1: a decoding step; k: a verification)
+    reps: int = 20,     # timed repeats; their median is returned
+) -> float:
     """Seconds of one cached forward pass of `n_tokens` tokens after a `context`-token prefix (batch 1): the median
     of `reps` repeats (after two warm-up passes)."""
     context, n_tokens = check_int("context", context, 1), check_int("n_tokens", n_tokens, 1)
@@ -575,7 +710,10 @@ def forward_cost(model, context: int = 64, n_tokens: int = 1, reps: int = 20) ->
         R.crop(context)
     return float(np.median(ts[2:]))
 
-def interleaved_timing(jobs: Mapping[str, Callable[[], int]], repeats: int = 5) -> dict[str, list[tuple[int, float]]]:
+def interleaved_timing(
+    jobs: Mapping[str, Callable[[], int]],  # {name: callable() -> number of tokens it produced}
+    repeats: int = 5,                       # times each job runs (>= 1), interleaved in a rotating order
+) -> dict[str, list[tuple[int, float]]]:
     """Run every job (a callable that decodes and returns the tokens it made) `repeats` times, interleaved and in a
     rotating order, so that load on a shared machine hits every job alike. Returns {name: [(tokens, seconds), ...]}."""
     repeats = check_int("repeats", repeats, 1)
@@ -588,7 +726,11 @@ def interleaved_timing(jobs: Mapping[str, Callable[[], int]], repeats: int = 5) 
             out[n].append((int(tokens), time.perf_counter() - t0))
     return out
 
-def median_ratio(times: Mapping[str, list[tuple[int, float]]], num: str, den: str) -> float:
+def median_ratio(
+    times: Mapping[str, list[tuple[int, float]]],  # `interleaved_timing`'s output {name: [(tokens, seconds), ...]}
+    num: str,                                      # job in the numerator of the tokens/s ratio
+    den: str,                                      # job in the denominator
+) -> float:
     "Median over repeats of the tokens/s ratio `num` / `den` (repeat r of one against repeat r of the other)."
     for k in (num, den):
         if k not in times: raise ValueError(f"times has no job {k!r} (num/den); jobs: {sorted(times)}")
@@ -601,8 +743,12 @@ def median_ratio(times: Mapping[str, list[tuple[int, float]]], num: str, den: st
 
 # %% ../nbs/12_pard.ipynb #5d0e9b41
 @torch.inference_mode()
-def exact_token_distributions(target, prompt_ids: Sequence[int], temperature: float,
-                              batch_size: int = 256) -> tuple[torch.Tensor, torch.Tensor]:
+def exact_token_distributions(
+    target,                     # target model (Hugging Face causal LM) whose output is reproduced
+    prompt_ids: Sequence[int],  # prompt token ids (batch size 1): a non-empty list or 1-D tensor
+    temperature: float,         # sampling temperature T > 0
+    batch_size: int = 256,      # second-token continuations scored per forward pass
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The target's exact sampling distributions of the first two new tokens after `prompt_ids` at `temperature`:
     p1 [V] = p(x_1 | prompt) and the marginal p2 [V] = sum_v p1[v] p(x_2 | prompt, v) (one batched pass over all v)."""
     prompt, temperature = _check_prompt(prompt_ids), check_number("temperature", temperature, 0.0)
@@ -618,7 +764,11 @@ def exact_token_distributions(target, prompt_ids: Sequence[int], temperature: fl
         p2 += (p1[v.cpu(), None] * _probs(target(input_ids=xb).logits[:, -1].double(), temperature).cpu()).sum(0)
     return p1, p2
 
-def chi_square_test(samples: Sequence[int], probs: torch.Tensor, min_expected: float = 5.0) -> dict:
+def chi_square_test(
+    samples: Sequence[int],     # sampled token ids (integers in [0, V))
+    probs: torch.Tensor,        # [V] the distribution under test (non-negative, sums to 1)
+    min_expected: float = 5.0,  # categories with expected count below this are pooled into one bin
+) -> dict:
     """Pearson's chi-square goodness-of-fit of integer `samples` to the distribution `probs` [V]: categories with an
     expected count below `min_expected` are pooled into one bin. Returns statistic, dof, p_value and n."""
     from scipy.stats import chi2
@@ -642,8 +792,13 @@ def chi_square_test(samples: Sequence[int], probs: torch.Tensor, min_expected: f
 
 # %% ../nbs/12_pard.ipynb #7e3a9f12
 @torch.no_grad()
-def draft_proposals(draft, sequences: torch.Tensor, K: int, method: str = "pard",
-                    mask_id: int | None = None) -> torch.Tensor:
+def draft_proposals(
+    draft,                       # draft model (Hugging Face causal LM)
+    sequences: torch.Tensor,     # [B, L] token ids: the target's output, prompt included
+    K: int,                      # proposals per round (draft length)
+    method: str = "pard",        # 'pard' (one whole-stream PARD pass) or 'vsd' (causal predictions of an AR draft)
+    mask_id: int | None = None,  # PARD mask token id; None: `pard_token_id(draft)`; unused for 'vsd'
+) -> torch.Tensor:
     """Greedy proposals [B, K, L] that `draft` would make in a decoding round whose last real token is position n of
     `sequences` [B, L], *if every earlier proposal of the round was accepted* (which is all that acceptance needs):
     `"pard"`: slot (j, n + j) of one whole-stream PARD pass (the mask j after x_n, exactly as at inference);
@@ -669,7 +824,12 @@ def draft_proposals(draft, sequences: torch.Tensor, K: int, method: str = "pard"
         out[:, j, n] = pred[:, sel]
     return out
 
-def greedy_rounds(sequence: Sequence[int], proposals: torch.Tensor, start: int, k: int) -> list[int]:
+def greedy_rounds(
+    sequence: Sequence[int],  # the target's greedy output, prompt included (token ids)
+    proposals: torch.Tensor,  # [K, L] the draft's proposals for this sequence (a row of `draft_proposals`)
+    start: int,               # prompt length (>= 1): the first round's last real position is start - 1
+    k: int,                   # draft tokens verified per round (<= K)
+) -> list[int]:
     """Tokens each greedy speculative round adds when the target's greedy output is `sequence` (prompt = the first
     `start` tokens) and `proposals` [K, L] are the draft's (as `draft_proposals` gives them): a round at last real
     position n accepts the longest prefix of proposals[:k, n] that matches sequence[n+1:], plus one bonus token,
@@ -687,15 +847,25 @@ def greedy_rounds(sequence: Sequence[int], proposals: torch.Tensor, start: int, 
         n += got
     return rounds
 
-def simulated_tau(draft, sequences: torch.Tensor, start: int, k: int, method: str = "pard",
-                  mask_id: int | None = None) -> float:
+def simulated_tau(
+    draft,                       # draft model (Hugging Face causal LM)
+    sequences: torch.Tensor,     # [B, L] the target's greedy outputs, prompts included
+    start: int,                  # prompt length (>= 1)
+    k: int,                      # draft tokens per round
+    method: str = "pard",        # 'pard' or 'vsd'
+    mask_id: int | None = None,  # PARD mask token id; None: `pard_token_id(draft)`; unused for 'vsd'
+) -> float:
     "τ (tokens per target pass) of greedy PARD/VSD decoding with target output `sequences` [B, L] (one draft pass)."
     props = draft_proposals(draft, sequences, k, method, mask_id)
     rs = [greedy_rounds(s.tolist(), p, start, k) for s, p in zip(sequences, props)]
     return sum(map(sum, rs)) / sum(map(len, rs))
 
 # %% ../nbs/12_pard.ipynb #246e8630
-def save_pard_draft(model, tokenizer, path: str | Path) -> Path:
+def save_pard_draft(
+    model,             # the PARD draft (Hugging Face causal LM) with its mask token
+    tokenizer,         # its tokenizer (saved beside it)
+    path: str | Path,  # output folder (created if missing)
+) -> Path:
     """Save a PARD draft where vLLM reads it: a Hugging Face checkpoint (config.json with `pard_token` *and*
     `mask_token_id` set to the same id — newer vLLM reads `mask_token_id` first — safetensors weights, tokenizer
     files) in the folder `path`. `ValueError` on conflicting ids; the written config is read back and checked."""
@@ -713,7 +883,10 @@ def save_pard_draft(model, tokenizer, path: str | Path) -> Path:
                            f"{cfg.get('pard_token')}, {cfg.get('mask_token_id')}")
     return path
 
-def vllm_speculative_config(draft_path: str | Path, k: int = 8) -> dict:
+def vllm_speculative_config(
+    draft_path: str | Path,  # folder of a draft saved by `save_pard_draft`
+    k: int = 8,              # num_speculative_tokens: tokens drafted per step (>= 1)
+) -> dict:
     """The `speculative_config` that makes vLLM decode with a saved PARD draft: `method="draft_model"` with
     `parallel_drafting=True` and `num_speculative_tokens=k`. Checks that the draft's config names one drafting
     token (`pard_token`, and `mask_token_id` equal to it when present)."""
@@ -750,7 +923,10 @@ def _spec_counters(llm) -> dict:
         if m.name in names: out[names[m.name]] += int(getattr(m, "value", 0))
     return out
 
-def vllm_run(spec: Mapping[str, Any]) -> dict:
+def vllm_run(
+    # dict from `vllm_generate`: target, drafts, k, methods, prompts, max_new_tokens, temperature, seed, repeats
+    spec: Mapping[str, Any],
+) -> dict:
     """Run inside a Python that has vLLM (`make vllm` builds `.venv-vllm`): decode `spec["prompts"]` (token ids)
     with every method of `spec["methods"]` on one engine each, batch 1, the repeats interleaved across methods,
     and return per method the generated ids (first repeat), the seconds of each repeat, tokens/s (median) and vLLM's
@@ -819,11 +995,21 @@ def vllm_status() -> tuple[bool, str]:
     if r.returncode: return False, f"{py} cannot import vllm: {r.stderr.strip().splitlines()[-1:]}"
     return True, f"vLLM {r.stdout.strip()} at {py}"
 
-def vllm_generate(target: str | Path, prompts: Sequence[Sequence[int]], max_new_tokens: int, *,
-                  pard_draft: str | Path | None = None, vsd_draft: str | Path | None = None,
-                  k: int | Mapping[str, int] = 4,
-                  methods: Sequence[str] = VLLM_METHODS, temperature: float = 0.0, seed: int = 0, repeats: int = 1,
-                  python: str | Path | None = None, timeout: float = 1800) -> dict:
+def vllm_generate(
+    target: str | Path,                     # Hugging Face folder of the target model
+    prompts: Sequence[Sequence[int]],       # prompts, each a non-empty list of token ids
+    max_new_tokens: int,                    # tokens generated per prompt (EOS ignored, >= 1)
+    *,
+    pard_draft: str | Path | None = None,   # folder of the PARD draft (`save_pard_draft`); needed for 'pard'
+    vsd_draft: str | Path | None = None,    # folder of the autoregressive draft; needed for 'vsd'
+    k: int | Mapping[str, int] = 4,         # draft length for both methods, or {'vsd': k1, 'pard': k2}
+    methods: Sequence[str] = VLLM_METHODS,  # subset of `VLLM_METHODS` ('ar', 'vsd', 'pard')
+    temperature: float = 0.0,               # 0: greedy; > 0: sampling temperature
+    seed: int = 0,                          # vLLM engine and sampling seed
+    repeats: int = 1,                       # interleaved timed repeats per method (>= 1)
+    python: str | Path | None = None,       # Python that has vLLM; None: `vllm_python()`
+    timeout: float = 1800,                  # seconds the vLLM subprocess may run
+) -> dict:
     """Decode token-id `prompts` with vLLM: plain AR, VSD (`method="draft_model"` with the AR draft `vsd_draft`) and
     PARD (the same with `parallel_drafting=True` and the PARD draft `pard_draft`, saved by `save_pard_draft`), each
     `max_new_tokens` long (EOS ignored), batch 1, `repeats` interleaved timings; `k` is the draft length, one for
