@@ -690,7 +690,7 @@ def run_method(
 def forward_cost(
     model,              # Hugging Face causal LM to time
     context: int = 64,  # tokens already in the KV cache before the timed pass
-    n_tokens: int = 1,  # tokens fed in the timed pass (1: a decoding step; k: a verification)
+    n_tokens: int = 1,  # tokens fed in the timed pass (1: a decoding step; k + 1: verifying k drafts)
     reps: int = 20,     # timed repeats; their median is returned
 ) -> float:
     """Seconds of one cached forward pass of `n_tokens` tokens after a `context`-token prefix (batch 1): the median
