@@ -16,13 +16,9 @@ import numpy as np
 from scipy.optimize import linprog, minimize
 from scipy.special import log_ndtr, ndtri, ndtri_exp
 
-def _optional(name: str, extra: str = "coarse"):
-    "Import the optional dependency `name`, or raise an ImportError naming the extra that installs it."
-    import importlib
-    try: return importlib.import_module(name)
-    except ImportError as e:
-        pkg = name.split(".")[0]
-        raise ImportError(f"this needs {pkg} ({e}); install it with: pip install 'iclr26[{extra}]'") from e
+from functools import partial
+from .core import optional_import
+_optional = partial(optional_import, extra="coarse")  # an optional dependency, or an error naming this paper's extra
 
 # %% auto #0
 __all__ = ['log_interval_prob', 'trunc_moments', 'trunc_normal', 'BoxSets', 'chebyshev_center', 'PolytopeSets', 'Partition',

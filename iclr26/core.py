@@ -19,14 +19,14 @@ if TYPE_CHECKING:
 
 # %% auto #0
 __all__ = ['SCALES', 'KINDS', 'EVIDENCE', 'CLAIM_VERDICTS', 'SCOREBOARD_COLUMNS', 'VERDICTS', 'STYLE', 'set_seed', 'get_device',
-           'set_threads', 'check_int', 'check_number', 'check_positive', 'with_overrides', 'Config', 'check_scale',
-           'scale_config', 'check_evidence', 'missing_evidence', 'claim_verdict', 'Claim', 'claim', 'mean_ci',
-           'bootstrap_ci', 'binomial_ci', 'units_to_decide', 'verdict_reason', 'GateFailure', 'DirtyTreeError',
-           'project_root', 'results_dir', 'versions', 'git_commit', 'is_reproducible', 'require_clean', 'record',
-           'keep_going', 'load_results', 'scoreboard_rows', 'markdown_table', 'scoreboard_markdown', 'short_commit',
-           'best_result', 'failed_preconditions', 'headline_verdict', 'claim_ratio', 'paper_reason', 'headline_summary',
-           'headline_markdown', 'grouped_markdown', 'annotate_result', 'quiet', 'progress', 'use_style', 'savefig',
-           'scoreboard_figure']
+           'set_threads', 'check_int', 'check_number', 'check_positive', 'optional_import', 'with_overrides', 'Config',
+           'check_scale', 'scale_config', 'check_evidence', 'missing_evidence', 'claim_verdict', 'Claim', 'claim',
+           'mean_ci', 'bootstrap_ci', 'binomial_ci', 'units_to_decide', 'verdict_reason', 'GateFailure',
+           'DirtyTreeError', 'project_root', 'results_dir', 'versions', 'git_commit', 'is_reproducible',
+           'require_clean', 'record', 'keep_going', 'load_results', 'scoreboard_rows', 'markdown_table',
+           'scoreboard_markdown', 'short_commit', 'best_result', 'failed_preconditions', 'headline_verdict',
+           'claim_ratio', 'paper_reason', 'headline_summary', 'headline_markdown', 'grouped_markdown',
+           'annotate_result', 'quiet', 'progress', 'use_style', 'savefig', 'scoreboard_figure']
 
 # %% ../nbs/00_core.ipynb #6c84c543
 def set_seed(seed: int = 0, deterministic: bool = True) -> int:
@@ -105,6 +105,18 @@ def check_positive(name: str, v, allow_zero: bool = False, allow_inf: bool = Fal
         bound = (">= 0" if allow_zero else "> 0") + ("" if allow_inf else " and finite")
         raise ValueError(f"{name} must be {bound}, got {v}")
     return v
+
+# %% ../nbs/00_core.ipynb #894ada85
+def optional_import(
+    name: str,   # the module to import, e.g. "networkx" or "sklearn.linear_model"
+    extra: str,  # the `iclr26` extra that installs it (a paper's key: `pip install 'iclr26[<extra>]'`)
+):
+    "Import the optional dependency `name`, or raise an ImportError that names the extra installing it."
+    import importlib
+    try: return importlib.import_module(name)
+    except ImportError as e:
+        pkg = name.split(".")[0]
+        raise ImportError(f"this needs {pkg} ({e}); install it with: pip install 'iclr26[{extra}]'") from e
 
 # %% ../nbs/00_core.ipynb #23a5930c
 def with_overrides(cls: type, cfg=None, overrides: Mapping[str, Any] | None = None):

@@ -16,13 +16,9 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import optimize, stats
 
-def _optional(name: str, extra: str = "dpiv"):
-    "Import the optional dependency `name`, or raise an ImportError naming the extra that installs it."
-    import importlib
-    try: return importlib.import_module(name)
-    except ImportError as e:
-        pkg = name.split(".")[0]
-        raise ImportError(f"this needs {pkg} ({e}); install it with: pip install 'iclr26[{extra}]'") from e
+from functools import partial
+from .core import optional_import
+_optional = partial(optional_import, extra="dpiv")  # an optional dependency, or an error naming this paper's extra
 
 # %% auto #0
 __all__ = ['ADJACENCIES', 'SYNTH_THETA', 'SYNTH_BETA', 'CARD_CONTROLS', 'CARD_CONTROLS_FULL', 'CARD_RANGES', 'MROZ_RANGES',

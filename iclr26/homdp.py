@@ -20,13 +20,9 @@ try: import networkx as nx
 except ImportError as e:  # an optional dependency: name the extra that installs it
     raise ImportError(f"iclr26.homdp needs networkx ({e}); install it with: pip install 'iclr26[homdp]'") from e
 
-def _optional(name: str, extra: str = "homdp"):
-    "Import the optional dependency `name`, or raise an ImportError naming the extra that installs it."
-    import importlib
-    try: return importlib.import_module(name)
-    except ImportError as e:
-        pkg = name.split(".")[0]
-        raise ImportError(f"this needs {pkg} ({e}); install it with: pip install 'iclr26[{extra}]'") from e
+from functools import partial
+from .core import optional_import
+_optional = partial(optional_import, extra="homdp")  # an optional dependency, or an error naming this paper's extra
 
 # %% auto #0
 __all__ = ['TD_MAX_ENTRIES', 'DEGREE_HIST_L2', 'CSL_SKIPS', 'to_adjacency', 'project_max_degree', 'check_degree_bound',
