@@ -26,7 +26,8 @@ KNOWN_GATE_FAILURES = {
                 "at smoke scale (zoo `small`, 400 steps) DUET's prefixed teacher has not learnt the forget rule: it "
                 "refuses most prefixed questions (forget EM 0.25, retain 0.232; gates <= 0.20, >= 0.90) and the "
                 "notebook stops at its sanity gate; the rule-first curriculum needs `medium` and 2,400 steps "
-                "(~10 min), where the gate holds (full, 172d18a: 0.00, 1.00; issue #30)"),
+                "(~10 min), where the gate holds (full, 172d18a: 0.00, 1.00; issue #30; 48b7974: worst "
+                "of three held-out domains 0.00, 0.985)"),
 }
 
 
