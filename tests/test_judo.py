@@ -560,7 +560,9 @@ def test_distractors_from_the_products_own_pool():
     # options) says nothing about which of them is right; the answer is spread evenly over the product's four
     recs = mcq_records(big, big.mmad, "answer", 8)
     for cat in CATEGORIES:
-        answers = [r["answer_text"] for r in recs if r["type"] == "Defect Analysis" and r["synthetic"]["category"] == cat]
+        answers = [
+            r["answer_text"] for r in recs if r["type"] == "Defect Analysis" and r["synthetic"]["category"] == cat
+        ]
         counts = {c: answers.count(c) for c in {big.facts[(cat, d)]["consequence"] for d in DEFECTS[cat]}}
         assert len(set(counts.values())) == 1, (cat, counts)
 
