@@ -1122,8 +1122,9 @@ class UnifiedModel(nn.Module):
         return self.llm.get_output_embeddings()(h[torch.arange(B), T + q_len - 1])
 
     def gen_loss(self, cond: torch.Tensor, z0: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
-        """DDPM loss for target latents `z0` (already scaled): the UNet predicts the noise (epsilon, the paper's choice),
-        the clean latent (`sample`, x0) or the velocity (`v_prediction`); with the regression head, latent MSE."""
+        """DDPM loss for target latents `z0` (already scaled): the UNet predicts the noise (epsilon, the paper's
+        choice), the clean latent (`sample`, x0) or the velocity (`v_prediction`); with the regression head, latent
+        MSE."""
         if self.head == "regression":
             return F.mse_loss(self._regress(cond), z0)
         noise = torch.randn(z0.shape, generator=generator)
@@ -1555,7 +1556,8 @@ def gap_closure(
         raise ValueError(f"empty must be 'raise' or 'nan', got {empty!r}")
     gen, copy, oracle = (np.asarray(a, float) for a in (gen, copy, oracle))
     if not gen.shape == copy.shape == oracle.shape or gen.ndim != 1:
-        raise ValueError(f"gen, copy and oracle must be 1-D of one length, got {gen.shape}, {copy.shape}, {oracle.shape}")
+        raise ValueError(f"gen, copy and oracle must be 1-D of one length, got {gen.shape}, {copy.shape}, "
+                         f"{oracle.shape}")
     ok = np.isfinite(gen) & np.isfinite(copy) & np.isfinite(oracle)
     if not ok.any():
         raise ValueError("no pair has finite gen, copy and oracle values")

@@ -556,6 +556,8 @@ def test_more_questions_per_scene_and_token_probe():
     assert torch.allclose(object_tokens(feats, ids, 0, 1, 4), torch.ones(3))
     # the probe reads depth from tokens that hold it: tokens = true patch depth (+ noise) answer "closer" well
     tr, te = make_dataset(120, seed=5, size=16, patch=4, n_pairs=6), make_dataset(40, seed=6, size=16, patch=4)
-    tokens = lambda d: torch.nn.functional.avg_pool2d(d["depth"][:, 0][:, None], 4).flatten(1)[..., None].repeat(1, 1, 4)
+    tokens = lambda d: (
+        torch.nn.functional.avg_pool2d(d["depth"][:, 0][:, None], 4).flatten(1)[..., None].repeat(1, 1, 4)
+    )
     pr = token_probe(tokens(tr), tr, tr["vqa"], tokens(te), te, te["vqa"], patch=4)
     assert pr["closer"] > 0.8 and pr["n"] == sum(map(len, te["vqa"]))
