@@ -50,6 +50,7 @@ def ising_energy(
     bonds = (x * torch.roll(x, 1, 1)).sum((1, 2)) + (x * torch.roll(x, 1, 2)).sum((1, 2))
     return -J * bonds - h * x.sum((1, 2))
 
+# %% ../nbs/25_pdns.ipynb #cfb4397d
 def all_states(
     N: int,  # number of spins, 1 <= N <= 24 (2^N rows are built)
 ) -> np.ndarray:
@@ -58,6 +59,7 @@ def all_states(
     idx = np.arange(2 ** N, dtype=np.int64)[:, None]
     return (2 * ((idx >> np.arange(N)) & 1) - 1).astype(np.int8)
 
+# %% ../nbs/25_pdns.ipynb #ec72356f
 @dataclass
 class IsingExact:
     "Exact quantities of the periodic Ising model: log Z, <E> per lattice, and P(M) over M = -N, -N+2, ..., N."
@@ -74,6 +76,7 @@ class IsingExact:
         "Mass of the up mode, $P(M>0)+\\tfrac12P(M=0)$."
         return float(self.p_mag[self.mags > 0].sum() + 0.5 * self.p_mag[self.mags == 0].sum())
 
+# %% ../nbs/25_pdns.ipynb #a91921f1
 def ising_enumerate(
     L: int,          # lattice side, 2 <= L <= 4 (all 2^(L^2) states are enumerated)
     beta: float,     # inverse temperature beta >= 0 of pi(x) ~ exp(-beta V(x))
@@ -93,6 +96,7 @@ def ising_enumerate(
     p_mag = np.array([p[M == m].sum() for m in mags])
     return IsingExact(L, beta, J, h, logZ, float((p * E).sum()), mags, p_mag)
 
+# %% ../nbs/25_pdns.ipynb #22468030
 def _transfer_logZ_mag(L, beta, J, h):
     S = all_states(L).astype(np.float64)                            # row states (2^L, L)
     row = J * (S * np.roll(S, 1, 1)).sum(1) + h * S.sum(1)          # within-row bonds + field
@@ -120,6 +124,7 @@ def _transfer_logZ_mag(L, beta, J, h):
     keep = (mags + N) % 2 == 0
     return logZ, mags[keep], (closing / tot)[keep]
 
+# %% ../nbs/25_pdns.ipynb #9c42bc87
 def ising_transfer(
     L: int,               # lattice side, 2 <= L <= 8 (the transfer matrix has 2^L x 2^L entries)
     beta: float,          # inverse temperature beta >= 0 of pi(x) ~ exp(-beta V(x))
@@ -147,6 +152,7 @@ def potts_energy(
     same = (g == torch.roll(g, 1, 1)).sum((1, 2)) + (g == torch.roll(g, 1, 2)).sum((1, 2))
     return -J * same.to(torch.float64)
 
+# %% ../nbs/25_pdns.ipynb #3d8a0d96
 def potts_logZ(
     L: int,          # lattice side, >= 2
     q: int,          # number of colours, >= 2, with q**L <= 5000 (size of the row transfer matrix)
@@ -198,6 +204,7 @@ class DiscreteTarget:
             raise ValueError(f"energy_fn must return shape ({x.shape[0]},), got {tuple(v.shape)}")
         return -self.beta * v.to(torch.float64)
 
+# %% ../nbs/25_pdns.ipynb #f02299b2
 def ising_target(
     L: int,          # lattice side, >= 2 (N = L^2 sites; state 1 = spin up, 0 = spin down)
     beta: float,     # inverse temperature beta >= 0
@@ -212,6 +219,7 @@ def ising_target(
         return torch.where(M == 0, x[:, 0], (M > 0).long())            # ties (M = 0) split by the first spin
     return DiscreteTarget(energy, L * L, 2, float(beta), mode, 2, f"Ising L={L} beta={beta} h={h}")
 
+# %% ../nbs/25_pdns.ipynb #3df388c2
 def potts_target(
     L: int,          # lattice side, >= 2 (N = L^2 sites)
     beta: float,     # inverse temperature beta >= 0
@@ -225,6 +233,7 @@ def potts_target(
     name = f"Potts q={q} L={L} beta={beta}"
     return DiscreteTarget(lambda x: potts_energy(x, L, J), L * L, q, float(beta), mode, q, name)
 
+# %% ../nbs/25_pdns.ipynb #c13f8a06
 def qubo_target(
     Q: torch.Tensor,     # (N, N) finite matrix of the quadratic form x^T Q x (symmetrised before use)
     beta: float = 1.0,   # inverse temperature beta >= 0
@@ -240,6 +249,7 @@ def qubo_target(
         return ((xf @ Q) * xf).sum(1)
     return DiscreteTarget(energy, Q.shape[0], 2, float(beta), None, 0, name)
 
+# %% ../nbs/25_pdns.ipynb #76aa3ca0
 def maxcut_target(
     W: torch.Tensor,    # (N, N) symmetric edge weights (e.g. `random_graph`'s 0/1 adjacency); diagonal ignored
     beta: float = 1.0,  # inverse temperature beta >= 0 on the energy -cut(x)
@@ -253,6 +263,7 @@ def maxcut_target(
     t.mode_fn, t.n_modes = (lambda x: x[:, 0]), 2                  # the Z2 pair (cut, complement): side of vertex 0
     return t
 
+# %% ../nbs/25_pdns.ipynb #1af79b13
 def random_graph(
     n: int,          # number of vertices, >= 2
     p: float = 0.5,  # edge probability in (0, 1]
@@ -317,6 +328,7 @@ class MaskedNet(nn.Module):
         "`x`: (B, N) long in {0..q}, q = masked; returns logits (B, N, q)."
         return self.net(F.one_hot(x, self.q + 1).float().flatten(1)).view(-1, self.n_sites, self.q)
 
+# %% ../nbs/25_pdns.ipynb #43f81392
 def sample_masked(
     model: nn.Module,  # denoiser mapping (B, N) long states with mask value q to logits (B, N, q), e.g. `MaskedNet`
     B: int,                                    # number of samples to draw, >= 1
@@ -341,6 +353,7 @@ def sample_masked(
             x[ar, d] = v
     return x, logq, order
 
+# %% ../nbs/25_pdns.ipynb #cfb1a06b
 def path_logprob(
     model: nn.Module,     # denoiser (B, N) -> (B, N, q) logits, e.g. `MaskedNet`
     x: torch.Tensor,      # revealed states, (B, N) long in {0..q-1}
@@ -376,6 +389,7 @@ def ess(
     w = weights.double() / weights.double().sum()
     return float(1.0 / (len(w) * (w ** 2).sum()))
 
+# %% ../nbs/25_pdns.ipynb #6918bce6
 def ess_logw(
     logw: torch.Tensor,  # log importance weights, non-empty 1-D (-inf allowed, NaN/+inf not)
 ) -> float:
@@ -383,6 +397,7 @@ def ess_logw(
     logw = _check_vector("logw", logw, allow_neg_inf=True)
     return ess(torch.softmax(logw.detach().double(), 0))
 
+# %% ../nbs/25_pdns.ipynb #0307b6cb
 def _check_gamma(gamma):
     if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not (0 < gamma <= 1):
         raise ValueError(f"gamma must be in (0, 1], got {gamma!r}")
@@ -395,6 +410,7 @@ def tempered_weights(
     _check_gamma(gamma)
     return torch.softmax(gamma * logw.detach().double(), 0)
 
+# %% ../nbs/25_pdns.ipynb #7134fc8f
 def adaptive_gamma(
     logw: torch.Tensor,       # log importance weights log w, 1-D
     ess_target: float = 0.3,  # smallest normalised ESS the tempered weights may have, in (0, 1]
@@ -423,9 +439,10 @@ def iterate_logw(
     if not isinstance(log_pi, torch.Tensor) or not isinstance(logq, torch.Tensor) or log_pi.shape != logq.shape:
         raise ValueError(f"log_pi and logq must be tensors of one shape, got {tuple(getattr(log_pi, 'shape', ()))} and "
                          f"{tuple(getattr(logq, 'shape', ()))}")
-    # Eq. (closed-form proximal iterate): log dP_lam/dP_theta = lam log P* + (1 - lam) log P_0 - log q_theta + const
+    # Eq. (3), closed-form proximal iterate: log dP_lam/dP_theta = lam log P* + (1 - lam) log P_0 - log q_theta + const
     return lam * log_pi.double() + (1 - lam) * torch.as_tensor(log_p0, dtype=torch.float64) - logq.double()
 
+# %% ../nbs/25_pdns.ipynb #7949544e
 def adaptive_lambda(
     log_pi: torch.Tensor,          # log unnormalised target of the draws (= log P*), shape (B,)
     log_p0: torch.Tensor | float,  # log density of the draws under the reference P_0 (tensor (B,) or constant)
@@ -448,6 +465,7 @@ def adaptive_lambda(
         else: hi = mid
     return lo
 
+# %% ../nbs/25_pdns.ipynb #2fb645fd
 def implied_eta(
     lams,  # path schedule lambda_0, lambda_1, ...: 1-D, non-decreasing, in [0, 1]
 ) -> np.ndarray:
@@ -456,6 +474,7 @@ def implied_eta(
     if lam.ndim != 1 or not np.isfinite(lam).all() or (lam < 0).any() or (lam > 1).any() or (np.diff(lam) < 0).any():
         raise ValueError("lams must be a 1-D non-decreasing schedule in [0, 1]")
     lam = np.minimum(lam, 1 - 1e-12)
+    # Eq. (1) unrolled: 1 - lambda_{k+1} = (1 - lambda_k) / (1 + eta_k), solved for eta_k
     return (1 - lam[:-1]) / (1 - lam[1:]) - 1
 
 # %% ../nbs/25_pdns.ipynb #7e7ea5ef
@@ -481,6 +500,7 @@ def wdce_loss(
     per = -(lp * mask).sum(1) / rate.squeeze(1).clamp_min(lam_min)
     return (wr * per).sum()
 
+# %% ../nbs/25_pdns.ipynb #2a746f93
 def logvar_loss(
     model: nn.Module,          # denoiser (B, N) -> (B, N, q) logits
     x: torch.Tensor,           # detached samples, (B, N) long
@@ -508,22 +528,17 @@ class DiscreteRun:
 
 DISCRETE_METHODS = ("PDNS", "PDNS-model", "WDCE", "anneal", "logvar")
 
+# %% ../nbs/25_pdns.ipynb #38e58152
 def train_discrete(
     target: DiscreteTarget,      # a `DiscreteTarget`: energy over {0..q-1}^N, beta, optional mode map
     method: str = "PDNS",        # one of `DISCRETE_METHODS`: PDNS, PDNS-model, WDCE, anneal (beta-annealing), logvar
     model: nn.Module | None = None,  # denoiser to train (None = a new `MaskedNet(N, q, hidden)`)
-    iters: int = 300,            # number of outer iterations (proximal subproblems), >= 1
-    batch: int = 256,            # samples drawn per iteration, >= 2
-    R: int = 4,                  # random maskings per sample in the WDCE loss
-    lr: float = 1e-3,            # Adam learning rate
-    hidden: int = 128,           # hidden width of the default `MaskedNet`
-    ess_target: float = 0.3,     # normalised ESS kept by the adaptive lambda / gamma rule, in (0, 1]
-    inner: int = 1,              # gradient steps per subproblem (fresh masks each), >= 1
-    buffer: int = 0,             # number of earlier batches replayed with the current one (0 = none)
-    gamma_ramp: float = 0.5,     # PDNS-model: share of training over which gamma's cap rises linearly to 1 (0 = no cap)
-    anneal_frac: float = 0.5,    # anneal: share of training over which lambda rises linearly from 0.1 to 1, in (0, 1]
-    seed: int = 0,               # torch seed of the model's initialisation and the draws
-    progress_desc: str | None = None,  # label of a progress bar (None = no bar)
+    iters: int = 300, batch: int = 256,  # outer iterations (proximal subproblems), >= 1; samples per iteration, >= 2
+    R: int = 4, lr: float = 1e-3,        # random maskings per sample in the WDCE loss; Adam learning rate
+    hidden: int = 128, ess_target: float = 0.3,  # width of the default `MaskedNet`; ESS kept by the lambda/gamma rule
+    inner: int = 1, buffer: int = 0,     # gradient steps per subproblem, >= 1; earlier batches replayed (0 = none)
+    gamma_ramp: float = 0.5, anneal_frac: float = 0.5,  # PDNS-model's gamma-cap ramp; anneal's lambda ramp (shares)
+    seed: int = 0, progress_desc: str | None = None,  # torch seed of initialisation and draws; progress-bar label
 ) -> DiscreteRun:
     """Train a masked diffusion sampler for `target` with one of DISCRETE_METHODS.
 
@@ -580,8 +595,7 @@ def train_discrete(
             cap = 1.0 if gamma_ramp == 0 else min(1.0, (k + 1) / (gamma_ramp * iters))
             lam = min(adaptive_gamma(LP - LQ, ess_target), cap)
             logw = lam * (LP - LQ)
-        else:
-            lam, logw = 1.0, LP - LQ
+        else: lam, logw = 1.0, LP - LQ
         w = torch.softmax(logw, 0)
         for _ in range(inner):
             loss = wdce_loss(model, X, w, q, R)
@@ -613,7 +627,7 @@ def is_mode_mass(
         raise ValueError(f"n_modes must be an int >= 1, got {n_modes!r}")
     if modes.min() < 0 or modes.max() >= n_modes: raise ValueError(f"modes must lie in [0, {n_modes})")
     w = torch.softmax(logw.double(), 0)
-    # importance-reweighted mode mass: P_IS(m) = sum_i w_i 1[mode(x_i) = m]
+    # Eq. (4): importance-reweighted mode mass P_IS(m) = sum_i w_i 1[mode(x_i) = m]
     return torch.bincount(modes.long(), weights=w, minlength=n_modes).numpy()
 
 # %% ../nbs/25_pdns.ipynb #a7c1e0d2
@@ -649,7 +663,8 @@ def evaluate_samples(
     if not torch.is_tensor(x) or not torch.is_tensor(logq) or x.dim() != 2 or logq.shape != (len(x),):
         raise ValueError(f"x must be (B, N) and logq (B,) tensors, got {tuple(getattr(x, 'shape', ()))} and "
                          f"{tuple(getattr(logq, 'shape', ()))}")
-    logw = target.log_unnorm(x) - logq.double()                 # log w = log pi~(x) - log q_theta(sigma, x)
+    # Eq. (2): log w = log pi~(x) - log q_theta(sigma, x) (up to -log Z); log Z-hat = log mean exp(log w)
+    logw = target.log_unnorm(x) - logq.double()
     out = dict(logZ_hat=float(torch.logsumexp(logw, 0) - math.log(len(x))), ess=ess_logw(logw),
                mean_energy=float(target.energy_fn(x).double().mean()), x=x)
     if target.mode_fn is not None:
@@ -658,6 +673,7 @@ def evaluate_samples(
         out["mode_mass_is"] = is_mode_mass(logw, modes, target.n_modes)
     return out
 
+# %% ../nbs/25_pdns.ipynb #e05c61a4
 def evaluate_discrete(
     model: nn.Module,        # trained masked denoiser (B, N) -> (B, N, q) logits
     target: DiscreteTarget,  # a `DiscreteTarget`: energy over {0..q-1}^N, beta, optional mode map
@@ -766,6 +782,7 @@ class GaussianMixture:
         c = torch.multinomial(self.weights.float(), n, replacement=True, generator=generator)
         return self.means[c] + self.std * torch.randn(n, self.dim, generator=generator)
 
+# %% ../nbs/25_pdns.ipynb #ce6aac0f
 def ring_mixture(
     k: int = 6,           # number of modes on the circle, >= 2
     radius: float = 4.0,  # radius of the circle
@@ -777,6 +794,8 @@ def ring_mixture(
     a = torch.arange(k) * 2 * math.pi / k
     w = torch.arange(1, k + 1, dtype=torch.float64)[torch.randperm(k, generator=torch.Generator().manual_seed(seed))]
     return GaussianMixture(torch.stack([radius * a.cos(), radius * a.sin()], 1), std, w / w.sum())
+
+# %% ../nbs/25_pdns.ipynb #dafef691
 def cross_mixture(
     dim: int = 6,         # dimension d
     k: int = 4,           # number of modes, even, in [2, 2*dim]
@@ -851,6 +870,7 @@ class DriftNet(nn.Module):
     def forward(self, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
         return self.net(torch.cat([x, t.expand(x.shape[0], 1)], 1))
 
+# %% ../nbs/25_pdns.ipynb #aac25dce
 def em_sample(
     drift: nn.Module,    # drift network u_theta(x, t), e.g. `DriftNet`
     target,              # continuous target with `.dim` and `.log_prob(x)` (e.g. `GaussianMixture`, `DoubleWellTarget`)
@@ -871,12 +891,15 @@ def em_sample(
         for s in range(steps):
             u = drift(x, torch.tensor([[s * dt]]))
             dW = torch.randn(B, d) * math.sqrt(dt)
+            # Eq. (5), second term: log dP_theta/dQ by Girsanov, summed over the Euler-Maruyama steps
             girs = girs + (u * dW).sum(1) / sigma + (u ** 2).sum(1) * dt / (2 * sigma ** 2)
             x = x + u * dt + sigma * dW
         log_ref = -(x.double() ** 2).sum(1) / (2 * sigma ** 2) - 0.5 * d * math.log(2 * math.pi * sigma ** 2)
+        # Eq. (5), first term: log dP*/dQ = log pi~(X_1) - log N(X_1; 0, sigma^2 I)
         log_ratio = target.log_prob(x) - log_ref
     return x, log_ratio, girs.double()
 
+# %% ../nbs/25_pdns.ipynb #3a28b648
 def bridge_matching_loss(
     drift: nn.Module,       # drift network u_theta(x, t)
     x1: torch.Tensor,       # terminal points X_1, (B, d) (detached)
@@ -906,6 +929,7 @@ class ContinuousRun:
     ess1: list = field(default_factory=list)  # per iteration: normalised ESS of the trajectories' weights at the target
     secs: float = 0.0                         # training wall time in seconds
 
+# %% ../nbs/25_pdns.ipynb #4f85732d
 def train_continuous(
     target,                   # continuous target with `.dim` and `.log_prob(x)`
     method: str = "PDNS",     # one of `CONT_METHODS`: PDNS, PDNS-model, WDCE or PIS (reverse KL)
@@ -941,7 +965,7 @@ def train_continuous(
             x1, lr_, gi = em_sample(drift, target, batch, steps, sigma)
             run.ess1.append(ess_logw(lr_ - gi))
             if method == "PDNS":
-                # relative to Q: log P* = log_ratio, log P_0 = 0, log q_theta = girs
+                # Eq. (3) relative to Q: log P* = log_ratio, log P_0 = 0, log q_theta = girs
                 lam = adaptive_lambda(lr_, 0.0, gi, lam, ess_target)
                 logw = iterate_logw(lr_, 0.0, gi, lam)
             elif method == "PDNS-model":
@@ -959,6 +983,7 @@ def train_continuous(
     run.secs = time.time() - t0
     return run
 
+# %% ../nbs/25_pdns.ipynb #f2d37129
 def energy_distance(
     x: torch.Tensor,  # first sample, (n, d), finite
     y: torch.Tensor,  # second sample, (m, d), finite, same d
