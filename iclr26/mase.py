@@ -18,6 +18,7 @@ except ImportError as e:  # an optional dependency: name the extra that installs
     raise ImportError(f"iclr26.mase needs networkx ({e}); install it with: pip install 'iclr26[mase]'") from e
 from scipy import sparse
 from scipy.optimize import linprog
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['AGGREGATORS', 'DEVIATIONS', 'LP_OPTIONS', 'MAX_TABLE', 'NormalFormGame', 'check_distribution', 'product_distribution',
@@ -38,6 +39,7 @@ def _check_payoff_array(a, name: str) -> np.ndarray:
     if not np.all(np.isfinite(a)): raise ValueError(f"{name} must be finite (it holds NaN or inf)")
     return a
 
+# %% ../nbs/19_mase.ipynb #4d673e83
 class NormalFormGame:
     ("An n-player normal-form game: `payoffs[i][a]` is player `i`'s utility at the action profile `a` (a tensor of "
      "shape `(n, m_1, ..., m_n)`).")
@@ -97,46 +99,51 @@ class NormalFormGame:
         "Social welfare $\\sum_i E_\\mu[u_i]$ under `mu`."
         return float(self.expected_utilities(mu).sum())
 
-    # ---- converters
-    @classmethod
-    def from_bimatrix(cls, A, B=None, name: str = "bimatrix") -> "NormalFormGame":
-        "A 2-player game from the row player's matrix `A` and the column player's `B` (zero-sum `-A` if omitted)."
-        A = _check_payoff_array(A, "A")
-        B = -A if B is None else _check_payoff_array(B, "B")
-        if A.ndim != 2 or A.shape != B.shape:
-            raise ValueError(f"A and B must be matrices of the same shape, got {A.shape} and {B.shape}")
-        return cls(np.stack([A, B]), name=name)
+# %% ../nbs/19_mase.ipynb #e109b04b
+@patch(cls_method=True)
+def from_bimatrix(cls: NormalFormGame, A, B=None, name: str = "bimatrix") -> "NormalFormGame":
+    "A 2-player game from the row player's matrix `A` and the column player's `B` (zero-sum `-A` if omitted)."
+    A = _check_payoff_array(A, "A")
+    B = -A if B is None else _check_payoff_array(B, "B")
+    if A.ndim != 2 or A.shape != B.shape:
+        raise ValueError(f"A and B must be matrices of the same shape, got {A.shape} and {B.shape}")
+    return cls(np.stack([A, B]), name=name)
 
-    @classmethod
-    def from_nashpy(cls, game, name: str = "nashpy") -> "NormalFormGame":
-        "Convert a `nashpy.Game`."
-        if not hasattr(game, "payoff_matrices"): raise TypeError("game must be a nashpy.Game")
-        A, B = game.payoff_matrices
-        return cls.from_bimatrix(A, B, name=name)
+# %% ../nbs/19_mase.ipynb #65ce2775
+@patch(cls_method=True)
+def from_nashpy(cls: NormalFormGame, game, name: str = "nashpy") -> "NormalFormGame":
+    "Convert a `nashpy.Game`."
+    if not hasattr(game, "payoff_matrices"): raise TypeError("game must be a nashpy.Game")
+    A, B = game.payoff_matrices
+    return cls.from_bimatrix(A, B, name=name)
 
-    def to_nashpy(self):
-        "This game as a `nashpy.Game` (2 players only)."
-        try: import nashpy
-        except ImportError as e:
-            raise ImportError(f"to_nashpy needs nashpy ({e}); install it with: pip install 'iclr26[mase]'") from e
-        if self.n_players != 2:
-            raise ValueError(f"nashpy handles 2-player games; this one has {self.n_players} players")
-        return nashpy.Game(self.payoffs[0], self.payoffs[1])
+@patch
+def to_nashpy(self: NormalFormGame):
+    "This game as a `nashpy.Game` (2 players only)."
+    try: import nashpy
+    except ImportError as e:
+        raise ImportError(f"to_nashpy needs nashpy ({e}); install it with: pip install 'iclr26[mase]'") from e
+    if self.n_players != 2:
+        raise ValueError(f"nashpy handles 2-player games; this one has {self.n_players} players")
+    return nashpy.Game(self.payoffs[0], self.payoffs[1])
 
-    def to_pygambit(self):
-        "This game as a `pygambit.Game` (needs the optional `pygambit` package)."
-        try: import pygambit as gbt
-        except ImportError:
-            raise ImportError("to_pygambit needs the optional package pygambit (pip install pygambit)") from None
-        return gbt.Game.from_arrays(*[self.payoffs[i] for i in range(self.n_players)], title=self.name)
+# %% ../nbs/19_mase.ipynb #2fffcd70
+@patch
+def to_pygambit(self: NormalFormGame):
+    "This game as a `pygambit.Game` (needs the optional `pygambit` package)."
+    try: import pygambit as gbt
+    except ImportError:
+        raise ImportError("to_pygambit needs the optional package pygambit (pip install pygambit)") from None
+    return gbt.Game.from_arrays(*[self.payoffs[i] for i in range(self.n_players)], title=self.name)
 
-    @classmethod
-    def from_pygambit(cls, game, name: str | None = None) -> "NormalFormGame":
-        "Convert a strategic-form `pygambit.Game`."
-        if not hasattr(game, "to_arrays"): raise TypeError("game must be a pygambit.Game")
-        arrays = [np.asarray(a, dtype=float) for a in game.to_arrays(dtype=float)]
-        return cls(np.stack(arrays), name=name or getattr(game, "title", "gambit"))
+@patch(cls_method=True)
+def from_pygambit(cls: NormalFormGame, game, name: str | None = None) -> "NormalFormGame":
+    "Convert a strategic-form `pygambit.Game`."
+    if not hasattr(game, "to_arrays"): raise TypeError("game must be a pygambit.Game")
+    arrays = [np.asarray(a, dtype=float) for a in game.to_arrays(dtype=float)]
+    return cls(np.stack(arrays), name=name or getattr(game, "title", "gambit"))
 
+# %% ../nbs/19_mase.ipynb #b9660ecd
 def check_distribution(
     game: NormalFormGame,  # the game whose action profiles `mu` is over
     mu,  # distribution over action profiles: any array with `game.n_profiles` entries (reshaped to `game.n_actions`)
@@ -154,6 +161,7 @@ def check_distribution(
     if abs(mu.sum() - 1) > atol: raise ValueError(f"mu must sum to 1, sums to {mu.sum():.9g}")
     return mu
 
+# %% ../nbs/19_mase.ipynb #d3dda459
 def product_distribution(
     strategies: Sequence[Sequence[float]],  # one mixed strategy (probability vector over its actions) per player
 ) -> np.ndarray:
@@ -167,6 +175,7 @@ def product_distribution(
         out = np.multiply.outer(out, np.clip(s, 0, None))
     return out
 
+# %% ../nbs/19_mase.ipynb #bd072344
 def point_mass(
     game: NormalFormGame,  # the game whose profiles the distribution is over
     a: Sequence[int],      # the action profile played with probability 1: one action index per player
@@ -188,6 +197,7 @@ def prisoners_dilemma() -> NormalFormGame:
     "The paper's prisoner's dilemma: $u(C,C)=.6$, $u(D,C)=1$, $u(C,D)=0$, $u(D,D)=.2$ (own action first)."
     return _sym2([[0.6, 0.0], [1.0, 0.2]], "prisoner's dilemma", ["C", "D"])
 
+# %% ../nbs/19_mase.ipynb #1fe68030
 def coordination_game(
     high: float = 1.0,  # payoff to each player when both play A
     low: float = 0.5,   # payoff to each player when both play B (miscoordination pays 0)
@@ -195,32 +205,38 @@ def coordination_game(
     "Pure coordination: both get `high` at (A,A), `low` at (B,B), 0 when they miscoordinate."
     return _sym2([[high, 0.0], [0.0, low]], "coordination", ["A", "B"])
 
+# %% ../nbs/19_mase.ipynb #f06803df
 def battle_of_the_sexes() -> NormalFormGame:
     "Battle of the sexes: (O,O) pays (1, .5), (F,F) pays (.5, 1), miscoordination 0."
     A = np.array([[1.0, 0.0], [0.0, 0.5]])
     B = np.array([[0.5, 0.0], [0.0, 1.0]])
     return NormalFormGame(np.stack([A, B]), "battle of the sexes", [["O", "F"], ["O", "F"]])
 
+# %% ../nbs/19_mase.ipynb #fefc5244
 def stag_hunt() -> NormalFormGame:
     "Stag hunt: (S,S) pays 1 each, hunting hare pays .75 whatever the other does, a lone stag hunter gets 0."
     return _sym2([[1.0, 0.0], [0.75, 0.75]], "stag hunt", ["S", "H"])
 
+# %% ../nbs/19_mase.ipynb #334b36a1
 def chicken() -> NormalFormGame:
     ("Aumann's game of chicken (payoffs 6,2,7,0 divided by 7): its correlated equilibria beat its Nash equilibria on "
      "welfare.")
     return _sym2(np.array([[6.0, 2.0], [7.0, 0.0]]) / 7, "chicken", ["C", "D"])
 
+# %% ../nbs/19_mase.ipynb #b2879593
 def matching_pennies() -> NormalFormGame:
     "Matching pennies with payoffs in {0, 1} (constant-sum)."
     A = np.array([[1.0, 0.0], [0.0, 1.0]])
     return NormalFormGame(np.stack([A, 1 - A]), "matching pennies", [["H", "T"], ["H", "T"]])
 
+# %% ../nbs/19_mase.ipynb #6f24431c
 def shapley_game() -> NormalFormGame:
     "Shapley's 3x3 game (a cyclic coordination game with a unique, fully mixed Nash equilibrium)."
     A = np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]], float)
     B = np.array([[0, 0, 1], [1, 0, 0], [0, 1, 0]], float)
     return NormalFormGame(np.stack([A, B]), "Shapley", [["R", "P", "S"], ["R", "P", "S"]])
 
+# %% ../nbs/19_mase.ipynb #30f1e1a3
 def public_goods(
     n: int = 3,      # number of players (>= 2), each with actions keep (0) / give (1)
     # multiplier of the common pot; contributing is socially good iff r > 1 and individually good iff r > n
@@ -234,6 +250,7 @@ def public_goods(
     pot = r * c.sum(0) / n
     return NormalFormGame(np.stack([1 - c[i] + pot for i in range(n)]), f"public goods n={n}", [["keep", "give"]] * n)
 
+# %% ../nbs/19_mase.ipynb #0d825225
 def random_game(
     n_actions: Sequence[int],  # number of actions of each player (its length is the number of players)
     seed: int | None = None,   # seed of numpy's default_rng for the Uniform[0, 1] payoffs (None: fresh entropy)
@@ -246,6 +263,7 @@ def random_game(
     return NormalFormGame(rng.random((len(n_actions), *n_actions)), name or f"random {'x'.join(map(str, n_actions))} "
                                                                             f"(seed {seed})")
 
+# %% ../nbs/19_mase.ipynb #795bc5f1
 def classic_games() -> dict[str, NormalFormGame]:
     "The classic test games used in the notebook."
     gs = [prisoners_dilemma(), coordination_game(), battle_of_the_sexes(), stag_hunt(), chicken(), matching_pennies(),
@@ -327,7 +345,7 @@ class GraphicalGame:
         tables = [rng.random(tuple(m[j] for j in s)) for s in scopes]
         return cls(m, scopes, tables, name or f"graphical n={n} (seed {seed})")
 
-
+# %% ../nbs/19_mase.ipynb #53d6b1c6
 def network_game(
     graph: nx.Graph,                     # networkx graph of who plays whom (nodes relabelled 0..n-1 in sorted order)
     # symmetric 2-player game played against each neighbour (default: the paper's prisoner's dilemma)
@@ -361,6 +379,7 @@ def network_game(
         tables.append(T + noise * rng.random((m,) * (d + 1)))
     return GraphicalGame((m,) * n, scopes, tables, name or f"network {base.name} n={n} (seed {seed})")
 
+# %% ../nbs/19_mase.ipynb #fd32d5b4
 def bounded_degree_tree(
     n: int,                   # number of nodes
     max_degree: int = 3,      # largest degree a node may reach (>= 2; 2 gives a path)
@@ -377,6 +396,7 @@ def bounded_degree_tree(
         T.add_edge(int(rng.choice(cands)), k)
     return T
 
+# %% ../nbs/19_mase.ipynb #bd74ee61
 def _expand(T: np.ndarray, t_vars: Sequence[int], b_vars: Sequence[int], dom) -> np.ndarray:
     "Broadcast a table over `t_vars` (a subset of `b_vars`) to the axes `b_vars` (sizes `dom[v]`)."
     pos = {v: k for k, v in enumerate(b_vars)}
@@ -401,6 +421,7 @@ def coalitions(
     min_size = _check_int("min_size", min_size, 1)
     return [C for k in range(min_size, min(max_size, n) + 1) for C in itertools.combinations(range(n), k)]
 
+# %% ../nbs/19_mase.ipynb #ffae4717
 def _check_aggregator(aggregator: str, weights, n: int):
     if aggregator not in AGGREGATORS: raise ValueError(f"aggregator must be one of {AGGREGATORS}, got {aggregator!r}")
     if aggregator == "weighted":
@@ -422,11 +443,13 @@ def coalition_weights(
     w = _check_aggregator(aggregator, weights, n)
     C = list(C)
     if not C: raise ValueError("C must be a non-empty coalition")
+    # Eq. (2): max -> one unit vector per member; average / weighted -> ω_i = w_i / Σ_{j∈C} w_j on C
     if aggregator == "max": return [np.eye(n)[i] for i in C]
     om = np.zeros(n)
     om[C] = w[C] / w[C].sum()
     return [om]
 
+# %% ../nbs/19_mase.ipynb #51623fae
 def _check_deviation(deviation: str) -> str:
     if deviation not in DEVIATIONS: raise ValueError(f"deviation must be one of {DEVIATIONS}, got {deviation!r}")
     return deviation
@@ -450,6 +473,7 @@ def _coalition_list(n: int, coalition_set) -> list[tuple[int, ...]]:
     if not out: raise ValueError("coalitions must name at least one coalition")
     return out
 
+# %% ../nbs/19_mase.ipynb #7ec5aedb
 def _split(game: NormalFormGame, C: tuple[int, ...]):
     "Axes order (C, rest) and the shapes |A_C|, |A_-C|."
     rest = tuple(j for j in range(game.n_players) if j not in C)
@@ -466,6 +490,7 @@ def _as_matrix(T: np.ndarray, C, rest):
         else T.reshape(1, -1)
     )
 
+# %% ../nbs/19_mase.ipynb #d8500edb
 @dataclass
 class Deviation:
     ("A coalition deviation: `coalition`, the aggregator's `weights` $\\omega$, and the coalition's new joint action "
@@ -482,6 +507,7 @@ class Deviation:
             return f"coalition {C} -> ({act}), gain {self.gain:.4g}"
         return f"coalition {C}, gain {self.gain:.4g}"
 
+# %% ../nbs/19_mase.ipynb #e9053c02
 def coalition_gains(
     game: NormalFormGame,         # the normal-form game
     mu,  # distribution over action profiles: any array with `game.n_profiles` entries (reshaped to `game.n_actions`)
@@ -509,6 +535,7 @@ def coalition_gains(
             U = np.tensordot(om[list(C)], game.payoffs[list(C)], axes=1)
             V = _as_matrix(U, C, rest)
             if deviation == "coarse":
+                # Eq. (1), coarse: E_μ[Σ_i ω_i u_i(a'_C, a_-C)] - E_μ[Σ_i ω_i u_i(a)] for every a'_C
                 e = V @ M.sum(0) - float((V * M).sum())
                 k = int(np.argmax(e))
                 out.append(
@@ -518,10 +545,12 @@ def coalition_gains(
                 )
             else:
                 D = M @ V.T
+                # Eq. (1), correlated: the best a'_C for each recommended a_C, summed over a_C
                 G = D - np.diag(D)[:, None]
                 out.append(Deviation(C, om, tuple(int(x) for x in G.argmax(1)), float(G.max(1).sum())))
     return out
 
+# %% ../nbs/19_mase.ipynb #119eea0c
 def max_coalition_gain(
     game: NormalFormGame,         # the normal-form game
     mu,  # distribution over action profiles: any array with `game.n_profiles` entries (reshaped to `game.n_actions`)
@@ -537,6 +566,7 @@ def max_coalition_gain(
     gs = coalition_gains(game, mu, aggregator, deviation, weights, coalition_set)
     return max(gs, key=lambda d: d.gain)
 
+# %% ../nbs/19_mase.ipynb #f313cb16
 def exploitability(
     game: NormalFormGame,       # the normal-form game
     mu,  # distribution over action profiles: any array with `game.n_profiles` entries (reshaped to `game.n_actions`)
@@ -564,6 +594,7 @@ def solve_lp(
      "infeasible).")
     return linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method=method, options=LP_OPTIONS)
 
+# %% ../nbs/19_mase.ipynb #38735095
 class _Rows:
     "Sparse rows of `A_ub x <= b_ub`, kept as COO triplets."
     def __init__(self): self.r, self.c, self.v, self.b, self.m = [], [], [], [], 0
@@ -582,6 +613,7 @@ class _Rows:
         ).tocsr()
         return A, np.asarray(self.b, float)
 
+# %% ../nbs/19_mase.ipynb #3ad5a176
 class _DenseModel:
     ("The normal-form LP: variables [mu (one per profile), t, v (correlated blocks)]; caches per (C, omega) the "
      "matrices it needs.")
@@ -634,6 +666,7 @@ class _DenseModel:
         V, idx = self.V(b), self.idx(C)
         tc, tv = ([t_col], [-1.0]) if with_t else ([], [])
         if self.dev == "coarse":
+            # Eq. (3): Σ_i ω_i [u_i(a'_C, a_-C) - u_i(a)] μ(a) - t <= 0, one row per (C, a'_C)
             R = V[k][None, :] - V                                  # [a_C, a_-C]: u(a'_C, a_-C) - u(a)
             rows.add(np.concatenate([idx.ravel(), tc]), np.concatenate([R.ravel(), tv]), rhs)
             return n_vars
@@ -646,6 +679,7 @@ class _DenseModel:
         rows.add(np.concatenate([np.arange(v0, v0 + mC), tc]), np.concatenate([np.ones(mC), tv]), rhs)
         return n_vars + mC
 
+# %% ../nbs/19_mase.ipynb #f9034236
 @dataclass
 class MASEResult:
     ("A computed MASE: the distribution (`mu`, or bag `marginals` for the structured algorithm), its value and the "
@@ -668,6 +702,7 @@ class MASEResult:
     oracle_calls: int = 0        # separation-oracle calls (structured: one per LP solve)
     dp_solves: int = 0           # max-sum DP passes inside the oracle (structured: Dinkelbach steps)
 
+# %% ../nbs/19_mase.ipynb #cf10f07d
 def _mase_dense(
     game: NormalFormGame, aggregator, deviation, weights, coalition_set, method, tol, max_iter, batch, time_limit
 ) -> MASEResult:
@@ -699,7 +734,7 @@ def _mase_dense(
         it += 1
         A_ub, b_ub = rows.matrix(n_vars)
         c = np.zeros(n_vars)
-        c[t_col] = 1.0
+        c[t_col] = 1.0                                          # Eq. (3): minimise t
         Aeq = sparse.hstack([A_eq, sparse.csr_matrix((1, n_vars - N - 1))]).tocsr() if n_vars > N + 1 else A_eq
         bounds = [(0, None)] * N + [(None, None)] + [(0, None)] * (n_vars - N - 1)
         res = solve_lp(c, A_ub, b_ub, Aeq, [1.0], bounds)
@@ -722,20 +757,8 @@ def _mase_dense(
     g, b, k = mdl.separate(mu, top=1)[0]
     C, om = mdl.blocks[b]
     act = tuple(int(x) for x in np.unravel_index(k, [game.n_actions[j] for j in C])) if deviation == "coarse" else k
-    return MASEResult(
-        g,
-        t,
-        Deviation(C, om, act, g),
-        mu,
-        None,
-        it,
-        rows.m,
-        time.perf_counter() - t0,
-        method,
-        aggregator,
-        deviation,
-        hist,
-    )
+    return MASEResult(g, t, Deviation(C, om, act, g), mu, None, it, rows.m, time.perf_counter() - t0, method,
+                      aggregator, deviation, hist)
 
 # %% ../nbs/19_mase.ipynb #915f031f
 def mase(
@@ -801,35 +824,15 @@ def mase(
             raise ValueError(f"method={method!r} builds the normal form: {size:.3g} payoff entries (> max_table="
                              f"{max_table:.3g}); use method='structured' or pass a larger max_table")
         method = "cg" if method == "brute" else method
-        r = _mase_dense(
-            game.to_normal_form(),
-            aggregator,
-            deviation,
-            weights,
-            coalition_set,
-            method,
-            tol,
-            max_iter,
-            batch or 1,
-            time_limit,
-        )
+        r = _mase_dense(game.to_normal_form(), aggregator, deviation, weights, coalition_set, method, tol, max_iter,
+                        batch or 1, time_limit)
         r.method = "brute"
         return r
     if not isinstance(game, NormalFormGame):
         raise TypeError(f"game must be a NormalFormGame or GraphicalGame, got {type(game).__name__}")
     if method == "structured": raise ValueError("method='structured' needs a GraphicalGame")
-    return _mase_dense(
-        game,
-        aggregator,
-        deviation,
-        weights,
-        coalition_set,
-        "cg" if method in ("auto", "brute") else method,
-        tol,
-        max_iter,
-        batch or 1,
-        time_limit,
-    )
+    return _mase_dense(game, aggregator, deviation, weights, coalition_set,
+                       "cg" if method in ("auto", "brute") else method, tol, max_iter, batch or 1, time_limit)
 
 # %% ../nbs/19_mase.ipynb #a07cc955
 @dataclass
@@ -842,6 +845,7 @@ class EWFResult:
     # the tree decomposition behind bag marginals in `mu` (graphical games; None in normal form)
     td: Any = field(default=None, repr=False)
 
+# %% ../nbs/19_mase.ipynb #f355d9e9
 def ewf(
     # a NormalFormGame (joint LP) or GraphicalGame (LP over bag marginals, coarse only)
     game: NormalFormGame | GraphicalGame,
@@ -863,7 +867,7 @@ def ewf(
         for i in range(n):
             for a in range(game.n_actions[i]):
                 cc, vv = mdl.dev_coeffs(i, {i: a})
-                rows.add(cc, vv, eps)
+                rows.add(cc, vv, eps)                    # Eq. (4): gain of i -> a <= ε
         c = np.zeros(n_vars)
         for i in range(n):
             k = mdl.td.home[i]
@@ -886,7 +890,7 @@ def ewf(
         else: n_vars = mdl.add_block(rows, b, None, -1, n_vars, rhs=eps, with_t=False)
     A_ub, b_ub = rows.matrix(n_vars)
     c = np.zeros(n_vars)
-    c[:N] = -game.payoffs.sum(0).ravel()
+    c[:N] = -game.payoffs.sum(0).ravel()                # Eq. (4): maximise the welfare Σ_i E_μ[u_i]
     A_eq = sparse.csr_matrix((np.ones(N), (np.zeros(N, int), np.arange(N))), shape=(1, n_vars))
     res = solve_lp(c, A_ub, b_ub, A_eq, [1.0], [(0, None)] * n_vars)
     if res.status == 2: return EWFResult(eps, float("nan"), None, False)
@@ -895,18 +899,21 @@ def ewf(
     mu = (mu / mu.sum()).reshape(game.n_actions)
     return EWFResult(eps, float(-res.fun), mu, True)
 
+# %% ../nbs/19_mase.ipynb #7f751285
 def max_welfare_cce(
     game: NormalFormGame,  # the normal-form game
 ) -> np.ndarray:
     "A welfare-maximising coarse correlated equilibrium (EWF at eps = 0, coarse deviations)."
     return ewf(game, 0.0, "coarse").mu
 
+# %% ../nbs/19_mase.ipynb #46cb586b
 def max_welfare_ce(
     game: NormalFormGame,  # the normal-form game
 ) -> np.ndarray:
     "A welfare-maximising correlated equilibrium (EWF at eps = 0, correlated deviations)."
     return ewf(game, 0.0, "correlated").mu
 
+# %% ../nbs/19_mase.ipynb #b0eeac8d
 def pure_nash_equilibria(
     game: NormalFormGame,  # the normal-form game
     tol: float = 1e-12,    # slack allowed when comparing a payoff with the best-response payoff
@@ -917,6 +924,7 @@ def pure_nash_equilibria(
     for i in range(game.n_players): ok &= P[i] >= P[i].max(axis=i, keepdims=True) - tol
     return [tuple(int(x) for x in a) for a in zip(*np.nonzero(ok))]
 
+# %% ../nbs/19_mase.ipynb #9af56c8e
 def nash_equilibria(
     game: NormalFormGame,  # the normal-form game
     # 'auto' (nashpy for 2 players, else pygambit, else pure), 'nashpy', 'gambit' or 'pure' (enumeration)
@@ -945,6 +953,7 @@ def nash_equilibria(
     res = gbt.nash.gnm_solve(g)
     return [product_distribution([[float(eq[s]) for s in p.strategies] for p in g.players]) for eq in res.equilibria]
 
+# %% ../nbs/19_mase.ipynb #718b0e90
 def pure_strong_profiles(
     game: NormalFormGame,         # the normal-form game
     # 'average' (MASE: mean gain over the coalition), 'weighted' (needs `weights`) or 'max' (best member's gain)
@@ -969,6 +978,7 @@ class TreeDecomposition:
     width: int   # treewidth of the decomposition: largest bag size minus 1
     home: list   # per player, the index of the smallest bag containing its scope
 
+# %% ../nbs/19_mase.ipynb #0d42016f
 def tree_decomposition(
     game: GraphicalGame,  # the graphical game whose dependency graph is decomposed
 ) -> TreeDecomposition:
@@ -994,6 +1004,7 @@ def tree_decomposition(
         home.append(min(cands, key=lambda k: len(bags[k])))
     return TreeDecomposition(bags, edges, max(len(b) for b in bags) - 1, home)
 
+# %% ../nbs/19_mase.ipynb #946c2154
 MAX_TABLE = 10_000_000   # default limit on one DP table (entries): about 80 MB of float64
 
 def check_table_size(
@@ -1011,6 +1022,7 @@ def check_table_size(
                          "Pass a larger max_table to run it anyway, or use a game of smaller treewidth")
     return size
 
+# %% ../nbs/19_mase.ipynb #2c14c6d1
 def _rooted(td: TreeDecomposition, root: int = 0):
     "(post-order list of bags, parent of each bag) of the decomposition tree rooted at `root`."
     T = nx.Graph()
@@ -1029,6 +1041,7 @@ def _placement(t_vars: Sequence[int], b_vars: Sequence[int], dom) -> tuple[list[
     for p in order: shape[pos[t_vars[p]]] = dom[t_vars[p]]
     return order, tuple(shape)
 
+# %% ../nbs/19_mase.ipynb #c6bf478c
 class MaxSumDP:
     """Max-sum dynamic programming over a tree decomposition: maximise $\\sum_f f(x_{scope(f)})$ over $x_v \\in
     \\{0..dom_v-1\\}$.
@@ -1085,6 +1098,7 @@ class MaxSumDP:
                 for v, av in zip(free, a): x[v] = av
         return float(tabs[self.order[-1]].max()), x
 
+# %% ../nbs/19_mase.ipynb #21a6ee68
 def max_sum(
     td: TreeDecomposition,                             # tree decomposition over the variables
     dom: Sequence[int],                                # domain size of each variable x_v (values 0..dom[v]-1)
@@ -1095,6 +1109,8 @@ def max_sum(
     with `scope` inside `bags[bag]`. Returns (max, maximiser)."""
     dp = MaxSumDP(td, dom, [s for s, _, _ in factors], [k for _, _, k in factors])
     return dp.solve([f for _, f, _ in factors])
+
+# %% ../nbs/19_mase.ipynb #28d0a3fb
 class _BagModel:
     ("The structured LP: one marginal $\\mu_B$ per bag, consistent on separators; utilities read from each player's "
      "home bag.")
@@ -1115,137 +1131,153 @@ class _BagModel:
                 np.ascontiguousarray(_expand(game.tables[i], game.scopes[i], self.td.bags[k], self.dom)).ravel()
             )
 
-    def equalities(self, n_vars: int):
-        "Each bag sums to 1 and adjacent bags agree on their separator."
-        r, c, v, b, m = [], [], [], [], 0
-        for k in range(len(self.td.bags)):
-            r.append(np.full(self.sizes[k], m))
-            c.append(np.arange(self.off[k], self.off[k + 1]))
-            v.append(np.ones(self.sizes[k]))
-            b.append(1.0)
-            m += 1
-        for k, l in self.td.edges:
-            sep = [x for x in self.td.bags[k] if x in self.td.bags[l]]
-            nS = int(np.prod([self.dom[x] for x in sep])) if sep else 1
-            for kk, sign in ((k, 1.0), (l, -1.0)):
-                bag = self.td.bags[kk]
-                lab = np.zeros(self.shapes[kk], np.int64)      # separator index of each bag entry
-                mult = 1
-                for x in reversed(sep):
-                    p = bag.index(x)
-                    sh = [1] * len(bag)
-                    sh[p] = self.dom[x]
-                    lab = lab + mult * np.arange(self.dom[x]).reshape(sh)
-                    mult *= self.dom[x]
-                r.append(m + lab.ravel())
-                c.append(np.arange(self.off[kk], self.off[kk + 1]))
-                v.append(np.full(self.sizes[kk], sign))
-            b += [0.0] * nS
-            m += nS
-        A = sparse.coo_matrix((np.concatenate(v), (np.concatenate(r), np.concatenate(c))), shape=(m, n_vars)).tocsr()
-        return A, np.asarray(b)
+# %% ../nbs/19_mase.ipynb #4c0cdefd
+@patch
+def equalities(self: _BagModel, n_vars: int):
+    "Each bag sums to 1 and adjacent bags agree on their separator."
+    r, c, v, b, m = [], [], [], [], 0
+    for k in range(len(self.td.bags)):
+        r.append(np.full(self.sizes[k], m))
+        c.append(np.arange(self.off[k], self.off[k + 1]))
+        v.append(np.ones(self.sizes[k]))
+        b.append(1.0)
+        m += 1
+    # Eq. (5): adjacent bags agree on their separator's marginal
+    for k, l in self.td.edges:
+        sep = [x for x in self.td.bags[k] if x in self.td.bags[l]]
+        nS = int(np.prod([self.dom[x] for x in sep])) if sep else 1
+        for kk, sign in ((k, 1.0), (l, -1.0)):
+            bag = self.td.bags[kk]
+            lab = np.zeros(self.shapes[kk], np.int64)      # separator index of each bag entry
+            mult = 1
+            for x in reversed(sep):
+                p = bag.index(x)
+                sh = [1] * len(bag)
+                sh[p] = self.dom[x]
+                lab = lab + mult * np.arange(self.dom[x]).reshape(sh)
+                mult *= self.dom[x]
+            r.append(m + lab.ravel())
+            c.append(np.arange(self.off[kk], self.off[kk + 1]))
+            v.append(np.full(self.sizes[kk], sign))
+        b += [0.0] * nS
+        m += nS
+    A = sparse.coo_matrix((np.concatenate(v), (np.concatenate(r), np.concatenate(c))), shape=(m, n_vars)).tocsr()
+    return A, np.asarray(b)
 
-    def welfare(self, margs) -> float:
-        "Social welfare $\\sum_i E_\\mu[u_i]$ from the bag marginals."
-        return float(sum(self.base[i] @ margs[self.td.home[i]].ravel() for i in range(self.g.n_players)))
+# %% ../nbs/19_mase.ipynb #dc3df4f1
+@patch
+def welfare(self: _BagModel, margs) -> float:
+    "Social welfare $\\sum_i E_\\mu[u_i]$ from the bag marginals."
+    return float(sum(self.base[i] @ margs[self.td.home[i]].ravel() for i in range(self.g.n_players)))
 
-    def exploitability(self, margs) -> float:
-        "The largest gain of a unilateral (coarse) deviation."
-        return float(max(G[(slice(1, None),) + (0,) * (G.ndim - 1)].max() for G in self.gain_tables(margs)))
+@patch
+def marginals(self: _BagModel, x: np.ndarray) -> list[np.ndarray]:
+    return [
+        np.clip(x[self.off[k] : self.off[k + 1]], 0, None).reshape(self.shapes[k]) for k in range(len(self.td.bags))
+    ]
 
-    def marginals(self, x: np.ndarray) -> list[np.ndarray]:
-        return [
-            np.clip(x[self.off[k] : self.off[k + 1]], 0, None).reshape(self.shapes[k]) for k in range(len(self.td.bags))
-        ]
+# %% ../nbs/19_mase.ipynb #e8aad043
+@patch
+def dev_coeffs(self: _BagModel, i: int, assign: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    ("Columns and coefficients of $E_\\mu[u_i(a'_{C}, a_{-C}) - u_i(a)]$ with the deviators in `assign` (player "
+     "-> action).")
+    k = self.td.home[i]
+    s = self.g.scopes[i]
+    T = self.g.tables[i][tuple(assign.get(j, slice(None)) for j in s)]
+    rest = tuple(j for j in s if j not in assign)
+    dev = _expand(T, rest, self.td.bags[k], self.dom).ravel() if rest else np.full(self.sizes[k], float(T))
+    return np.arange(self.off[k], self.off[k + 1]), dev - self.base[i]
 
-    def dev_coeffs(self, i: int, assign: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        ("Columns and coefficients of $E_\\mu[u_i(a'_{C}, a_{-C}) - u_i(a)]$ with the deviators in `assign` (player "
-         "-> action).")
+# %% ../nbs/19_mase.ipynb #be1c11ee
+@patch
+def gain_tables(self: _BagModel, margs: list[np.ndarray]) -> list[np.ndarray]:
+    """For each player `i`, $G_i(s)$ over states $s_j \\in \\{0\\text{ (stays)}, 1..m_j \\text{ (deviates to }
+    s_j-1)\\}$ of its scope:
+    $G_i(s) = E_\\mu[u_i(a'_{D}, a_{scope\\setminus D}) - u_i(a)]$ with $D = \\{j: s_j > 0\\}$."""
+    out = []
+    for i in range(self.g.n_players):
         k = self.td.home[i]
         s = self.g.scopes[i]
-        T = self.g.tables[i][tuple(assign.get(j, slice(None)) for j in s)]
-        rest = tuple(j for j in s if j not in assign)
-        dev = _expand(T, rest, self.td.bags[k], self.dom).ravel() if rest else np.full(self.sizes[k], float(T))
-        return np.arange(self.off[k], self.off[k + 1]), dev - self.base[i]
+        b = self.td.bags[k]
+        M = margs[k]
+        other = tuple(p for p, v in enumerate(b) if v not in s)
+        Ms = M.sum(axis=other) if other else M
+        # Ms axes: scope players in bag order -> reorder to scope order
+        bs = [v for v in b if v in s]
+        Ms = np.transpose(Ms, [bs.index(j) for j in s])
+        U = self.g.tables[i]
+        cur = float((U * Ms).sum())
+        G = np.zeros(tuple(self.dom[j] + 1 for j in s))
+        d = len(s)
+        for mask in range(1 << d):
+            D = [p for p in range(d) if mask >> p & 1]
+            keep = tuple(p for p in range(d) if p not in D)
+            marg = Ms.sum(axis=tuple(D), keepdims=True) if D else Ms
+            E = (U * marg).sum(axis=keep) if keep else U
+            G[tuple(slice(1, None) if p in D else 0 for p in range(d))] = E - cur
+        out.append(G)
+    return out
 
-    def gain_tables(self, margs: list[np.ndarray]) -> list[np.ndarray]:
-        """For each player `i`, $G_i(s)$ over states $s_j \\in \\{0\\text{ (stays)}, 1..m_j \\text{ (deviates to }
-        s_j-1)\\}$ of its scope:
-        $G_i(s) = E_\\mu[u_i(a'_{D}, a_{scope\\setminus D}) - u_i(a)]$ with $D = \\{j: s_j > 0\\}$."""
-        out = []
-        for i in range(self.g.n_players):
-            k = self.td.home[i]
-            s = self.g.scopes[i]
-            b = self.td.bags[k]
-            M = margs[k]
-            other = tuple(p for p, v in enumerate(b) if v not in s)
-            Ms = M.sum(axis=other) if other else M
-            # Ms axes: scope players in bag order -> reorder to scope order
-            bs = [v for v in b if v in s]
-            Ms = np.transpose(Ms, [bs.index(j) for j in s])
-            U = self.g.tables[i]
-            cur = float((U * Ms).sum())
-            G = np.zeros(tuple(self.dom[j] + 1 for j in s))
-            d = len(s)
-            for mask in range(1 << d):
-                D = [p for p in range(d) if mask >> p & 1]
-                keep = tuple(p for p in range(d) if p not in D)
-                marg = Ms.sum(axis=tuple(D), keepdims=True) if D else Ms
-                E = (U * marg).sum(axis=keep) if keep else U
-                G[tuple(slice(1, None) if p in D else 0 for p in range(d))] = E - cur
-            out.append(G)
-        return out
+@patch
+def exploitability(self: _BagModel, margs) -> float:
+    "The largest gain of a unilateral (coarse) deviation."
+    return float(max(G[(slice(1, None),) + (0,) * (G.ndim - 1)].max() for G in self.gain_tables(margs)))
 
-    def separate(self, margs, aggregator: str = "average", weights=None, t0: float | None = None, tol: float = 1e-12):
-        """Most profitable coalition deviation against the bag marginals: exact DP over the tree decomposition
-        inside a Dinkelbach iteration on the ratio $\\sum_{i\\in C} w_i G_i / \\sum_{i\\in C} w_i$ (average/weighted),
-        or local enumeration (max). Returns (gain, coalition, actions, weight vector)."""
-        n = self.g.n_players
-        w = _check_aggregator(aggregator, weights, n)
-        Gs = self.gain_tables(margs)
-        if aggregator == "max":                                # the best member's gain only depends on its own scope
-            best = None
-            for i in range(n):
-                G = Gs[i][1:]                                  # s_i >= 1: i is in the coalition
-                k = int(np.argmax(G))
-                st = np.unravel_index(k, G.shape)
-                st = (st[0] + 1, *st[1:])
-                if best is None or G.flat[k] > best[0]:
-                    best = (float(G.flat[k]), i, st)
-            g, i, st = best
-            assign = {j: int(sj) - 1 for j, sj in zip(self.g.scopes[i], st) if sj > 0}
-            return g, tuple(sorted(assign)), assign, np.eye(n)[i]
-        # Dinkelbach: start from the best single-player deviation (a feasible ratio)
-        r, assign = -np.inf, None
+# %% ../nbs/19_mase.ipynb #fef6bf8f
+@patch
+def separate(self: _BagModel, margs, aggregator: str = "average", weights=None, t0: float | None = None,
+             tol: float = 1e-12):
+    """Most profitable coalition deviation against the bag marginals: exact DP over the tree decomposition
+    inside a Dinkelbach iteration on the ratio $\\sum_{i\\in C} w_i G_i / \\sum_{i\\in C} w_i$ (average/weighted),
+    or local enumeration (max). Returns (gain, coalition, actions, weight vector)."""
+    n = self.g.n_players
+    w = _check_aggregator(aggregator, weights, n)
+    Gs = self.gain_tables(margs)
+    if aggregator == "max":                                # the best member's gain only depends on its own scope
+        best = None
         for i in range(n):
-            g1 = Gs[i][(slice(1, None),) + (0,) * (len(self.g.scopes[i]) - 1)]
-            if g1.max() > r: r, assign = float(g1.max()), {i: int(np.argmax(g1))}
-        if self._dp is None: self._dp = MaxSumDP(self.td, [m + 1 for m in self.dom], self.g.scopes, self.td.home)
-        # every coalition met on the Dinkelbach path, with its ratio
-        self.candidates = []
-        for _ in range(10 * n + 10):
-            facs = []
-            for i in range(n):
-                f = w[i] * (Gs[i] - r)
-                f[0] = 0.0             # players that stay out contribute nothing
-                facs.append(f)
-            val, x = self._dp.solve(facs)
-            self.n_dp = getattr(self, "n_dp", 0) + 1
-            if val <= tol * max(1.0, abs(r)): break
-            C = [j for j in range(n) if x[j] > 0]
-            cand = {j: int(x[j]) - 1 for j in C}
-            num = sum(w[i] * Gs[i][tuple(x[j] for j in self.g.scopes[i])] for i in C)
-            r_new = float(num / w[C].sum())
-            om_c = np.zeros(n)
-            om_c[C] = w[C] / w[C].sum()
-            self.candidates.append((r_new, cand, om_c))
-            if r_new <= r: break
-            r, assign = r_new, cand
-        C = tuple(sorted(assign))
-        om = np.zeros(n)
-        om[list(C)] = w[list(C)] / w[list(C)].sum()
-        return r, C, assign, om
+            G = Gs[i][1:]                                  # s_i >= 1: i is in the coalition
+            k = int(np.argmax(G))
+            st = np.unravel_index(k, G.shape)
+            st = (st[0] + 1, *st[1:])
+            if best is None or G.flat[k] > best[0]:
+                best = (float(G.flat[k]), i, st)
+        g, i, st = best
+        assign = {j: int(sj) - 1 for j, sj in zip(self.g.scopes[i], st) if sj > 0}
+        return g, tuple(sorted(assign)), assign, np.eye(n)[i]
+    # Dinkelbach: start from the best single-player deviation (a feasible ratio)
+    r, assign = -np.inf, None
+    for i in range(n):
+        g1 = Gs[i][(slice(1, None),) + (0,) * (len(self.g.scopes[i]) - 1)]
+        if g1.max() > r: r, assign = float(g1.max()), {i: int(np.argmax(g1))}
+    if self._dp is None: self._dp = MaxSumDP(self.td, [m + 1 for m in self.dom], self.g.scopes, self.td.home)
+    # every coalition met on the Dinkelbach path, with its ratio
+    self.candidates = []
+    for _ in range(10 * n + 10):
+        facs = []
+        for i in range(n):
+            # Eq. (6), Dinkelbach: maximise Σ_{i in C} w_i (G_i - r) by max-sum DP at the current ratio r
+            f = w[i] * (Gs[i] - r)
+            f[0] = 0.0             # players that stay out contribute nothing
+            facs.append(f)
+        val, x = self._dp.solve(facs)
+        self.n_dp = getattr(self, "n_dp", 0) + 1
+        if val <= tol * max(1.0, abs(r)): break
+        C = [j for j in range(n) if x[j] > 0]
+        cand = {j: int(x[j]) - 1 for j in C}
+        num = sum(w[i] * Gs[i][tuple(x[j] for j in self.g.scopes[i])] for i in C)
+        r_new = float(num / w[C].sum())                # Eq. (6): the maximiser's ratio
+        om_c = np.zeros(n)
+        om_c[C] = w[C] / w[C].sum()
+        self.candidates.append((r_new, cand, om_c))
+        if r_new <= r: break
+        r, assign = r_new, cand
+    C = tuple(sorted(assign))
+    om = np.zeros(n)
+    om[list(C)] = w[list(C)] / w[list(C)].sum()
+    return r, C, assign, om
 
+# %% ../nbs/19_mase.ipynb #9066f338
 def _mase_structured(
     game: GraphicalGame, aggregator, deviation, weights, tol, max_iter, time_limit, td=None, batch: int = 1,
     max_table: int = MAX_TABLE
@@ -1297,6 +1329,7 @@ def _mase_structured(
                       time.perf_counter() - t0, "structured", aggregator, deviation, hist, mdl.td,
                       oracle_calls=it, dp_solves=getattr(mdl, "n_dp", 0))
 
+# %% ../nbs/19_mase.ipynb #465a9a11
 def evaluate_marginals(
     game: GraphicalGame,              # the graphical game
     # one table μ_B per bag of `td`, with one axis per player of the bag (e.g. `MASEResult.marginals`)
@@ -1314,6 +1347,7 @@ def evaluate_marginals(
     return dict(welfare=mdl.welfare(marginals), exploitability=mdl.exploitability(marginals),
                 coalition_gain=mdl.separate(marginals, aggregator, weights)[0])
 
+# %% ../nbs/19_mase.ipynb #c8fcffdb
 def joint_from_marginals(
     game: GraphicalGame,              # the graphical game (at most 2^22 profiles)
     td: TreeDecomposition,            # the tree decomposition the marginals live on
