@@ -21,6 +21,7 @@ except ImportError as e:  # an optional dependency: name the extra that installs
     raise ImportError(f"iclr26.homdp needs networkx ({e}); install it with: pip install 'iclr26[homdp]'") from e
 
 from functools import partial
+from fastcore.basics import patch
 from .core import optional_import
 _optional = partial(optional_import, extra="homdp")  # an optional dependency, or an error naming this paper's extra
 
@@ -81,6 +82,7 @@ def to_adjacency(
         raise ValueError(f"{name} has {int(np.diag(A).sum())} self loop(s) on the diagonal: self loops are not allowed")
     return A
 
+# %% ../nbs/20_private_homdensity.ipynb #973ba838
 def project_max_degree(
     A,                  # simple undirected graph: networkx Graph or symmetric 0/1 adjacency matrix
     max_degree: float,  # Δ: degree cap (floored to an integer); edges are kept greedily in (i, j) order
@@ -99,6 +101,7 @@ def project_max_degree(
             deg[j] += 1
     return B
 
+# %% ../nbs/20_private_homdensity.ipynb #cae8c611
 def check_degree_bound(
     A,                             # simple undirected graph: networkx Graph or symmetric 0/1 adjacency matrix
     max_degree: float,             # Δ: the public maximum-degree bound the sensitivity holds under
@@ -138,6 +141,7 @@ def is_cycle(
     "True if `F` is a cycle $C_k$ ($k\\ge 3$)."
     return F.number_of_nodes() >= 3 and nx.is_connected(F) and all(d == 2 for _, d in F.degree())
 
+# %% ../nbs/20_private_homdensity.ipynb #00370031
 def pattern_name(
     F: nx.Graph,  # connected simple pattern graph F (at least one edge)
 ) -> str:
@@ -155,6 +159,7 @@ def pattern_name(
         return f"T{k}.{hashlib.sha1(canon.encode()).hexdigest()[:4]}"
     return f"F{k}.{F.number_of_edges()}"
 
+# %% ../nbs/20_private_homdensity.ipynb #bff60fc8
 def tree_patterns(
     max_nodes: int,      # largest number of nodes of a tree (>= 2)
     min_nodes: int = 2,  # smallest number of nodes of a tree (2: the edge K2)
@@ -169,6 +174,7 @@ def tree_patterns(
         for T in nx.nonisomorphic_trees(k)
     ]
 
+# %% ../nbs/20_private_homdensity.ipynb #faee2576
 def cycle_patterns(
     k_max: int,      # length of the longest cycle (>= 3)
     k_min: int = 3,  # length of the shortest cycle (>= 3)
@@ -179,6 +185,7 @@ def cycle_patterns(
     if k_min > k_max: raise ValueError(f"k_min={k_min} > k_max={k_max}")
     return [nx.cycle_graph(k) for k in range(k_min, k_max + 1)]
 
+# %% ../nbs/20_private_homdensity.ipynb #c390220c
 def hom_brute_force(
     F: nx.Graph,            # connected simple pattern graph F (at least one edge)
     G,                      # host graph: networkx Graph or 0/1 adjacency matrix
@@ -199,6 +206,7 @@ def hom_brute_force(
         total += int(ok.sum())
     return float(total)
 
+# %% ../nbs/20_private_homdensity.ipynb #441a7584
 def _tree_plan(T: nx.Graph):
     "Root at node 0; return (order, children) for the bottom-up pass."
     order, children, parent = [], {u: [] for u in T.nodes}, {0: None}
@@ -213,12 +221,13 @@ def _tree_plan(T: nx.Graph):
                 stack.append(v)
     return order, children
 
+# %% ../nbs/20_private_homdensity.ipynb #27670c9f
 def _hom_tree_A(T: nx.Graph, A: np.ndarray) -> float:
     order, children = _tree_plan(T)
     f = {}
     for u in reversed(order):
         v = np.ones(A.shape[0])
-        for c in children[u]: v = v * (A @ f.pop(c))
+        for c in children[u]: v = v * (A @ f.pop(c))        # f_u = ∏_c A f_c (leaves: f = 1)
         f[u] = v
     return float(f[0].sum())
 
@@ -231,12 +240,14 @@ def hom_tree(
     if not nx.is_tree(T): raise ValueError("T must be a tree (use hom_count for general patterns)")
     return _hom_tree_A(T, to_adjacency(G))
 
+# %% ../nbs/20_private_homdensity.ipynb #a6184393
 def _cycle_homs_A(A: np.ndarray, k_max: int, k_min: int = 3) -> np.ndarray:
     P = [np.eye(A.shape[0]), A]
     while len(P) - 1 < (k_max + 1) // 2: P.append(P[-1] @ A)
     out = []
     for k in range(k_min, k_max + 1):
         j = k // 2
+        # tr A^2j = ‖A^j‖_F², tr A^(2j+1) = <A^j, A^(j+1)>
         out.append(float(np.sum(P[j] * P[j])) if k % 2 == 0 else float(np.sum(P[j] * P[j + 1])))
     return np.array(out)
 
@@ -251,6 +262,7 @@ def cycle_homs(
     if k_min > k_max: raise ValueError(f"k_min={k_min} > k_max={k_max}")
     return _cycle_homs_A(to_adjacency(G), k_max, k_min)
 
+# %% ../nbs/20_private_homdensity.ipynb #1d681a1a
 def _hom_count_A(F: nx.Graph, A: np.ndarray, max_maps: float = 5e7, max_treewidth: int = 3) -> float:
     if nx.is_tree(F): return _hom_tree_A(F, A)
     if is_cycle(F):
@@ -272,6 +284,7 @@ def hom_count(
     w = _check_int("max_treewidth", max_treewidth, 1)
     return _hom_count_A(_check_pattern(F), to_adjacency(G, ignore_weights=ignore_weights), max_maps, w)
 
+# %% ../nbs/20_private_homdensity.ipynb #1bb64dab
 def hom_density(
     F: nx.Graph,                   # connected simple pattern graph F (at least one edge)
     G,                             # host graph (n nodes): networkx Graph or 0/1 adjacency matrix
@@ -280,8 +293,10 @@ def hom_density(
 ) -> float:
     "t(F, G) = hom(F, G) / n^{|V(F)|}."
     A = to_adjacency(G, ignore_weights=ignore_weights)
+    # Eq. (1): t(F, G) = hom(F, G) / n^|V(F)|
     return hom_count(F, A, max_treewidth=max_treewidth) / float(A.shape[0]) ** F.number_of_nodes()
 
+# %% ../nbs/20_private_homdensity.ipynb #95402626
 def hom_counts(
     graphs: Sequence,  # list of graphs (networkx graphs or 0/1 adjacency matrices); wrap a single graph in a list
     # the patterns F_j, one density per pattern (e.g. `tree_patterns(..) + cycle_patterns(..)`)
@@ -311,6 +326,7 @@ def hom_counts(
             out[i, j] = ch[F.number_of_nodes() - 3] if j in cyc else _hom_count_A(F, A, max_treewidth=w)
     return out
 
+# %% ../nbs/20_private_homdensity.ipynb #48f1c950
 def hom_densities(
     graphs: Sequence,  # list of graphs (networkx graphs or 0/1 adjacency matrices); wrap a single graph in a list
     # the patterns F_j, one density per pattern (e.g. `tree_patterns(..) + cycle_patterns(..)`)
@@ -322,7 +338,7 @@ def hom_densities(
     C = hom_counts(graphs, patterns, max_treewidth, ignore_weights)
     n = np.array([G.shape[0] if hasattr(G, "shape") else len(G) for G in graphs], dtype=float)
     k = np.array([F.number_of_nodes() for F in patterns], dtype=float)
-    return C / n[:, None] ** k[None, :]
+    return C / n[:, None] ** k[None, :]                     # Eq. (1), per graph and pattern
 
 # %% ../nbs/20_private_homdensity.ipynb #1307d9fd
 def elimination_order(
@@ -354,6 +370,7 @@ def elimination_order(
         order.append(v)
     return order, width
 
+# %% ../nbs/20_private_homdensity.ipynb #f7d100bc
 def treewidth(
     F: nx.Graph,  # connected simple pattern graph F (at least one edge)
 ) -> int:
@@ -361,6 +378,7 @@ def treewidth(
      "cycles, 3 for $K_4$).")
     return elimination_order(F)[1]
 
+# %% ../nbs/20_private_homdensity.ipynb #6e23f600
 def _aligned(X, xs, target):
     "View of factor X (axes labelled xs) broadcastable against the axes `target` (xs ⊆ target)."
     perm = sorted(range(len(xs)), key=lambda i: target.index(xs[i]))
@@ -381,6 +399,7 @@ def _side(group, n):
     for X, xs in group: P = P * _aligned(X, xs, labels)
     return np.broadcast_to(P, (n,) * len(labels)), labels
 
+# %% ../nbs/20_private_homdensity.ipynb #6ee3cb2c
 def _eliminate(group, v, n, limit: float = 2e8):
     """Sum over the image of pattern vertex v of the product of the factors in `group` (all contain v): one bag's
     message.
@@ -409,8 +428,10 @@ def _eliminate(group, v, n, limit: float = 2e8):
     left, right = [x for x in xs if x not in ys], [x for x in ys if x not in xs]
     Xm = np.transpose(X, [xs.index(x) for x in batch + left + [v]]).reshape(n ** len(batch), n ** len(left), n)
     Ym = np.transpose(Y, [ys.index(x) for x in batch + [v] + right]).reshape(n ** len(batch), n, n ** len(right))
+    # Eq. (2): m_v = Σ_{h(v)} ∏_{f ∋ v} f, the sum over h(v) as a batched matrix product
     return (Xm @ Ym).reshape((n,) * (len(batch) + len(left) + len(right))), batch + left + right
 
+# %% ../nbs/20_private_homdensity.ipynb #a6fd6a75
 TD_MAX_ENTRIES = 2e8   # largest table (n^width entries) the DP may allocate: 1.6 GB of float64
 
 def _order_width(F: nx.Graph, order: Sequence) -> int:
@@ -422,6 +443,7 @@ def _order_width(F: nx.Graph, order: Sequence) -> int:
         for a in nb: H[a] = (H[a] | nb) - {a, v}
     return width
 
+# %% ../nbs/20_private_homdensity.ipynb #57404ef9
 def _hom_td_A(
     F: nx.Graph, A: np.ndarray, order: Sequence | None = None, name: str = "F", chunk_limit: float | None = None
 ) -> float:
@@ -433,10 +455,11 @@ def _hom_td_A(
                          f"> TD_MAX_ENTRIES={TD_MAX_ENTRIES:g}")
     factors = [(A, [a, b]) for a, b in F.edges()]
     for v in order:
-        group = [f for f in factors if v in f[1]]
+        group = [f for f in factors if v in f[1]]            # Eq. (2): the factors that mention v
         factors = [f for f in factors if v not in f[1]] + [_eliminate(group, v, n, chunk_limit or TD_MAX_ENTRIES)]
     return float(np.prod([float(X) for X, _ in factors]))
 
+# %% ../nbs/20_private_homdensity.ipynb #8efc580a
 def hom_treedec(
     F: nx.Graph,                   # connected simple pattern graph F (at least one edge)
     G,                             # host graph: networkx Graph or 0/1 adjacency matrix
@@ -458,6 +481,7 @@ def hom_treedec(
                          "(raise max_treewidth, or use hom_brute_force on small graphs)")
     return _hom_td_A(F, to_adjacency(G, ignore_weights=ignore_weights), order)
 
+# %% ../nbs/20_private_homdensity.ipynb #03cea2d9
 def random_patterns(
     count: int,              # number of pairwise non-isomorphic patterns to return
     n_nodes: int,            # nodes of every pattern (>= max_treewidth + 1)
@@ -498,7 +522,6 @@ def random_patterns(
         if len(out) == count: return out
     raise ValueError(f"found only {len(out)} distinct patterns in max_tries={max_tries} tries (ask for fewer)")
 
-
 # %% ../nbs/20_private_homdensity.ipynb #f719377b
 def density_sensitivity(
     F: nx.Graph,        # connected simple pattern graph F (at least one edge)
@@ -510,8 +533,10 @@ def density_sensitivity(
     F = _check_pattern(F)
     n = _check_int("n", n, 2)
     D = min(_check_pos("max_degree", max_degree), n - 1)
+    # Eq. (3): s_F(n, Δ) = 2|E(F)|/n² (Δ/n)^(|V(F)|-2)
     return 2.0 * F.number_of_edges() / n ** 2 * (D / n) ** (F.number_of_nodes() - 2)
 
+# %% ../nbs/20_private_homdensity.ipynb #baf060fa
 def sensitivity_vector(
     # the patterns F_j, one density per pattern (e.g. `tree_patterns(..) + cycle_patterns(..)`)
     patterns: Sequence[nx.Graph],
@@ -522,6 +547,7 @@ def sensitivity_vector(
     if not len(patterns): raise ValueError("patterns must not be empty")
     return np.array([density_sensitivity(F, n, max_degree) for F in patterns])
 
+# %% ../nbs/20_private_homdensity.ipynb #b14b4892
 def edge_flips(
     G,  # simple undirected graph: networkx Graph or symmetric 0/1 adjacency matrix with maximum degree <= max_degree
     max_degree: float,  # Δ: flips whose result exceeds this degree are skipped
@@ -537,6 +563,7 @@ def edge_flips(
         B[u, v] = B[v, u] = 1 - A[u, v]
         yield u, v, B
 
+# %% ../nbs/20_private_homdensity.ipynb #4c126dd5
 def audit_sensitivity(
     # list of graphs (networkx graphs or 0/1 adjacency matrices); wrap a single graph in a list; each must satisfy the
     # degree bound
@@ -556,6 +583,7 @@ def audit_sensitivity(
         A = check_degree_bound(G, max_degree, name=f"graphs[{gi}]")
         n = A.shape[0]
         D = min(float(max_degree), n - 1)
+        # Eq. (3), left: hom(F, G') - hom(F, G) <= 2|E(F)| Δ^(|V(F)|-2)
         bound = 2 * E * D ** (V - 2)                  # count-level bound: exact integers for integer Δ
         c0 = hom_counts([A], pats)[0]
         s = sensitivity_vector(pats, n, max_degree)
@@ -582,6 +610,7 @@ def calibrate_noise(
         raise ValueError("s must be a non-empty 1-D vector of finite sensitivities >= 0")
     rho = _check_pos("rho", rho, allow_inf=True)
     if math.isinf(rho): return np.zeros_like(s)
+    # Eq. (4) solved for σ: shared ρ = ‖s‖²/(2σ²); per density ρ_j = s_j²/(2σ_j²)
     if calibration == "shared": return np.full_like(s, np.linalg.norm(s) / math.sqrt(2 * rho))
     if calibration != "per_density":
         raise ValueError(f"calibration must be 'shared' or 'per_density', got {calibration!r}")
@@ -590,6 +619,7 @@ def calibrate_noise(
         raise ValueError("weights must be positive, finite and one per density")
     return s / np.sqrt(2 * rho * w / w.sum())
 
+# %% ../nbs/20_private_homdensity.ipynb #f30750b1
 def zcdp_of_noise(
     s,       # sensitivity vector s (one s_j per coordinate)
     sigmas,  # Gaussian noise scale σ_j per coordinate (same shape as `s`, >= 0)
@@ -599,9 +629,10 @@ def zcdp_of_noise(
     if s.shape != g.shape: raise ValueError("s and sigmas must have the same shape")
     if np.any(g < 0): raise ValueError("sigmas must be >= 0")
     with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.where(s == 0, 0.0, s ** 2 / (2 * g ** 2))
+        r = np.where(s == 0, 0.0, s ** 2 / (2 * g ** 2))    # Eq. (4), one term per coordinate
     return float(np.sum(r))
 
+# %% ../nbs/20_private_homdensity.ipynb #508abb15
 def _check_delta(delta) -> float:
     d = _check_pos("delta", delta)
     if d >= 1: raise ValueError(f"delta must be in (0, 1), got {d}")
@@ -636,6 +667,7 @@ def zcdp_epsilon(
         return 0.0 if dl(0.0) <= 0 else float(optimize.brentq(dl, 0.0, simple + 1.0, xtol=1e-13))
     raise ValueError(f"method must be 'bun-steinke', 'cks' or 'gaussian', got {method!r}")
 
+# %% ../nbs/20_private_homdensity.ipynb #5342ebf9
 def opendp_zcdp_epsilon(
     rho: float,           # ρ of the ρ-zCDP Gaussian release (> 0)
     delta: float = 1e-6,  # δ of the (ε, δ)-DP guarantee, in (0, 1)
@@ -648,6 +680,7 @@ def opendp_zcdp_epsilon(
     meas = dp.m.make_gaussian(dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l2_distance(T=float), scale=1.0)
     return float(dp.c.make_zCDP_to_approxDP(meas).map(math.sqrt(2 * rho)).epsilon(delta))
 
+# %% ../nbs/20_private_homdensity.ipynb #98613b78
 def tcdp_epsilon_authors(
     rho: float,           # ρ the authors' code is given (β = ρ/5)
     n_patterns: int,      # m: number of released densities (enters ρ' = 2ρ + 4mβ²)
@@ -724,35 +757,41 @@ class PrivateHomDensities:
         "Noise scales σ_j for an n-node graph."
         return calibrate_noise(self.sensitivities(n), self.rho, self.calibration, self.weights)
 
-    def add_noise(self, T, ns, rng=None) -> np.ndarray:
-        "The Gaussian mechanism on precomputed densities `T` (graphs × patterns) of graphs with `ns` nodes."
-        T = np.atleast_2d(np.asarray(T, float))
-        if T.ndim != 2 or T.shape[0] == 0:
-            raise ValueError(f"T must be a non-empty (graphs × patterns) matrix, got {T.shape}")
-        if T.shape[1] != len(self.patterns):
-            raise ValueError(f"T must have {len(self.patterns)} columns (one per pattern), got {T.shape[1]}")
-        if not np.all(np.isfinite(T)): raise ValueError("T has non-finite entries (NaN or inf)")
-        ns = np.asarray(ns)
-        if ns.ndim > 1 or (ns.ndim == 1 and len(ns) not in (1, T.shape[0])):
-            raise ValueError(f"ns must give one node count per row of T ({T.shape[0]}), got shape {ns.shape}")
-        ns = np.broadcast_to(ns, (T.shape[0],))
-        rng = np.random.default_rng(rng)
-        cache = {int(n): self.sigmas(int(n)) for n in np.unique(ns)}
-        S = np.stack([cache[int(n)] for n in ns])
-        return T + S * rng.standard_normal(T.shape)
+# %% ../nbs/20_private_homdensity.ipynb #bb9cd63a
+@patch
+def add_noise(self: PrivateHomDensities, T, ns, rng=None) -> np.ndarray:
+    "The Gaussian mechanism on precomputed densities `T` (graphs × patterns) of graphs with `ns` nodes."
+    T = np.atleast_2d(np.asarray(T, float))
+    if T.ndim != 2 or T.shape[0] == 0:
+        raise ValueError(f"T must be a non-empty (graphs × patterns) matrix, got {T.shape}")
+    if T.shape[1] != len(self.patterns):
+        raise ValueError(f"T must have {len(self.patterns)} columns (one per pattern), got {T.shape[1]}")
+    if not np.all(np.isfinite(T)): raise ValueError("T has non-finite entries (NaN or inf)")
+    ns = np.asarray(ns)
+    if ns.ndim > 1 or (ns.ndim == 1 and len(ns) not in (1, T.shape[0])):
+        raise ValueError(f"ns must give one node count per row of T ({T.shape[0]}), got shape {ns.shape}")
+    ns = np.broadcast_to(ns, (T.shape[0],))
+    rng = np.random.default_rng(rng)
+    cache = {int(n): self.sigmas(int(n)) for n in np.unique(ns)}
+    S = np.stack([cache[int(n)] for n in ns])
+    return T + S * rng.standard_normal(T.shape)
 
-    def release(self, graphs: Sequence, rng=None) -> np.ndarray:
-        "Private embeddings of `graphs` (graphs × patterns)."
-        if isinstance(graphs, (nx.Graph, np.ndarray)) or len(graphs) == 0:
-            raise ValueError("graphs must be a non-empty sequence of graphs (wrap a single graph in a list)")
-        T, ns = self.densities(graphs)
-        return self.add_noise(T, ns, rng)
+# %% ../nbs/20_private_homdensity.ipynb #3cbbb157
+@patch
+def release(self: PrivateHomDensities, graphs: Sequence, rng=None) -> np.ndarray:
+    "Private embeddings of `graphs` (graphs × patterns)."
+    if isinstance(graphs, (nx.Graph, np.ndarray)) or len(graphs) == 0:
+        raise ValueError("graphs must be a non-empty sequence of graphs (wrap a single graph in a list)")
+    T, ns = self.densities(graphs)
+    return self.add_noise(T, ns, rng)
 
-    def epsilon(self, delta: float = 1e-6, method: str = "cks") -> float:
-        "ε at δ of one release (per graph)."
-        return zcdp_epsilon(self.rho, delta, method)
+@patch
+def epsilon(self: PrivateHomDensities, delta: float = 1e-6, method: str = "cks") -> float:
+    "ε at δ of one release (per graph)."
+    return zcdp_epsilon(self.rho, delta, method)
 
 # %% ../nbs/20_private_homdensity.ipynb #9d1f3a02
+# Eq. (5): one flip moves the counts by at most 2√2 in ℓ2 (before dividing by n)
 DEGREE_HIST_L2 = 2 * math.sqrt(2)   # ‖Δh‖₂ of the degree counts under one flip (both ends cross the same bin boundary)
 
 def degree_histogram(
@@ -774,6 +813,7 @@ def degree_histogram(
         out[i] = np.histogram(A.sum(1), bins=edges)[0] / A.shape[0]
     return out
 
+# %% ../nbs/20_private_homdensity.ipynb #700a5aba
 def degree_histogram_sigma(
     n: int,      # number of nodes of the graph
     rho: float,  # ρ: zCDP budget of one release per graph (> 0; inf: no noise)
@@ -781,8 +821,7 @@ def degree_histogram_sigma(
     "Noise scale σ = 2√2 / (n √(2ρ)) of the Gaussian mechanism on `degree_histogram` for ρ-zCDP (0 for ρ = inf)."
     n = _check_int("n", n, 2)
     rho = _check_pos("rho", rho, allow_inf=True)
-    return 0.0 if math.isinf(rho) else DEGREE_HIST_L2 / n / math.sqrt(2 * rho)
-
+    return 0.0 if math.isinf(rho) else DEGREE_HIST_L2 / n / math.sqrt(2 * rho)   # Eq. (5) / √(2ρ)
 
 # %% ../nbs/20_private_homdensity.ipynb #2c81ae05
 CSL_SKIPS = (2, 3, 4, 5, 6, 9, 11, 12, 13, 16)
@@ -810,6 +849,7 @@ def csl_graphs(
             labels.append(c)
     return graphs, np.array(labels)
 
+# %% ../nbs/20_private_homdensity.ipynb #dc41af6d
 def sbm_degree_bound(
     n: int,          # number of nodes
     p: float = 0.5,  # p̄: mean edge probability of the SBM, in (0, 1]
@@ -821,6 +861,7 @@ def sbm_degree_bound(
     if p > 1: raise ValueError(f"p must be a probability, got {p}")
     return p * n + math.sqrt((n - 1) * math.log(n))
 
+# %% ../nbs/20_private_homdensity.ipynb #e950b7c2
 def sbm_adjacency(
     n: int,        # number of nodes (the first ⌊n/2⌋ form block 0)
     p_in: float,   # edge probability within a block, in [0, 1]
@@ -838,6 +879,7 @@ def sbm_adjacency(
     A = np.triu(rng.random((n, n)) < P, 1).astype(np.float64)
     return A + A.T
 
+# %% ../nbs/20_private_homdensity.ipynb #f81cfa1a
 def sbm_dataset(
     n: int = 200,                                      # nodes per graph
     gaps: Sequence[float] = (0.08, 0.16, 0.24, 0.32),  # block gaps d, one class each: p_in = p̄ + d, p_out = p̄ - d
@@ -869,6 +911,7 @@ def sbm_dataset(
             labels.append(c)
     return graphs, np.array(labels), redraws
 
+# %% ../nbs/20_private_homdensity.ipynb #73d4abc6
 def write_tu_dataset(
     graphs: Sequence,       # list of graphs (networkx graphs or 0/1 adjacency matrices); wrap a single graph in a list
     labels: Sequence[int],  # one integer class label per graph
@@ -892,6 +935,7 @@ def write_tu_dataset(
     (d / f"{name}_graph_labels.txt").write_text("\n".join(str(int(y)) for y in labels) + "\n")
     return d
 
+# %% ../nbs/20_private_homdensity.ipynb #4c48366d
 def read_tu_dataset(
     root,       # directory holding the dataset folder
     name: str,  # dataset name: folder and file-name prefix
@@ -915,6 +959,7 @@ def read_tu_dataset(
         if u != v: graphs[g].add_edge(int(u - 1 - first[g]), int(v - 1 - first[g]))
     return graphs, labels
 
+# %% ../nbs/20_private_homdensity.ipynb #7cde0824
 def read_ogb_graphprop(
     root,  # the OGB dataset directory (holding raw/)
 ) -> tuple[list[nx.Graph], np.ndarray]:
@@ -959,6 +1004,7 @@ def make_classifier(
         )
     raise ValueError(f"model must be 'knn' or 'rf', got {model!r}")
 
+# %% ../nbs/20_private_homdensity.ipynb #843f75ed
 def _check_xy(X, y):
     X = np.asarray(X, float)
     y = np.asarray(y)
@@ -986,6 +1032,7 @@ def holdout_accuracy(
         Xtr, Xte = sc.transform(Xtr), sc.transform(Xte)
     return float(make_classifier(model, seed, **kw).fit(Xtr, ytr).score(Xte, yte))
 
+# %% ../nbs/20_private_homdensity.ipynb #e0d1a18c
 def cv_accuracy(
     X,                         # embeddings, shape (n_graphs, n_features)
     y,                         # class label per graph
@@ -1006,6 +1053,7 @@ def cv_accuracy(
     if standardize: clf = make_pipeline(StandardScaler(), clf)
     return float(np.mean(cross_val_score(clf, X, y, cv=StratifiedKFold(folds, shuffle=True, random_state=seed))))
 
+# %% ../nbs/20_private_homdensity.ipynb #39983a7e
 def reidentification_rate(
     noisy,       # private embeddings, shape (n_graphs, n_features); row i is graph i's release
     clean,       # exact embeddings in the same row order and shape
@@ -1022,6 +1070,7 @@ def reidentification_rate(
     idx = NearestNeighbors(n_neighbors=_check_int("k", k, 1)).fit(clean).kneighbors(noisy, return_distance=False)
     return float(np.mean([i in row for i, row in enumerate(idx)]))
 
+# %% ../nbs/20_private_homdensity.ipynb #25346663
 def clopper_pearson(
     k: int,               # number of successes (0..n)
     n: int,               # number of trials
@@ -1034,6 +1083,7 @@ def clopper_pearson(
     ci = stats.binomtest(k, n).proportion_ci(confidence_level=1 - alpha, method="exact")
     return float(ci.low), float(ci.high)
 
+# %% ../nbs/20_private_homdensity.ipynb #0e6ecad3
 def dp_success_bound(
     eps: float,    # ε of the (ε, δ)-DP guarantee (inf: bound 1)
     delta: float,  # δ of the guarantee
@@ -1041,6 +1091,7 @@ def dp_success_bound(
     "Largest balanced success (TPR+TNR)/2 of any test between neighbours under (ε, δ)-DP: (e^ε+δ)/(1+e^ε)."
     return 1.0 if math.isinf(eps) else float((math.exp(eps) + delta) / (1 + math.exp(eps)))
 
+# %% ../nbs/20_private_homdensity.ipynb #7df35203
 def dp_advantage_bound(
     eps: float,    # ε of the (ε, δ)-DP guarantee (inf: bound 1)
     delta: float,  # δ of the guarantee
@@ -1048,6 +1099,7 @@ def dp_advantage_bound(
     "Largest advantage TPR−FPR of any test between neighbours under (ε, δ)-DP: (e^ε−1+2δ)/(e^ε+1)."
     return 1.0 if math.isinf(eps) else float(min(1.0, (math.exp(eps) - 1 + 2 * delta) / (math.exp(eps) + 1)))
 
+# %% ../nbs/20_private_homdensity.ipynb #b0843f0c
 def distinguishing_attack(
     mech: PrivateHomDensities,                   # the mechanism attacked (its σ for the graphs' n)
     G0,                                          # one graph of the neighbouring pair
@@ -1070,6 +1122,7 @@ def distinguishing_attack(
     d = t1 - t0
     V = float(np.sum(d ** 2 / sig ** 2))
     if V == 0: raise ValueError("G0 and G1 have identical densities: nothing to distinguish")
+    # the Neyman-Pearson statistic T = Σ_j d_j (x_j - t_j(G)) / σ_j² / √V
     stat = lambda X: ((X - t0) / sig ** 2) @ d / math.sqrt(V)
     z = lambda t: np.tile(t, (n_trials, 1)) + sig * rng.standard_normal((n_trials, t.size))   # the mechanism itself
     T0, T1 = stat(z(t0)), stat(z(t1))
@@ -1118,7 +1171,7 @@ def worst_flip_ratio(
     F = _check_pattern(F)
     A = check_degree_bound(G, max_degree)
     D = min(float(max_degree), A.shape[0] - 1)
-    bound = 2 * F.number_of_edges() * D ** (F.number_of_nodes() - 2)
+    bound = 2 * F.number_of_edges() * D ** (F.number_of_nodes() - 2)      # Eq. (3), left: the count-level bound
     c0 = _hom_count_A(F, A)
     best, arg = 0.0, None
     for u, v, B in edge_flips(A, max_degree):
@@ -1126,6 +1179,7 @@ def worst_flip_ratio(
         if r > best: best, arg = r, (u, v)
     return best, arg
 
+# %% ../nbs/20_private_homdensity.ipynb #1f465657
 def adversarial_flip_search(
     F: nx.Graph,        # connected simple pattern graph F (at least one edge)
     n: int,             # number of nodes of the searched graphs
@@ -1162,4 +1216,3 @@ def adversarial_flip_search(
         history.append(cur)
         if cur > best["ratio"]: best = dict(ratio=cur, A=A, flip=flip)
     return {**best, "restart_ratios": history, "evaluations": restarts * (steps + 1)}
-
