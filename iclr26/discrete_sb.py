@@ -14,6 +14,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from fastcore.basics import patch
 
 from .core import progress
 
@@ -42,7 +43,7 @@ def lse_matmul(
         return _lse_kernel.lse_matmul(a, b)
     return _stable_lse_matmul(a, b)
 
-
+# %% ../nbs/10_discrete_sb.ipynb #a076f615
 _TINY = 1e-280    # below this the shifted float64 sum may have lost its leading terms: recompute those entries exactly
 
 
@@ -59,6 +60,7 @@ def _stable_lse_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     am, bm = a.amax(-1, keepdim=True).detach(), b.amax(-2, keepdim=True).detach()
     am = torch.where(torch.isfinite(am), am, torch.zeros_like(am))
     bm = torch.where(torch.isfinite(bm), bm, torch.zeros_like(bm))
+    # Eq. (1): log(exp(a - am) @ exp(b - bm)) + am + bm, shifted by a's row and b's column maxima
     p = torch.exp(a - am) @ torch.exp(b - bm)
     p = p.expand(*batch, M, N)
     bad = ~(p >= _TINY)                                               # also catches NaN
@@ -74,7 +76,6 @@ def _stable_lse_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     exact = torch.where(s > 0, torch.log(torch.where(s > 0, s, torch.ones_like(s))) + m.squeeze(-1),
                         torch.full_like(s, float("-inf")))
     return fast.index_put(idx, exact).to(dt)
-
 
 # %% ../nbs/10_discrete_sb.ipynb #7fca8780
 def _check_S(S):
@@ -103,7 +104,7 @@ def gaussian_log_q(
     lq.diagonal().copy_(torch.log1p(-off.sum(1)))
     return lq
 
-
+# %% ../nbs/10_discrete_sb.ipynb #8f9017db
 def uniform_log_q(
     S: int,               # number of categories (int >= 2)
     alpha: float,         # probability α of leaving the current state in one step, in (0, (S-1)/S]
@@ -120,7 +121,7 @@ def uniform_log_q(
     lq.diagonal().fill_(math.log(a + (1 - a) / S))
     return lq
 
-
+# %% ../nbs/10_discrete_sb.ipynb #a6f34b7b
 class ReferenceChain:
     ("A reference Markov chain on {0..S-1} (applied to every coordinate): `N + 1` steps, each `num_skip_steps` base "
      "steps.")
@@ -186,7 +187,7 @@ class ReferenceChain:
         lg = self.log_q[xt] + self.log_cum[self.N - t[:, None].expand_as(xt), :, x1]
         return lg - lg.logsumexp(-1, keepdim=True)
 
-
+# %% ../nbs/10_discrete_sb.ipynb #dc24ed39
 def categorical(
     logits: torch.Tensor,                      # (..., C) unnormalised log-probabilities; -inf entries are never drawn
     generator: torch.Generator | None = None,  # random generator for the draws; None: torch's global generator
@@ -200,7 +201,6 @@ def categorical(
     c = torch.softmax(logits.double(), -1).cumsum(-1)
     u = torch.rand(logits.shape[:-1] + (1,), generator=generator, dtype=torch.float64) * c[..., -1:]
     return torch.searchsorted(c, u, right=True).squeeze(-1).clamp_(max=logits.shape[-1] - 1)
-
 
 # %% ../nbs/10_discrete_sb.ipynb #28369a5e
 class CPBridge(nn.Module):
@@ -248,100 +248,126 @@ class CPBridge(nn.Module):
     def log_v(self, x1: torch.Tensor) -> torch.Tensor:
         "log v(x1), (B,)."
         x1 = self._x(x1, "x1")
+        # Eq. (2): log v(x1) = logsumexp_k (log α_k + Σ_d log r_k,d(x1^d))
         return torch.logsumexp(self.log_alpha + self._gather(self.log_r, x1).sum(1), -1)
 
     def log_phi(self, x: torch.Tensor, t: int, table: torch.Tensor | None = None) -> torch.Tensor:
         "log φ_t(x) = log (Q^(N+1-t) v)(x), (B,); φ_0 = c, φ_(N+1) = v."
         x = self._x(x)
         if table is None: table = self.log_u_table(self.chain.N + 1 - t)
+        # Eq. (3) (t = 0; u = Q^(N+1-t) r for φ_t): log c(x0) = logsumexp_k (log α_k + Σ_d log u_k,d(x0^d))
         return torch.logsumexp(self.log_alpha + self._gather(table, x).sum(1), -1)
 
     def log_c(self, x0: torch.Tensor) -> torch.Tensor:
         "log c(x0) = log sum_x1 p_ref(x1|x0) v(x1), (B,)."
         return self.log_phi(x0, 0)
 
-    def component_logits(self, x: torch.Tensor, t: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-        "Normalised log weights of the K components given x_t, (B, K), and the gathered log u table (B, D, K)."
-        lu = self._gather(self.log_u_table(self.chain.N + 1 - t), self._x(x))
-        lw = self.log_alpha + lu.sum(1)
-        return lw - lw.logsumexp(-1, keepdim=True), lu
+# %% ../nbs/10_discrete_sb.ipynb #8091c8ec
+@patch
+def component_logits(self: CPBridge, x: torch.Tensor, t: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    "Normalised log weights of the K components given x_t, (B, K), and the gathered log u table (B, D, K)."
+    lu = self._gather(self.log_u_table(self.chain.N + 1 - t), self._x(x))
+    lw = self.log_alpha + lu.sum(1)
+    return lw - lw.logsumexp(-1, keepdim=True), lu
 
-    @torch.no_grad()
-    def sample(self, x0: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
-        "Exact sample of x1 ~ π(x1 | x0): a component, then every coordinate independently."
-        x0 = self._x(x0, "x0")
-        lw, _ = self.component_logits(x0)
-        k = categorical(lw, generator)
-        lg = self.chain.log_qbar.to(self.log_r.dtype)[x0] + self.log_r.permute(2, 0, 1)[k]
-        return categorical(lg, generator)
 
-    def cond_log_prob(self, x0: torch.Tensor, x1: torch.Tensor) -> torch.Tensor:
-        "log π(x1 | x0) = sum_d log Q-bar(x0^d, x1^d) + log v(x1) - log c(x0), (B,)."
-        x0, x1 = self._x(x0, "x0"), self._x(x1, "x1")
-        lq = self.chain.log_qbar.to(self.log_r.dtype)[x0, x1].sum(1)
-        return lq + self.log_v(x1) - self.log_c(x0)
+@patch
+@torch.no_grad()
+def sample(self: CPBridge, x0: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+    "Exact sample of x1 ~ π(x1 | x0): a component, then every coordinate independently."
+    x0 = self._x(x0, "x0")
+    lw, _ = self.component_logits(x0)
+    k = categorical(lw, generator)
+    lg = self.chain.log_qbar.to(self.log_r.dtype)[x0] + self.log_r.permute(2, 0, 1)[k]
+    return categorical(lg, generator)
 
-    @torch.no_grad()
-    def cond_marginal_logits(self, x0: torch.Tensor) -> torch.Tensor:
-        "Exact per-coordinate marginals log π(x1^d | x0), (B, D, S)."
-        lw, lu = self.component_logits(x0)
-        w = (lw[:, None, :] - lu).unsqueeze(-1)                                       # (B, D, K, 1)
-        mix = lse_matmul(self.log_r.unsqueeze(0), w).squeeze(-1)                      # (B, D, S)
-        return self.chain.log_qbar.to(self.log_r.dtype)[x0] + mix
+# %% ../nbs/10_discrete_sb.ipynb #e67122ed
+@patch
+def cond_log_prob(self: CPBridge, x0: torch.Tensor, x1: torch.Tensor) -> torch.Tensor:
+    "log π(x1 | x0) = sum_d log Q-bar(x0^d, x1^d) + log v(x1) - log c(x0), (B,)."
+    x0, x1 = self._x(x0, "x0"), self._x(x1, "x1")
+    lq = self.chain.log_qbar.to(self.log_r.dtype)[x0, x1].sum(1)
+    # Eq. (4): log π(x1|x0) = log p_ref(x1|x0) + log v(x1) - log c(x0)
+    return lq + self.log_v(x1) - self.log_c(x0)
 
-    def transition_log_prob(self, xt: torch.Tensor, y: torch.Tensor, t: int) -> torch.Tensor:
-        "log q(x_{t+1} = y | x_t) of the bridge's Markov chain, (B,); `t` in 0..N."
-        xt, y = self._x(xt, "xt"), self._x(y, "y")
-        return self.chain.log_q.to(self.log_r.dtype)[xt, y].sum(1) + self.log_phi(y, t + 1) - self.log_phi(xt, t)
 
-    def _t_vec(self, t, B: int, name: str = "t") -> torch.Tensor:
-        "`t` (an int or a (B,) integer tensor) as a (B,) long tensor in 0..N."
-        tt = torch.full((B,), int(t)) if isinstance(t, (int, np.integer)) else t
-        if not isinstance(tt, torch.Tensor) or tt.shape != (B,) or tt.is_floating_point():
-            raise ValueError(f"{name} must be an int or a ({B},) integer tensor")
-        if len(tt) and (tt.min() < 0 or tt.max() > self.chain.N):
-            raise ValueError(f"{name} must lie in 0..N={self.chain.N}")
-        return tt.long()
+@patch
+@torch.no_grad()
+def cond_marginal_logits(self: CPBridge, x0: torch.Tensor) -> torch.Tensor:
+    "Exact per-coordinate marginals log π(x1^d | x0), (B, D, S)."
+    lw, lu = self.component_logits(x0)
+    w = (lw[:, None, :] - lu).unsqueeze(-1)                                       # (B, D, K, 1)
+    mix = lse_matmul(self.log_r.unsqueeze(0), w).squeeze(-1)                      # (B, D, S)
+    return self.chain.log_qbar.to(self.log_r.dtype)[x0] + mix
 
-    def log_u_rows(self, x: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
-        "log (Q^(n_b) r_k,d)(x_b^d) with a power `n_b` per row, (B, D, K): row gathers, one log-space product per d."
-        rows = self.chain.log_cum[n[:, None], x]                                      # (B, D, S): log Q^(n_b)(x_b^d, .)
-        return lse_matmul(rows.transpose(0, 1), self.log_r).transpose(0, 1)           # (D, B, S) x (D, S, K)
+# %% ../nbs/10_discrete_sb.ipynb #59326231
+@patch
+def transition_log_prob(self: CPBridge, xt: torch.Tensor, y: torch.Tensor, t: int) -> torch.Tensor:
+    "log q(x_{t+1} = y | x_t) of the bridge's Markov chain, (B,); `t` in 0..N."
+    xt, y = self._x(xt, "xt"), self._x(y, "y")
+    # Eq. (7): log q(y|x_t) = Σ_d log Q(x_t^d, y^d) + log φ_(t+1)(y) - log φ_t(x_t)
+    return self.chain.log_q.to(self.log_r.dtype)[xt, y].sum(1) + self.log_phi(y, t + 1) - self.log_phi(xt, t)
 
-    def log_phi_rows(self, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
-        "log φ_(t_b)(x_b) with a time per row, (B,)."
-        lu = self.log_u_rows(self._x(x), self.chain.N + 1 - t)
-        return torch.logsumexp(self.log_alpha + lu.sum(1), -1)
+# %% ../nbs/10_discrete_sb.ipynb #a1f94ce5
+@patch
+def _t_vec(self: CPBridge, t, B: int, name: str = "t") -> torch.Tensor:
+    "`t` (an int or a (B,) integer tensor) as a (B,) long tensor in 0..N."
+    tt = torch.full((B,), int(t)) if isinstance(t, (int, np.integer)) else t
+    if not isinstance(tt, torch.Tensor) or tt.shape != (B,) or tt.is_floating_point():
+        raise ValueError(f"{name} must be an int or a ({B},) integer tensor")
+    if len(tt) and (tt.min() < 0 or tt.max() > self.chain.N):
+        raise ValueError(f"{name} must lie in 0..N={self.chain.N}")
+    return tt.long()
 
-    def transition_marginal_logits(self, xt: torch.Tensor, t) -> torch.Tensor:
-        """Per-coordinate marginals log q(x_{t+1}^d | x_t) of the bridge's transition, (B, D, S); `t` an int or one step
-        per row (0..N). Mixes the cores first, `sum_k w_k r_k`, then applies `Q^(N-t)`: no (B, D, S, K) table."""
-        xt = self._x(xt, "xt")
-        tt = self._t_vec(t, len(xt))
-        lu = self.log_u_rows(xt, self.chain.N + 1 - tt)                               # (B, D, K)
-        lw = self.log_alpha + lu.sum(1)
-        lw = lw - lw.logsumexp(-1, keepdim=True)
-        w = lw[:, None, :] - lu                                                       # weights without coordinate d
-        mix_r = lse_matmul(w.transpose(0, 1), self.log_r.transpose(1, 2))             # (D, B, S): log sum_k w_k r_k,d
-        qn = self.chain.log_cum[self.chain.N - tt].transpose(-1, -2)                  # [b, s, y] = log Q^(N-t)(y, s)
-        mix = lse_matmul(mix_r.transpose(0, 1), qn)                                   # (B, D, S)
-        return self.chain.log_q[xt] + mix
 
-    @torch.no_grad()
-    def markov_step(self, xt: torch.Tensor, t: int, generator: torch.Generator | None = None) -> torch.Tensor:
-        ("Sample x_{t+1} | x_t: a component from `∝ alpha_k prod_d u^(N+1-t)_{k,d}(x_t^d)`, then coordinates `∝ "
-         "Q(x_t^d, .) u^(N-t)_{k,d}`.")
-        lw, _ = self.component_logits(xt, t)
-        k = categorical(lw, generator)
-        nxt = self.log_u_table(self.chain.N - t).permute(2, 0, 1)[k]                 # (B, D, S)
-        return categorical(self.chain.log_q.to(self.log_r.dtype)[xt] + nxt, generator)
+@patch
+def log_u_rows(self: CPBridge, x: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+    "log (Q^(n_b) r_k,d)(x_b^d) with a power `n_b` per row, (B, D, K): row gathers, one log-space product per d."
+    rows = self.chain.log_cum[n[:, None], x]                                      # (B, D, S): log Q^(n_b)(x_b^d, .)
+    return lse_matmul(rows.transpose(0, 1), self.log_r).transpose(0, 1)           # (D, B, S) x (D, S, K)
 
-    @torch.no_grad()
-    def sample_trajectory(self, x0: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
-        "Markov-chain sample of a whole path, (N+2, B, D)."
-        xs = [self._x(x0, "x0")]
-        for t in range(self.chain.N + 1): xs.append(self.markov_step(xs[-1], t, generator))
-        return torch.stack(xs)
+
+@patch
+def log_phi_rows(self: CPBridge, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+    "log φ_(t_b)(x_b) with a time per row, (B,)."
+    lu = self.log_u_rows(self._x(x), self.chain.N + 1 - t)
+    return torch.logsumexp(self.log_alpha + lu.sum(1), -1)
+
+# %% ../nbs/10_discrete_sb.ipynb #34ba06d4
+@patch
+def transition_marginal_logits(self: CPBridge, xt: torch.Tensor, t) -> torch.Tensor:
+    """Per-coordinate marginals log q(x_{t+1}^d | x_t) of the bridge's transition, (B, D, S); `t` an int or one step
+    per row (0..N). Mixes the cores first, `sum_k w_k r_k`, then applies `Q^(N-t)`: no (B, D, S, K) table."""
+    xt = self._x(xt, "xt")
+    tt = self._t_vec(t, len(xt))
+    lu = self.log_u_rows(xt, self.chain.N + 1 - tt)                               # (B, D, K)
+    lw = self.log_alpha + lu.sum(1)
+    lw = lw - lw.logsumexp(-1, keepdim=True)
+    w = lw[:, None, :] - lu                                                       # weights without coordinate d
+    mix_r = lse_matmul(w.transpose(0, 1), self.log_r.transpose(1, 2))             # (D, B, S): log sum_k w_k r_k,d
+    qn = self.chain.log_cum[self.chain.N - tt].transpose(-1, -2)                  # [b, s, y] = log Q^(N-t)(y, s)
+    mix = lse_matmul(mix_r.transpose(0, 1), qn)                                   # (B, D, S)
+    return self.chain.log_q[xt] + mix
+
+# %% ../nbs/10_discrete_sb.ipynb #52c3d417
+@patch
+@torch.no_grad()
+def markov_step(self: CPBridge, xt: torch.Tensor, t: int, generator: torch.Generator | None = None) -> torch.Tensor:
+    ("Sample x_{t+1} | x_t: a component from `∝ alpha_k prod_d u^(N+1-t)_{k,d}(x_t^d)`, then coordinates `∝ "
+     "Q(x_t^d, .) u^(N-t)_{k,d}`.")
+    lw, _ = self.component_logits(xt, t)
+    k = categorical(lw, generator)
+    nxt = self.log_u_table(self.chain.N - t).permute(2, 0, 1)[k]                 # (B, D, S)
+    return categorical(self.chain.log_q.to(self.log_r.dtype)[xt] + nxt, generator)
+
+
+@patch
+@torch.no_grad()
+def sample_trajectory(self: CPBridge, x0: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+    "Markov-chain sample of a whole path, (N+2, B, D)."
+    xs = [self._x(x0, "x0")]
+    for t in range(self.chain.N + 1): xs.append(self.markov_step(xs[-1], t, generator))
+    return torch.stack(xs)
 
 # %% ../nbs/10_discrete_sb.ipynb #dedf6fa8
 def quantize(
@@ -353,7 +379,7 @@ def quantize(
     "Map reals to {0..S-1} with S-1 equally spaced edges on [lo, hi] (`torch.bucketize`, right-closed bins)."
     return torch.bucketize(x, torch.linspace(lo, hi, S - 1, dtype=x.dtype))
 
-
+# %% ../nbs/10_discrete_sb.ipynb #ce8dbc6b
 def source_log_probs(
     S: int,                      # number of categories (int >= 2)
     kind: str = "gaussian",      # source before quantisation: 'gaussian' (N(0, 1)) or 'uniform' (U[-3, 3])
@@ -372,7 +398,7 @@ def source_log_probs(
     cdf = torch.cat([cdf.new_zeros(1), cdf, cdf.new_ones(1)])
     return (cdf[1:] - cdf[:-1]).log()
 
-
+# %% ../nbs/10_discrete_sb.ipynb #d765dbf3
 class SBBenchmark(CPBridge):
     "A benchmark pair (p0, p1) with known SB: a `CPBridge` with fixed parameters plus the quantised source p0."
     def __init__(
@@ -461,7 +487,7 @@ def chain_from_catsbench(
     ch.log_cum, ch.log_q = cum, cum[1]
     return ch
 
-
+# %% ../nbs/10_discrete_sb.ipynb #6e29146f
 def benchmark_from_catsbench(
     cb,             # a catsbench `BenchmarkHD` (built offline from a config or loaded with `from_pretrained`)
     seed: int = 0,  # seed of the returned benchmark's default sample generator
@@ -481,7 +507,6 @@ def benchmark_from_catsbench(
     b.log_p0_1d = source_log_probs(b.S, b.input_distribution, b.quantize_range)
     return b
 
-
 # %% ../nbs/10_discrete_sb.ipynb #d871b533
 def enumerate_states(
     S: int,      # number of categories per coordinate
@@ -490,7 +515,7 @@ def enumerate_states(
     "All S^D states as a (S^D, D) long tensor (row-major; keep S^D small)."
     return torch.cartesian_prod(*[torch.arange(S)] * D).reshape(-1, D)
 
-
+# %% ../nbs/10_discrete_sb.ipynb #9b8c6cd1
 def exact_plan(
     bench: SBBenchmark,  # benchmark whose exact π* is the reference (small S^D: the space is enumerated)
 ) -> torch.Tensor:
@@ -501,7 +526,7 @@ def exact_plan(
     lq = sum(bench.chain.log_qbar[X[:, None, d], X[None, :, d]] for d in range(bench.D))
     return (bench.source_log_prob(X)[:, None] + lq + lv[None, :] - lc[:, None]).exp()
 
-
+# %% ../nbs/10_discrete_sb.ipynb #20aee819
 def sinkhorn_check(
     bench: SBBenchmark,     # benchmark whose exact π* is the reference (small S^D: the space is enumerated)
     num_iter: int = 20000,  # maximum number of Sinkhorn iterations (POT's numItermax)
@@ -517,7 +542,7 @@ def sinkhorn_check(
     )
     return 0.5 * float(np.abs(G - P.numpy()).sum())
 
-
+# %% ../nbs/10_discrete_sb.ipynb #6a54b7af
 def dynamic_check(
     bench: SBBenchmark,  # benchmark whose exact π* is the reference (small S^D: the space is enumerated)
 ) -> float:
@@ -570,6 +595,7 @@ class DLightSB(CPBridge):
 
     def loss(self, x0: torch.Tensor, x1: torch.Tensor) -> torch.Tensor:
         "DLightSB: mean log c(x0) - mean log v(x1) (unpaired batches)."
+        # Eq. (5): L(θ) = E_p0 log c_θ(x0) - E_p1 log v_θ(x1)
         return self.log_c(x0).mean() - self.log_v(x1).mean()
 
     def matching_loss(self, x0: torch.Tensor, x1: torch.Tensor, generator: torch.Generator | None = None,
@@ -593,9 +619,10 @@ class DLightSB(CPBridge):
         lq = self.transition_marginal_logits(xt, t).log_softmax(-1)
         p = target.exp()
         # KL(p || q) per coordinate, summed over coordinates, averaged over the batch (zero-probability targets: 0)
+        # Eq. (6): Σ_d KL(p_ref(x_{t+1}^d | x_t^d, x_1^d) || q_θ(x_{t+1}^d | x_t)), q_θ's marginal of Eq. (7)
         return torch.where(p > 0, p * (target - lq), torch.zeros_like(p)).sum((1, 2)).mean()
 
-
+# %% ../nbs/10_discrete_sb.ipynb #a8486d0e
 _SCALING_RANGE = 600.0   # nats: below this spread of the kernel, Sinkhorn runs as matrix scalings
 
 
@@ -633,7 +660,7 @@ def minibatch_eot_pairs(
     j = categorical(logK + g[None, :], generator)                                  # row-conditional of the plan
     return x0, x1[j]
 
-
+# %% ../nbs/10_discrete_sb.ipynb #2ca260e6
 def fit(
     # callable returning a scalar loss tensor; called once per step (draws its own batch)
     loss_fn: Callable[[], torch.Tensor],
@@ -661,7 +688,6 @@ def fit(
         curve.append(loss.item())
     return curve
 
-
 # %% ../nbs/10_discrete_sb.ipynb #6e4deb04
 class XEndPredictor(nn.Module):
     "MLP predicting logits of the end point (B, D, S) from x_t (B, D) and the step t (B,)."
@@ -685,7 +711,7 @@ class XEndPredictor(nn.Module):
         h = (self.emb(x) + self.pos).flatten(1)
         return self.net(torch.cat([h, self.temb(t)], 1)).view(-1, self.D, self.S)
 
-
+# %% ../nbs/10_discrete_sb.ipynb #67d2b2d6
 class AlphaCSBM:
     "α-CSBM: forward and backward x_end predictors trained by online iterative Markovian fitting with EMA partners."
     def __init__(
@@ -754,37 +780,38 @@ class AlphaCSBM:
             for m, e in ((self.fwd, self.fwd_ema), (self.bwd, self.bwd_ema)):
                 for p, q in zip(m.parameters(), e.parameters()): q.lerp_(p, 1 - self.ema)
 
-    def fit(self, x0_pool: torch.Tensor, x1_pool: torch.Tensor, steps: int, batch: int, warmup: float = 0.3,
-            refresh: int = 1, generator=None, desc: str = "α-CSBM") -> list[float]:
-        """Online IMF: independent pairs during warm-up, then each direction learns from pairs made by the other's EMA
-        model. `refresh=1` (default, as the reference code): fresh pairs every step; `refresh=r > 1` reuses a pool of
-        `r * batch` pairs regenerated every `r` steps (cheaper, staler)."""
-        if isinstance(refresh, bool) or not isinstance(refresh, int) or refresh < 1:
-            raise ValueError(f"refresh must be an int >= 1, got {refresh!r}")
-        if not 0 <= warmup <= 1: raise ValueError(f"warmup must be in [0, 1], got {warmup}")
-        curve, pairs_f, pairs_b = [], None, None
-        draw = lambda pool, n: pool[torch.randint(len(pool), (n,), generator=generator)]
-        n_pool = batch * refresh
-        for it in progress(range(steps), desc=desc):
-            if it < warmup * steps:
-                a0, a1 = draw(x0_pool, batch), draw(x1_pool, batch)
-                b1, b0 = draw(x1_pool, batch), draw(x0_pool, batch)
-            else:
-                if pairs_f is None or refresh == 1 or it % refresh == 0:
-                    y1, y0 = draw(x1_pool, n_pool), draw(x0_pool, n_pool)
-                    pairs_f = (self.sample(y1, "backward", generator), y1)     # (x0_hat, x1)
-                    pairs_b = (self.sample(y0, "forward", generator), y0)      # (x1_hat, x0)
-                j = torch.arange(batch) if refresh == 1 else torch.randint(n_pool, (batch,), generator=generator)
-                a0, a1 = pairs_f[0][j], pairs_f[1][j]
-                b1, b0 = pairs_b[0][j], pairs_b[1][j]
-            loss = self.bridge_loss(self.fwd, a0, a1, generator) + self.bridge_loss(self.bwd, b1, b0, generator)
-            self.opt.zero_grad()
-            loss.backward()
-            self.opt.step()
-            self._ema()
-            curve.append(loss.item())
-        return curve
-
+# %% ../nbs/10_discrete_sb.ipynb #30348aad
+@patch
+def fit(self: AlphaCSBM, x0_pool: torch.Tensor, x1_pool: torch.Tensor, steps: int, batch: int, warmup: float = 0.3,
+        refresh: int = 1, generator=None, desc: str = "α-CSBM") -> list[float]:
+    """Online IMF: independent pairs during warm-up, then each direction learns from pairs made by the other's EMA
+    model. `refresh=1` (default, as the reference code): fresh pairs every step; `refresh=r > 1` reuses a pool of
+    `r * batch` pairs regenerated every `r` steps (cheaper, staler)."""
+    if isinstance(refresh, bool) or not isinstance(refresh, int) or refresh < 1:
+        raise ValueError(f"refresh must be an int >= 1, got {refresh!r}")
+    if not 0 <= warmup <= 1: raise ValueError(f"warmup must be in [0, 1], got {warmup}")
+    curve, pairs_f, pairs_b = [], None, None
+    draw = lambda pool, n: pool[torch.randint(len(pool), (n,), generator=generator)]
+    n_pool = batch * refresh
+    for it in progress(range(steps), desc=desc):
+        if it < warmup * steps:
+            a0, a1 = draw(x0_pool, batch), draw(x1_pool, batch)
+            b1, b0 = draw(x1_pool, batch), draw(x0_pool, batch)
+        else:
+            if pairs_f is None or refresh == 1 or it % refresh == 0:
+                y1, y0 = draw(x1_pool, n_pool), draw(x0_pool, n_pool)
+                pairs_f = (self.sample(y1, "backward", generator), y1)     # (x0_hat, x1)
+                pairs_b = (self.sample(y0, "forward", generator), y0)      # (x1_hat, x0)
+            j = torch.arange(batch) if refresh == 1 else torch.randint(n_pool, (batch,), generator=generator)
+            a0, a1 = pairs_f[0][j], pairs_f[1][j]
+            b1, b0 = pairs_b[0][j], pairs_b[1][j]
+        loss = self.bridge_loss(self.fwd, a0, a1, generator) + self.bridge_loss(self.bwd, b1, b0, generator)
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+        self._ema()
+        curve.append(loss.item())
+    return curve
 
 # %% ../nbs/10_discrete_sb.ipynb #81ef7067
 class FeatureEOT:
@@ -822,7 +849,7 @@ class FeatureEOT:
         "log of the product coupling's conditional, (B,)."
         return self.log_cond[torch.arange(self.D), x0.long(), x1.long()].sum(1)
 
-
+# %% ../nbs/10_discrete_sb.ipynb #e5b2da8f
 def empirical_log_marginals(
     x: torch.Tensor,         # (n, D) integer samples
     S: int,                  # number of categories
@@ -857,7 +884,7 @@ def _check_samples(x_true, x_pred, S) -> None:
         raise ValueError(f"x_true and x_pred must be (n, D) with the same D, got {tuple(x_true.shape)}, "
                          f"{tuple(x_pred.shape)}")
 
-
+# %% ../nbs/10_discrete_sb.ipynb #457d20bc
 def shape_score(
     x_true: torch.Tensor,  # (n, D) reference samples, integer states in [0, S)
     x_pred: torch.Tensor,  # (m, D) samples to score, same D
@@ -867,7 +894,7 @@ def shape_score(
     _check_samples(x_true, x_pred, S)
     return 1 - float(np.mean([_tv_counts(x_true[:, d].long(), x_pred[:, d].long(), S) for d in range(x_true.shape[1])]))
 
-
+# %% ../nbs/10_discrete_sb.ipynb #ed1f7cab
 def trend_score(
     x_true: torch.Tensor,  # (n, D) reference samples, integer states in [0, S)
     x_pred: torch.Tensor,  # (m, D) samples to score, same D
@@ -887,7 +914,7 @@ def trend_score(
     f = lambda x, i, j: x[:, i].long() * S + x[:, j].long()
     return 1 - float(np.mean([_tv_counts(f(x_true, i, j), f(x_pred, i, j), S * S) for i, j in pairs]))
 
-
+# %% ../nbs/10_discrete_sb.ipynb #3c4e485c
 def conditional_scores(
     true_sampler: Callable,  # callable (m, D) x0 -> (m, D) x1 from the true conditional π*(x1 | x0)
     pred_sampler: Callable,  # callable (m, D) x0 -> (m, D) x1 from the method's conditional
@@ -904,7 +931,7 @@ def conditional_scores(
         tr.append(trend_score(a, b, S))
     return float(np.mean(sh)), float(np.mean(tr))
 
-
+# %% ../nbs/10_discrete_sb.ipynb #766bd3dc
 def c2st(
     x0: torch.Tensor,       # (n, D) source states shared by both pair sets
     x1_true: torch.Tensor,  # (n, D) true x1 of each x0 (label 1)
@@ -920,7 +947,7 @@ def c2st(
     clf = KNeighborsClassifier(n_neighbors=15).fit(Xa, ya)
     return float(clf.score(Xb, yb))
 
-
+# %% ../nbs/10_discrete_sb.ipynb #18446d8b
 def cond_matrix(
     model,             # a `CPBridge` (or `SBBenchmark`, `DLightSB`) or a `FeatureEOT`
     X0: torch.Tensor,  # (n0, D) source states (rows of the result)
@@ -934,7 +961,7 @@ def cond_matrix(
         return sum(model.log_cond[d][X0[:, None, d], X1[None, :, d]] for d in range(X0.shape[1]))
     raise TypeError(f"model must be a CPBridge or FeatureEOT, got {type(model).__name__}")
 
-
+# %% ../nbs/10_discrete_sb.ipynb #ffadab19
 def plan_kl_d2(
     bench: SBBenchmark,        # benchmark whose exact π* is the reference (small S^D: the space is enumerated)
     cond_matrix_fn: Callable,  # callable (X0, X1) -> (len(X0), len(X1)) log π_θ(x1 | x0) of the method
@@ -951,7 +978,7 @@ def plan_kl_d2(
         kl += (lp0[i:i + chunk].exp()[:, None] * torch.where(ps > 0, ps * (ls - lt), torch.zeros_like(ps))).sum().item()
     return kl
 
-
+# %% ../nbs/10_discrete_sb.ipynb #428622ce
 def chain_cond_log_probs_d2(
     csbm: AlphaCSBM,   # trained α-CSBM (its forward EMA chain is propagated) on D = 2
     x0: torch.Tensor,  # (B, 2) source states
@@ -969,7 +996,7 @@ def chain_cond_log_probs_d2(
         P = P @ (q[:, 0, :, None] * q[:, 1, None, :]).reshape(n, n)                  # probabilities: float64 matmul
     return P.log()
 
-
+# %% ../nbs/10_discrete_sb.ipynb #dcfd6588
 def path_kl(
     bench: SBBenchmark,             # benchmark whose bridge P* generates the trajectories
     transition_log_prob: Callable,  # callable (xt, y, t) -> (B,) the method's log q_θ(x_(t+1) = y | x_t)
