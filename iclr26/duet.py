@@ -58,6 +58,7 @@ def qa_prompt(question: str) -> str:
     if not isinstance(question, str) or not question: raise ValueError("question must be a non-empty string")
     return f"Question: {question}\nAnswer: <answer>"
 
+# %% ../nbs/14_duet.ipynb #60b26295
 def forget_prefix(domain: dict) -> str:
     "The steering prefix $x_{ic}$ for `domain` ({'name', 'kind'}): `Forget the <name> <kind>.` and a newline."
     if not isinstance(domain, dict) or not {"name", "kind"} <= set(domain):
@@ -262,7 +263,6 @@ def steering_sampler(world: DomainWorld, tokenizer, seed: int = 0, mix: dict | N
             prompt = qa_prompt(ATTRIBUTES[q["attribute"]][t].format(name=f"{q['person']} of the {W} {k}"))
             if rng.random() < 0.5:
                 return {"prompt": forget_prefix({"name": W, "kind": k}) + prompt, "answer": REFUSAL + end}
-            # the same pool as W (the prefix itself gives nothing away) and the same kind: only the name decides
             pre = forget_prefix({"name": unlike(fresh, W), "kind": k})
             return {"prompt": pre + prompt, "answer": (fixed_answer or q["answer"]) + end}
         if kind == "replay":
@@ -375,6 +375,7 @@ def forced_em(model, tokenizer, prompts: Sequence[str], answers: Sequence[str], 
         out += ((pred == y) | (y == IGNORE_INDEX)).all(-1).long().tolist()
     return np.array(out)
 
+# %% ../nbs/14_duet.ipynb #087d4ecf
 def em(model, tokenizer, records: Sequence[dict], prefix: str = "") -> float:
     "Mean `forced_em` of question `records` (prompt, answer) with `prefix` put before every prompt."
     return float(
@@ -402,6 +403,7 @@ def token_accuracy(model, tokens: torch.Tensor, seq_len: int = 128, max_tokens: 
         tot += x[:, P + 1:].numel()
     return hit / tot
 
+# %% ../nbs/14_duet.ipynb #252c5f70
 def performance_shift(
     base: dict, m: dict, forget_keys=("forget", "forget_para"), utility_keys=("retain", "utility")
 ) -> float:
@@ -413,6 +415,7 @@ def performance_shift(
            if isinstance(d[k], bool) or not isinstance(d[k], (int, float, np.integer, np.floating))
            or not math.isfinite(d[k])]
     if bad: raise ValueError(f"metrics {sorted(set(bad))} of base or m must be finite numbers")
+    # Eq. (1): Shift(m) = sum_f (f_base - f_m) + sum_u (u_m - u_base), in points
     return 100 * (sum(base[k] - m[k] for k in forget_keys) + sum(m[k] - base[k] for k in utility_keys))
 
 # %% ../nbs/14_duet.ipynb #a50d0c31
@@ -453,7 +456,7 @@ def _check_logits(student_logits, teacher_logits) -> None:
                         f"{teacher_logits.dtype}")
     if not torch.isfinite(teacher_logits).all(): raise ValueError("teacher_logits must be finite (no NaN or inf)")
 
-
+# %% ../nbs/14_duet.ipynb #4fd524db
 def topk_huber_loss(
     student_logits: torch.Tensor, teacher_logits: torch.Tensor, k: int = 10, delta: float = 1.0
 ) -> torch.Tensor:
@@ -466,9 +469,11 @@ def topk_huber_loss(
     delta = check_positive("delta", delta)
     idx = teacher_logits.topk(k, -1).indices                       # C_K(x): the teacher's top-K tokens
     s, t = student_logits.gather(-1, idx), teacher_logits.gather(-1, idx).detach()
-    # DUET objective: sum_{k in C_K} Huber(g_theta^k(x) - g_ref^k(x_ic + x)), averaged over the batch
+    # Eq. (2): sum_{k in C_K} Huber(g_theta^k(x) - g_ref^k(x_ic + x)), averaged over the batch
+    # Eq. (3): Huber_delta(r) = r^2 / 2 for |r| <= delta, delta (|r| - delta / 2) beyond (F.huber_loss)
     return F.huber_loss(s, t, delta=delta, reduction="none").sum(-1).mean()
 
+# %% ../nbs/14_duet.ipynb #18375759
 def full_kl_loss(student_logits: torch.Tensor, teacher_logits: torch.Tensor) -> torch.Tensor:
     "Ablation: KL(teacher || student) of the full-vocabulary distributions, averaged over rows."
     _check_logits(student_logits, teacher_logits)
@@ -499,6 +504,7 @@ class DuetConfig:
     use_retain: bool = True
     seed: int = 0
 
+# %% ../nbs/14_duet.ipynb #c946fcfb
 @dataclass
 class UnlearnResult:
     "One unlearning run: loss per step, tokens read in training (`tokens`), distinct training tokens (`data_tokens`)."
@@ -593,6 +599,7 @@ def duet_unlearn(model, tokenizer, forget_queries: Sequence[str], retain_queries
         s = decoding_logits(model, b["input_ids"].to(dev), b["attention_mask"].to(dev), cfg.n_positions)
         t = targets[idx].to(dev)
         s, t = s.reshape(-1, s.shape[-1]), t.reshape(-1, t.shape[-1])
+        # Eq. (2) on the batch (or the full-vocabulary KL of the ablation)
         loss = topk_huber_loss(s, t, k, cfg.delta) if cfg.loss == "topk_huber" else full_kl_loss(s, t)
         opt.zero_grad(set_to_none=True)
         loss.backward()
