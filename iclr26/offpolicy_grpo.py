@@ -36,6 +36,7 @@ def _check_probs(name: str, p: torch.Tensor) -> torch.Tensor:
         raise ValueError(f"{name} must hold probability vectors (non-negative, summing to 1 over the last dimension)")
     return p
 
+# %% ../nbs/18_offpolicy_grpo.ipynb #7b48c09c
 def tv_distance(
     p: torch.Tensor,  # probabilities [..., K] (non-negative, summing to 1 over the last dimension)
     q: torch.Tensor,  # probabilities of the same shape as `p`
@@ -46,6 +47,7 @@ def tv_distance(
         raise ValueError(f"p and q must have the same shape, got {tuple(p.shape)} and {tuple(q.shape)}")
     return 0.5 * (p - q).abs().sum(-1)
 
+# %% ../nbs/18_offpolicy_grpo.ipynb #7593e847
 def improvement_bound(
     pi: torch.Tensor,       # Theorem 1's π: the updated policy, probabilities [..., K] over K actions
     pi_k: torch.Tensor,     # π_k: the current policy, probabilities [..., K]
@@ -66,10 +68,13 @@ def improvement_bound(
     mu = (alpha * r).sum(-1)
     sigma = torch.sqrt((alpha * (r - mu[..., None]) ** 2).sum(-1) + eps)
     if (sigma > 1).any(): raise ValueError(f"Theorem 1 needs sigma_alpha,eps <= 1; eps={eps} is too large")
+    # Eq. (1): A_α = (r − μ_α) / sqrt(σ²_α + ε), with α's own mean and (population) variance
     adv = (r - mu[..., None]) / sigma[..., None]
+    # Eq. (2): L_α(π) = E_{y~α}[π(y)/α(y) · A_α(y)] (actions with α = 0 contribute nothing)
     surrogate = (alpha * (pi / alpha.clamp_min(1e-300)) * adv).where(alpha > 0, torch.zeros_like(adv)).sum(-1)
     J = lambda p: (p * r).sum(-1)
     tv1, tv2 = tv_distance(pi, alpha), tv_distance(pi_k, alpha)
+    # Eq. (3): the right-hand side of Theorem 1
     bound = surrogate - 2 * (1 - sigma) / sigma * tv1 - 2 * tv2
     tight = surrogate - (1 - sigma) / sigma * tv1 - tv2
     gain = J(pi) - J(pi_k)
@@ -98,6 +103,7 @@ def random_bandits(
     rewards = torch.where(binary, (ru(n, n_actions) < 0.5).double(), ru(n, n_actions))
     return {"pi": pi, "pi_k": torch.softmax(theta, -1), "alpha": alpha, "rewards": rewards}
 
+# %% ../nbs/18_offpolicy_grpo.ipynb #cf1a2ada
 def check_bound_on_bandits(
     n: int = 10_000,     # number of random bandits drawn
     n_actions: int = 6,  # actions K per bandit
@@ -146,6 +152,7 @@ def offpolicy_clip_objective(
         except RuntimeError: ok = False
         if not ok:
             raise ValueError(f"{name} of shape {tuple(t.shape)} does not broadcast to ratio's {tuple(ratio.shape)}")
+    # Eq. (4): min(ρa, clip(ρ, max(ρ′ − ε, 0), ρ′ + ε)·a), the toolkit's clip centred on ρ′
     return clip_objective(ratio, adv, eps, eps, rk)
 
 # %% ../nbs/18_offpolicy_grpo.ipynb #3943e1bb
@@ -162,6 +169,7 @@ def sync_schedule(
     s = StaleSampler(torch.nn.Linear(1, 1, bias=False), v)
     return [s.maybe_sync() for _ in range(iterations)]
 
+# %% ../nbs/18_offpolicy_grpo.ipynb #41f212de
 def offpolicy_config(
     v: int = 1,                        # sync period v: α = π_{k−v} is re-synced every v iterations (1: on-policy)
     i: int = 1,                        # gradient steps per sampled batch (1: no sample reuse)
@@ -208,6 +216,7 @@ class VariantResult:
     def curve(self, key: str = "reward_mean") -> np.ndarray:
         return np.array([h[key] for h in self.history], dtype=float)
 
+# %% ../nbs/18_offpolicy_grpo.ipynb #1d4ec659
 @torch.no_grad()
 def greedy_accuracy(
     model,                       # causal LM to evaluate
@@ -220,6 +229,7 @@ def greedy_accuracy(
     outs = generate(model, tokenizer, [r["prompt"] for r in records], max_new_tokens)
     return float(np.mean(arithmetic_reward([r["prompt"] for r in records], outs, [r["result"] for r in records])))
 
+# %% ../nbs/18_offpolicy_grpo.ipynb #ac7cf668
 def _sequence_drift(policy, ro, temperature: float) -> tuple[float, float]:
     lp_k = completion_logprobs(policy, ro, temperature).cpu()
     d = ((lp_k - ro.logprobs) * ro.completion_mask).sum(1).double()     # log π_k(y|x) − log α(y|x)
@@ -301,6 +311,7 @@ def addition_split(
     random.Random(seed).shuffle(recs)
     return {"test": recs[:n_test], "val": recs[n_test:n_test + n_val], "train": recs[n_test + n_val:]}
 
+# %% ../nbs/18_offpolicy_grpo.ipynb #5a33eafd
 def sft_warm_start(
     # `addition_split`'s dict: trains on `split['train']`, evaluates on `split['val']`
     split: Mapping[str, Sequence[Mapping]],
