@@ -41,6 +41,7 @@ def vocab_size_of(
     "Rows of `model`'s input embedding: the ids it can read."
     return model.get_input_embeddings().num_embeddings
 
+# %% ../nbs/12_pard.ipynb #0a391a09
 def _config_token_ids(model) -> tuple[int | None, int | None]:
     c = model.config
     return getattr(c, "pard_token", None), getattr(c, "mask_token_id", None)
@@ -70,6 +71,7 @@ def pard_token_id(
         raise ValueError(f"mask id {mid} is missing from the model's vocabulary (size {vocab_size_of(model)})")
     return mid
 
+# %% ../nbs/12_pard.ipynb #43630f99
 def add_pard_token(
     model,      # Hugging Face causal LM to turn into a PARD draft (embeddings resized if the token is new)
     tokenizer,  # its tokenizer (the token is added as a special token if missing)
@@ -88,6 +90,7 @@ def add_pard_token(
     model.config.mask_token_id = mid
     return mid
 
+# %% ../nbs/12_pard.ipynb #5b0263ae
 def check_same_tokenizer(
     target_tokenizer,  # the target model's Hugging Face tokenizer
     draft_tokenizer,   # the draft model's Hugging Face tokenizer
@@ -101,6 +104,7 @@ def check_same_tokenizer(
         raise ValueError(f"draft/target tokenizer mismatch: vocabularies differ ({len(a)} vs {len(b)} tokens; "
                          f"e.g. {diff})")
 
+# %% ../nbs/12_pard.ipynb #79aba6ad
 def check_same_vocab(
     target,  # target model (Hugging Face causal LM)
     draft,   # draft model (Hugging Face causal LM)
@@ -132,6 +136,7 @@ def pard_allowed(
         raise ValueError(f"stream {tuple(stream.shape)} and pos {tuple(pos.shape)} differ in shape")
     kq, tq = stream[..., :, None], pos[..., :, None]
     kk, tk = stream[..., None, :], pos[..., None, :]
+    # Eq. (1): the real prefix (0, s), s <= t - k, and the chain of masks (k', t - k + k'), 1 <= k' <= k
     real = (kk == 0) & (tk <= tq - kq)
     masks = (kk >= 1) & (kk <= kq) & (tk == tq - kq + kk)
     allowed = real | masks
@@ -141,6 +146,7 @@ def pard_allowed(
         allowed = torch.where(valid[..., :, None], allowed, eye)
     return allowed
 
+# %% ../nbs/12_pard.ipynb #78e1a26a
 def cod_keep(
     L: int,              # length of the training window (tokens, >= 2)
     K: int,              # K streams: the real one + K-1 mask streams (= tokens the draft predicts per pass)
@@ -163,6 +169,7 @@ def cod_keep(
     for k in range(1, K):
         eligible = prev[(prev + 1 >= k) & (prev + 1 <= L - 2)] + 1
         if cod:
+            # Eq. (2): n_k = floor(L · max(r^k, r_min)) slots, drawn among those whose predecessor was kept
             n_k = min(int(math.floor(L * max(r ** k, r_min))), len(eligible))
             pick = torch.randperm(len(eligible), generator=generator)[:n_k]
             kept = eligible[pick].sort().values
@@ -172,6 +179,7 @@ def cod_keep(
         prev = kept
     return out
 
+# %% ../nbs/12_pard.ipynb #61a689a1
 def pard_layout(
     L: int,  # length of the training window (tokens, >= 2)
     K: int,  # K streams: the real one + K-1 mask streams (= tokens the draft predicts per pass)
@@ -187,6 +195,7 @@ def pard_layout(
     poss = [torch.arange(L)] + [torch.as_tensor(p, dtype=torch.long) for p in keep]
     return torch.cat(streams), torch.cat(poss)
 
+# %% ../nbs/12_pard.ipynb #8ff2bde0
 def pard_example(
     ids: torch.Tensor,  # [L] token ids of one training window
     K: int,             # K streams: the real one + K-1 mask streams (= tokens the draft predicts per pass)
@@ -203,6 +212,7 @@ def pard_example(
     nxt = torch.cat([ids[1:], torch.tensor([IGNORE_INDEX])])
     return {"input_ids": inp, "position_ids": pos, "stream": stream, "targets": nxt[pos]}
 
+# %% ../nbs/12_pard.ipynb #d46a981f
 @dataclass
 class PardCollator:
     """Turn windows [B, L] into PARD batches with K streams, COD (or whole streams), padded to the longest example.
@@ -241,6 +251,7 @@ class PardCollator:
         out["n_tokens"] = int(out["valid"].sum())
         return out
 
+# %% ../nbs/12_pard.ipynb #092ede3e
 def pard_logits(
     model,        # Hugging Face causal LM that takes a 4-D additive attention mask and explicit position ids
     batch: dict,  # a `PardCollator` batch (input_ids, position_ids, allowed [B, N, N], ...)
@@ -252,6 +263,7 @@ def pard_logits(
     return model(input_ids=batch["input_ids"].to(dev), attention_mask=mask, position_ids=batch["position_ids"].to(dev),
                  use_cache=False).logits
 
+# %% ../nbs/12_pard.ipynb #58bfcf3f
 def pard_loss(
     model,                     # Hugging Face causal LM being trained (as for `pard_logits`)
     batch: dict,               # a `PardCollator` batch with explicit targets
@@ -290,6 +302,7 @@ class PardTrainResult:
     # (step, slots so far, state_dict) snapshots, one per `checkpoint_every` steps and at the end
     checkpoints: list = field(default_factory=list, repr=False)
 
+# %% ../nbs/12_pard.ipynb #db6c46ab
 def _window_sampler(train_tokens, mid: int, weights: Mapping[str, float] | None, seq_len: int, g: torch.Generator):
     "A `batch_size -> windows [B, seq_len]` sampler over one stream, or over components drawn by `weights`."
     if isinstance(train_tokens, torch.Tensor):
@@ -308,6 +321,7 @@ def _window_sampler(train_tokens, mid: int, weights: Mapping[str, float] | None,
         return torch.cat([random_windows(comps[names[i]], 1, seq_len, g) for i in which])
     return sample
 
+# %% ../nbs/12_pard.ipynb #aec14e31
 def train_pard(
     draft,                       # autoregressive draft (Hugging Face causal LM), adapted in place
     train_tokens,                # 1-D tensor of token ids, or a dict {component: 1-D tensor} sampled by `weights`
@@ -421,6 +435,7 @@ def cache_length(
     "Tokens held by a KV cache (0 for None)."
     return 0 if cache is None else int(cache.get_seq_length())
 
+# %% ../nbs/12_pard.ipynb #fa1c6bb2
 def crop_cache(
     cache,        # a Hugging Face KV cache (cropped in place)
     length: int,  # tokens to keep, 0..current length
@@ -433,6 +448,7 @@ def crop_cache(
         cache.crop(length - cur)        # a negative argument removes that many tokens (old and new transformers alike)
     return cache
 
+# %% ../nbs/12_pard.ipynb #b07702b1
 class _Runner:
     "A model plus its KV cache over a prefix of the running sequence; `feed` extends it and returns logits."
     def __init__(self, model):
@@ -455,6 +471,7 @@ class _Runner:
         return out.logits[0].float()
     def crop(self, length: int): crop_cache(self.cache, length)
 
+# %% ../nbs/12_pard.ipynb #3e8f90b8
 @dataclass
 class DecodeResult:
     """Output of one decode: new token ids, target/draft forward passes, and `accepted` — the tokens each target
@@ -474,6 +491,7 @@ class DecodeResult:
         "Mean tokens kept per target forward pass (every target pass verifies; each counts its bonus token)."
         return sum(self.accepted) / len(self.accepted) if self.accepted else 0.0
 
+# %% ../nbs/12_pard.ipynb #6f7dd5bd
 def _check_prompt(prompt_ids):
     if isinstance(prompt_ids, torch.Tensor): prompt_ids = prompt_ids.tolist()
     ok = isinstance(prompt_ids, (list, tuple)) and len(prompt_ids) > 0
@@ -495,6 +513,7 @@ def commit_round(
     if eos_token_id is not None and eos_token_id in new: new = new[:new.index(eos_token_id) + 1]
     return new
 
+# %% ../nbs/12_pard.ipynb #5094c7d3
 def _temperature(temperature) -> float:
     return check_number("temperature", temperature, 0.0)
 
@@ -508,6 +527,7 @@ def _pick(logits: torch.Tensor, temperature: float, generator) -> tuple[list[int
     p = _probs(logits, temperature)
     return torch.multinomial(p, 1, generator=generator)[:, 0].tolist(), p
 
+# %% ../nbs/12_pard.ipynb #92036fcc
 def verify_sampled(
     p: torch.Tensor,  # [K+1, V] the target's sampling distributions at the K draft positions and the bonus position
     q: torch.Tensor,  # [K, V] the draft's distributions the drafts were sampled from
@@ -532,11 +552,13 @@ def verify_sampled(
     for j, d in enumerate(drafts):
         pj, qj = float(p[j, d]), float(q[j, d])
         if u[j] * qj < pj: continue                     # accept with probability min(1, p/q)
+        # Eq. (3): at the first rejection the next token comes from the residual norm(max(p - q, 0))
         res = (p[j] - q[j]).clamp_min(0)
         res = res / res.sum() if float(res.sum()) > 0 else p[j]
         return j, int(torch.multinomial(res, 1, generator=generator))
     return K, int(torch.multinomial(p[K], 1, generator=generator))
 
+# %% ../nbs/12_pard.ipynb #ac2edac7
 @torch.inference_mode()
 def ar_decode(
     target,                           # target model (Hugging Face causal LM) whose output is reproduced
@@ -558,6 +580,7 @@ def ar_decode(
         logits = T.feed(new[-1:])
     return DecodeResult(new, T.calls, 0, [1] * len(new), time.perf_counter() - t0, T.seconds, 0.0)
 
+# %% ../nbs/12_pard.ipynb #a273166e
 @torch.inference_mode()
 def speculative_decode(
     target,                           # target model (Hugging Face causal LM) whose output is reproduced
@@ -642,6 +665,7 @@ class SpecStats:
         d = {k: getattr(self, k) for k in keys}
         return d | {"tau": self.tau, "tokens_per_s": self.tokens_per_s}
 
+# %% ../nbs/12_pard.ipynb #f6109e84
 def decode(
     target,                           # target model (Hugging Face causal LM) whose output is reproduced
     prompt_ids,                       # prompt token ids (batch size 1): a non-empty list or 1-D tensor
@@ -661,6 +685,7 @@ def decode(
     return speculative_decode(target, draft, prompt_ids, max_new_tokens, k, method, eos_token_id=eos_token_id,
                               temperature=temperature, generator=generator)
 
+# %% ../nbs/12_pard.ipynb #f1be4006
 def run_method(
     target,                            # target model (Hugging Face causal LM) whose output is reproduced
     prompts: Sequence[Sequence[int]],  # prompts, each a non-empty list of token ids
@@ -686,6 +711,7 @@ def run_method(
                    sum(r.draft_calls for r in rs), sum(r.seconds for r in rs), ok)
     return st, outs
 
+# %% ../nbs/12_pard.ipynb #6c67db2c
 @torch.inference_mode()
 def forward_cost(
     model,              # Hugging Face causal LM to time
@@ -710,6 +736,7 @@ def forward_cost(
         R.crop(context)
     return float(np.median(ts[2:]))
 
+# %% ../nbs/12_pard.ipynb #7d7bb971
 def interleaved_timing(
     jobs: Mapping[str, Callable[[], int]],  # {name: callable() -> number of tokens it produced}
     repeats: int = 5,                       # times each job runs (>= 1), interleaved in a rotating order
@@ -726,6 +753,7 @@ def interleaved_timing(
             out[n].append((int(tokens), time.perf_counter() - t0))
     return out
 
+# %% ../nbs/12_pard.ipynb #9a3e5367
 def median_ratio(
     times: Mapping[str, list[tuple[int, float]]],  # `interleaved_timing`'s output {name: [(tokens, seconds), ...]}
     num: str,                                      # job in the numerator of the tokens/s ratio
@@ -764,6 +792,7 @@ def exact_token_distributions(
         p2 += (p1[v.cpu(), None] * _probs(target(input_ids=xb).logits[:, -1].double(), temperature).cpu()).sum(0)
     return p1, p2
 
+# %% ../nbs/12_pard.ipynb #a2a11f78
 def chi_square_test(
     samples: Sequence[int],     # sampled token ids (integers in [0, V))
     probs: torch.Tensor,        # [V] the distribution under test (non-negative, sums to 1)
@@ -824,6 +853,7 @@ def draft_proposals(
         out[:, j, n] = pred[:, sel]
     return out
 
+# %% ../nbs/12_pard.ipynb #3919b2be
 def greedy_rounds(
     sequence: Sequence[int],  # the target's greedy output, prompt included (token ids)
     proposals: torch.Tensor,  # [K, L] the draft's proposals for this sequence (a row of `draft_proposals`)
@@ -847,6 +877,7 @@ def greedy_rounds(
         n += got
     return rounds
 
+# %% ../nbs/12_pard.ipynb #e12ed994
 def simulated_tau(
     draft,                       # draft model (Hugging Face causal LM)
     sequences: torch.Tensor,     # [B, L] the target's greedy outputs, prompts included
@@ -883,6 +914,7 @@ def save_pard_draft(
                            f"{cfg.get('pard_token')}, {cfg.get('mask_token_id')}")
     return path
 
+# %% ../nbs/12_pard.ipynb #91d6d5f8
 def vllm_speculative_config(
     draft_path: str | Path,  # folder of a draft saved by `save_pard_draft`
     k: int = 8,              # num_speculative_tokens: tokens drafted per step (>= 1)
@@ -914,6 +946,7 @@ def _vllm_engine(target: str, method: str, draft: str | None, k: int, seed: int,
         if method == "pard": kw["speculative_config"]["parallel_drafting"] = True
     return LLM(**kw)
 
+# %% ../nbs/12_pard.ipynb #ede9e076
 def _spec_counters(llm) -> dict:
     "vLLM's own speculative-decoding counters (drafts, draft tokens, accepted tokens) summed over its metrics."
     names = {"vllm:spec_decode_num_drafts": "drafts", "vllm:spec_decode_num_draft_tokens": "draft_tokens",
@@ -923,6 +956,7 @@ def _spec_counters(llm) -> dict:
         if m.name in names: out[names[m.name]] += int(getattr(m, "value", 0))
     return out
 
+# %% ../nbs/12_pard.ipynb #7c31b5cf
 def vllm_run(
     # dict from `vllm_generate`: target, drafts, k, methods, prompts, max_new_tokens, temperature, seed, repeats
     spec: Mapping[str, Any],
@@ -987,6 +1021,7 @@ def vllm_python() -> Path | None:
     p = _package_parent() / ".venv-vllm" / "bin" / "python"
     return p if p.exists() else None
 
+# %% ../nbs/12_pard.ipynb #bc85f816
 def vllm_status() -> tuple[bool, str]:
     "(usable, reason): whether a Python with vLLM exists for `vllm_generate` (`make vllm` builds one)."
     py = vllm_python()
@@ -995,6 +1030,7 @@ def vllm_status() -> tuple[bool, str]:
     if r.returncode: return False, f"{py} cannot import vllm: {r.stderr.strip().splitlines()[-1:]}"
     return True, f"vLLM {r.stdout.strip()} at {py}"
 
+# %% ../nbs/12_pard.ipynb #78cff6d9
 def vllm_generate(
     target: str | Path,                     # Hugging Face folder of the target model
     prompts: Sequence[Sequence[int]],       # prompts, each a non-empty list of token ids
