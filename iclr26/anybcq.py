@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from fastcore.basics import patch
 
 from .core import check_int, progress
 
@@ -39,6 +40,7 @@ def sign_pm(
     "Elementwise sign in {-1, +1} (zero maps to +1)."
     return torch.where(x >= 0, 1.0, -1.0).to(x.dtype)
 
+# %% ../nbs/28_anybcq.ipynb #82711eff
 def bcq_greedy(
     w: torch.Tensor,  # weight groups, (..., g) float: the last dimension is one group of g weights
     p: int,           # number of bit-planes p, >= 1
@@ -56,6 +58,7 @@ def bcq_greedy(
         r = r - a[..., None] * b
     return torch.stack(Bs, -2), torch.stack(As, -1)
 
+# %% ../nbs/28_anybcq.ipynb #34a0ef97
 def bcq_fit_scales(
     w: torch.Tensor,       # weight groups, (..., g) float: the last dimension is one group of g weights
     B: torch.Tensor,       # bit-planes in {-1, +1}, (..., p, g) with w's leading dims
@@ -81,6 +84,7 @@ def bcq_fit_scales(
     c = c.to(w.dtype)
     return (c[..., :-1], c[..., -1]) if offset else (c, None)
 
+# %% ../nbs/28_anybcq.ipynb #f10e3d6e
 def sign_patterns(
     p: int,       # number of bits p, >= 1
     device=None,  # torch device of the result (None = CPU)
@@ -89,6 +93,7 @@ def sign_patterns(
     p = check_int("p", p, 1)
     return torch.tensor(list(itertools.product((-1.0, 1.0), repeat=p)), device=device)
 
+# %% ../nbs/28_anybcq.ipynb #062a6a4b
 def bcq_nearest_codes(
     w: torch.Tensor,                   # weight groups, (..., g) float: the last dimension is one group of g weights
     alpha: torch.Tensor,               # scales alpha_1..alpha_p of each group, (..., p)
@@ -102,6 +107,7 @@ def bcq_nearest_codes(
     idx = (w[..., :, None] - code[..., None, :]).abs().argmin(-1)            # (..., g)
     return S[idx].transpose(-1, -2).contiguous()                             # (..., p, g)
 
+# %% ../nbs/28_anybcq.ipynb #48c3b24f
 def bcq_reconstruct(
     B: torch.Tensor,                   # bit-planes in {-1, +1}, (..., p, g)
     alpha: torch.Tensor,               # scales, (..., p)
@@ -113,9 +119,11 @@ def bcq_reconstruct(
                          f"{tuple(alpha.shape)}")
     if beta is not None and beta.shape != B.shape[:-2]:
         raise ValueError(f"beta must have shape {tuple(B.shape[:-2])}, got {tuple(beta.shape)}")
+    # Eq. (1): w_hat = sum_i alpha_i b_i (+ beta)
     w = (alpha[..., None] * B).sum(-2)
     return w + beta[..., None] if beta is not None else w
 
+# %% ../nbs/28_anybcq.ipynb #f31ca4fc
 def bcq_quantize(
     w: torch.Tensor,      # weight groups, (..., g) float: the last dimension is one group of g weights
     p: int,               # number of bit-planes p, >= 1
@@ -157,6 +165,7 @@ class BCQCode:
         if not self.p_min <= p <= self.p_max: raise ValueError(f"p must be in [{self.p_min}, {self.p_max}], got {p}")
         return p
 
+# %% ../nbs/28_anybcq.ipynb #549ea3b9
 def _groups(W: torch.Tensor, group_size: int) -> torch.Tensor:
     if not isinstance(W, torch.Tensor) or W.dim() != 2:
         raise ValueError("W must be a 2-D weight (out_features, in_features), got "
@@ -200,6 +209,7 @@ def anybcq_quantize(
     B, a, b = bcq_quantize(w, p_min, iters, offset)
     alphas, betas = {p_min: rnd(a)}, {p_min: rnd(b)}
     for p in range(p_min, p_max):
+        # Eq. (2): the new plane, then every scale re-solved
         # expansion p -> p+1: b_{p+1} = sign(w - W_hat^(p)), then all p+1 scales (and the offset) by least squares
         resid = w - bcq_reconstruct(B, alphas[p], betas[p])
         B = torch.cat([B, sign_pm(resid)[..., None, :]], -2)
@@ -215,6 +225,7 @@ def anybcq_quantize(
         alphas[p + 1], betas[p + 1] = rnd(a), rnd(b)
     return BCQCode(B, alphas, betas, group_size, p_min, p_max)
 
+# %% ../nbs/28_anybcq.ipynb #807f425f
 def relative_error(
     W: torch.Tensor,      # reference weight
     W_hat: torch.Tensor,  # approximation of `W`, same shape
@@ -272,6 +283,7 @@ def group_size_for(
                   f"this layer uses groups of {g}", UserWarning, stacklevel=2)
     return g
 
+# %% ../nbs/28_anybcq.ipynb #4d1d416b
 from .kernels import anybcq as _kernel, select_backend   # imports without triton; only its launcher needs it
 
 def _conv1d_type():
@@ -288,6 +300,7 @@ def _as_weight(layer: nn.Module, name: str = "linear") -> torch.Tensor:
     if C and isinstance(layer, C): return layer.weight.data.T
     raise TypeError(f"{name} must be an nn.Linear or a transformers Conv1D, got {type(layer).__name__}")
 
+# %% ../nbs/28_anybcq.ipynb #6df3b856
 class AnyBCQLinear(nn.Module):
     """A linear layer stored as nested BCQ bit-planes with one scale set per precision; `set_precision(p)` at run time.
     Inputs are zero-padded to `k_pad` (a multiple of 32) inside the layer when `in_features` is not one.
@@ -326,112 +339,133 @@ class AnyBCQLinear(nn.Module):
         self._planes = None            # unpacked +-1 planes, cached only while the scales are being trained
         self._wcache = {}              # p -> dequantised (k_pad, N) weight (inference on the PyTorch path)
 
-    @classmethod
-    def from_linear(cls, linear: nn.Module, p_min: int = 2, p_max: int = 4, group_size: int = 128, iters: int = 15,
-                    offset: bool = True, expand_iters: int = EXPAND_ITERS) -> "AnyBCQLinear":
-        ("Quantise an `nn.Linear` (or `Conv1D`) with `anybcq_quantize` (inputs zero-padded to 32, group size by "
-         "`group_size_for`).")
-        W = _as_weight(linear)
-        N, K = W.shape
-        g = group_size_for(K, group_size)
-        Wp = F.pad(W.float(), (0, _padded(K) - K))     # zero columns: they meet zero-padded inputs
-        code = anybcq_quantize(Wp, p_min, p_max, g, iters, offset, expand_iters=expand_iters)
-        lay = cls(K, N, p_min, p_max, g, offset, linear.bias is not None)
-        lay.load_code(code)
-        if linear.bias is not None: lay.bias.data.copy_(linear.bias.data.float())
-        return lay.to(W.device)
+# %% ../nbs/28_anybcq.ipynb #2bc76270
+@patch
+def load_code(self: AnyBCQLinear, code: BCQCode) -> None:
+    "Fill the buffers from a `BCQCode` of matching (padded) shape."
+    pk = pack_code(code)
+    if pk["qweight"].shape != self.qweight.shape or pk["alpha"].shape != self.alpha.shape:
+        raise ValueError(f"code does not match this layer: qweight {tuple(pk['qweight'].shape)} vs "
+                         f"{tuple(self.qweight.shape)}")
+    self.qweight.copy_(pk["qweight"])
+    self.alpha.data.copy_(pk["alpha"])
+    if self.beta is not None: self.beta.data.copy_(pk["beta"])
+    self.clear_cache()
 
-    def load_code(self, code: BCQCode) -> None:
-        "Fill the buffers from a `BCQCode` of matching (padded) shape."
-        pk = pack_code(code)
-        if pk["qweight"].shape != self.qweight.shape or pk["alpha"].shape != self.alpha.shape:
-            raise ValueError(f"code does not match this layer: qweight {tuple(pk['qweight'].shape)} vs "
-                             f"{tuple(self.qweight.shape)}")
-        self.qweight.copy_(pk["qweight"])
-        self.alpha.data.copy_(pk["alpha"])
-        if self.beta is not None: self.beta.data.copy_(pk["beta"])
-        self.clear_cache()
+@patch
+def clear_cache(self: AnyBCQLinear) -> None:
+    "Drop the cached dequantised weights (call after changing `alpha`/`beta` by hand)."
+    self._wcache = {}
 
-    def clear_cache(self) -> None:
-        "Drop the cached dequantised weights (call after changing `alpha`/`beta` by hand)."
-        self._wcache = {}
+# %% ../nbs/28_anybcq.ipynb #3e5ab1e5
+@patch(cls_method=True)
+def from_linear(cls: AnyBCQLinear, linear: nn.Module, p_min: int = 2, p_max: int = 4, group_size: int = 128,
+                iters: int = 15,
+                offset: bool = True, expand_iters: int = EXPAND_ITERS) -> "AnyBCQLinear":
+    ("Quantise an `nn.Linear` (or `Conv1D`) with `anybcq_quantize` (inputs zero-padded to 32, group size by "
+     "`group_size_for`).")
+    W = _as_weight(linear)
+    N, K = W.shape
+    g = group_size_for(K, group_size)
+    Wp = F.pad(W.float(), (0, _padded(K) - K))     # zero columns: they meet zero-padded inputs
+    code = anybcq_quantize(Wp, p_min, p_max, g, iters, offset, expand_iters=expand_iters)
+    lay = cls(K, N, p_min, p_max, g, offset, linear.bias is not None)
+    lay.load_code(code)
+    if linear.bias is not None: lay.bias.data.copy_(linear.bias.data.float())
+    return lay.to(W.device)
 
-    def set_precision(self, p: int) -> "AnyBCQLinear":
-        "Use the first `p` bit-planes (and precision `p`'s scales) from now on."
-        p = check_int("p", p)
-        if not self.p_min <= p <= self.p_max: raise ValueError(f"p must be in [{self.p_min}, {self.p_max}], got {p}")
-        self.precision = p
-        return self
+# %% ../nbs/28_anybcq.ipynb #5512cab0
+@patch
+def set_precision(self: AnyBCQLinear, p: int) -> "AnyBCQLinear":
+    "Use the first `p` bit-planes (and precision `p`'s scales) from now on."
+    p = check_int("p", p)
+    if not self.p_min <= p <= self.p_max: raise ValueError(f"p must be in [{self.p_min}, {self.p_max}], got {p}")
+    self.precision = p
+    return self
 
-    def _scales(self, p):
-        j = p - self.p_min
-        return self.alpha[j], (self.beta[j] if self.beta is not None else None)
+@patch
+def _scales(self: AnyBCQLinear, p):
+    j = p - self.p_min
+    return self.alpha[j], (self.beta[j] if self.beta is not None else None)
 
-    def _dequant(self, p, a, b) -> torch.Tensor:
-        "(k_pad, N) weight of precision p from the packed planes (or from the unpacked cache while training scales)."
-        if self._planes is None: return dequantize(self.qweight, a, b, p, self.group_size)
-        G, N = a.shape[0], self.out_features
-        W = (self._planes[:p].view(p, G, self.group_size, N) * a[:, :p].permute(1, 0, 2)[:, :, None, :]).sum(0)
-        if b is not None: W = W + b[:, None, :]
-        return W.reshape(self.k_pad, N)
+# %% ../nbs/28_anybcq.ipynb #a5997825
+@patch
+def _dequant(self: AnyBCQLinear, p, a, b) -> torch.Tensor:
+    "(k_pad, N) weight of precision p from the packed planes (or from the unpacked cache while training scales)."
+    if self._planes is None: return dequantize(self.qweight, a, b, p, self.group_size)
+    G, N = a.shape[0], self.out_features
+    W = (self._planes[:p].view(p, G, self.group_size, N) * a[:, :p].permute(1, 0, 2)[:, :, None, :]).sum(0)
+    if b is not None: W = W + b[:, None, :]
+    return W.reshape(self.k_pad, N)
 
-    def cache_planes(self, on: bool = True) -> None:
-        ("Keep the unpacked +-1 planes in memory (speeds up repeated forwards while the scales are trained) or drop "
-         "them.")
-        self._planes = unpack_bitplanes(self.qweight) if on else None
-        self.clear_cache()
+@patch
+def cache_planes(self: AnyBCQLinear, on: bool = True) -> None:
+    ("Keep the unpacked +-1 planes in memory (speeds up repeated forwards while the scales are trained) or drop "
+     "them.")
+    self._planes = unpack_bitplanes(self.qweight) if on else None
+    self.clear_cache()
 
-    def weight_at(self, p: int | None = None) -> torch.Tensor:
-        "The dequantised weight (out_features, in_features) of precision `p` (default: the current one)."
-        p = self.precision if p is None else p
-        a, b = self._scales(p)
-        return self._dequant(p, a, b)[:self.in_features].T
+# %% ../nbs/28_anybcq.ipynb #8ae8a58d
+@patch
+def weight_at(self: AnyBCQLinear, p: int | None = None) -> torch.Tensor:
+    "The dequantised weight (out_features, in_features) of precision `p` (default: the current one)."
+    p = self.precision if p is None else p
+    a, b = self._scales(p)
+    return self._dequant(p, a, b)[:self.in_features].T
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if not isinstance(x, torch.Tensor) or not x.is_floating_point():
-            raise TypeError(f"x must be a floating-point tensor, got {getattr(x, 'dtype', type(x).__name__)}")
-        if x.shape[-1] != self.in_features:
-            raise ValueError(f"x must have {self.in_features} features in its last dim, got shape {tuple(x.shape)}")
-        p = self.precision
-        a, b = self._scales(p)
-        x2 = x.reshape(-1, self.in_features)
-        if self.k_pad != self.in_features: x2 = F.pad(x2, (0, self.k_pad - self.in_features))
-        needs_grad = torch.is_grad_enabled() and (a.requires_grad or x.requires_grad)
-        # inference on a GPU: the Triton bit-plane kernel; CPU, or scales being trained: PyTorch
-        if select_backend(x2, self.qweight, a, backend="torch" if needs_grad else "auto") == "triton":
-            y = _kernel.bcq_matmul(
-                x2, self.qweight, a.to(x.dtype), None if b is None else b.to(x.dtype), p, self.group_size
-            )
-        elif needs_grad or not self.cache_dequant or a.requires_grad:
-            y = (x2.float() @ self._dequant(p, a, b)).to(x.dtype)
-        else:                               # the cached dequantised weight of precision p
-            W = self._wcache.get(p)
-            if W is None or W.device != x2.device:
-                with torch.no_grad(): W = self._wcache[p] = self._dequant(p, a, b).detach()
-            y = (x2.float() @ W).to(x.dtype)
-        if self.bias is not None: y = y + self.bias.to(y.dtype)
-        return y.reshape(*x.shape[:-1], self.out_features)
-
-    def storage_bytes(self, scale_bytes: int = 2) -> int:
-        "Bytes of the stored layer: all `p_max` planes plus every precision's scales and offsets (float16 by default)."
-        n_scales = self.alpha.shape[1] * self.out_features * sum(range(self.p_min, self.p_max + 1))
-        n_off = 0 if self.beta is None else self.beta.numel()
-        n_bias = 0 if self.bias is None else self.bias.numel()
-        return self.qweight.numel() * 4 + (n_scales + n_off + n_bias) * scale_bytes
-
-    def read_bytes(self, p: int | None = None, scale_bytes: int = 2) -> int:
-        "Bytes a product at precision `p` reads: its `p` planes, its scales and offsets."
-        p = self.precision if p is None else p
-        G = self.alpha.shape[1]
-        return (
-            self.k_pad // 32 * p * self.out_features * 4
-            + G * self.out_features * (p + (self.beta is not None)) * scale_bytes
+# %% ../nbs/28_anybcq.ipynb #784a4449
+@patch
+def forward(self: AnyBCQLinear, x: torch.Tensor) -> torch.Tensor:
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        raise TypeError(f"x must be a floating-point tensor, got {getattr(x, 'dtype', type(x).__name__)}")
+    if x.shape[-1] != self.in_features:
+        raise ValueError(f"x must have {self.in_features} features in its last dim, got shape {tuple(x.shape)}")
+    p = self.precision
+    a, b = self._scales(p)
+    x2 = x.reshape(-1, self.in_features)
+    if self.k_pad != self.in_features: x2 = F.pad(x2, (0, self.k_pad - self.in_features))
+    needs_grad = torch.is_grad_enabled() and (a.requires_grad or x.requires_grad)
+    # inference on a GPU: the Triton bit-plane kernel; CPU, or scales being trained: PyTorch
+    if select_backend(x2, self.qweight, a, backend="torch" if needs_grad else "auto") == "triton":
+        y = _kernel.bcq_matmul(
+            x2, self.qweight, a.to(x.dtype), None if b is None else b.to(x.dtype), p, self.group_size
         )
+    elif needs_grad or not self.cache_dequant or a.requires_grad:
+        y = (x2.float() @ self._dequant(p, a, b)).to(x.dtype)
+    else:                               # the cached dequantised weight of precision p
+        W = self._wcache.get(p)
+        if W is None or W.device != x2.device:
+            with torch.no_grad(): W = self._wcache[p] = self._dequant(p, a, b).detach()
+        y = (x2.float() @ W).to(x.dtype)
+    if self.bias is not None: y = y + self.bias.to(y.dtype)
+    return y.reshape(*x.shape[:-1], self.out_features)
 
-    def extra_repr(self) -> str:
-        return (f"in_features={self.in_features}, out_features={self.out_features}, p={self.precision} in "
-                f"[{self.p_min}, {self.p_max}], group_size={self.group_size}, offset={self.beta is not None}")
+# %% ../nbs/28_anybcq.ipynb #bc39517b
+@patch
+def storage_bytes(self: AnyBCQLinear, scale_bytes: int = 2) -> int:
+    "Bytes of the stored layer: all `p_max` planes plus every precision's scales and offsets (float16 by default)."
+    n_scales = self.alpha.shape[1] * self.out_features * sum(range(self.p_min, self.p_max + 1))
+    n_off = 0 if self.beta is None else self.beta.numel()
+    n_bias = 0 if self.bias is None else self.bias.numel()
+    return self.qweight.numel() * 4 + (n_scales + n_off + n_bias) * scale_bytes
 
+@patch
+def read_bytes(self: AnyBCQLinear, p: int | None = None, scale_bytes: int = 2) -> int:
+    "Bytes a product at precision `p` reads: its `p` planes, its scales and offsets."
+    p = self.precision if p is None else p
+    G = self.alpha.shape[1]
+    return (
+        self.k_pad // 32 * p * self.out_features * 4
+        + G * self.out_features * (p + (self.beta is not None)) * scale_bytes
+    )
+
+# %% ../nbs/28_anybcq.ipynb #e8892b78
+@patch
+def extra_repr(self: AnyBCQLinear) -> str:
+    return (f"in_features={self.in_features}, out_features={self.out_features}, p={self.precision} in "
+            f"[{self.p_min}, {self.p_max}], group_size={self.group_size}, offset={self.beta is not None}")
+
+# %% ../nbs/28_anybcq.ipynb #e8b0bdda
 def _refuse_save_pretrained(*args, **kwargs):
     "Stands in for `save_pretrained` and `push_to_hub` on a model holding `AnyBCQLinear` layers."
     raise RuntimeError(
@@ -449,6 +483,7 @@ def guard_save_pretrained(
         if callable(getattr(model, name, None)): setattr(model, name, _refuse_save_pretrained)
     return model
 
+# %% ../nbs/28_anybcq.ipynb #25f9e8db
 def _quantisable(model: nn.Module, skip: Sequence[str]) -> list[str]:
     C = _conv1d_type()
     kinds = (nn.Linear, C) if C else (nn.Linear,)
@@ -484,6 +519,7 @@ def quantize_model(
     guard_save_pretrained(model)
     return out
 
+# %% ../nbs/28_anybcq.ipynb #46939e1e
 def set_model_precision(
     model: nn.Module,  # model holding `AnyBCQLinear` layers
     p: int,            # precision in bits, within each layer's [p_min, p_max]
@@ -517,6 +553,7 @@ def save_quantized(
     save_file(tensors, str(path), metadata={"anybcq": json.dumps(meta)})
     return path
 
+# %% ../nbs/28_anybcq.ipynb #8c46e4e4
 def load_quantized(
     model: nn.Module,  # model with the same module names (e.g. `from_pretrained` of the base model)
     path: str | Path,  # safetensors file written by `save_quantized`
@@ -573,6 +610,7 @@ def _block_inputs(model, blocks, calib):
 
 def _out(y): return y[0] if isinstance(y, tuple) else y
 
+# %% ../nbs/28_anybcq.ipynb #580ade76
 def blockwise_reconstruct(
     qmodel: nn.Module,                        # quantised model (its `AnyBCQLinear` scales and offsets are trained)
     fp_model: nn.Module,                      # full-precision model of the same architecture (the targets)
@@ -603,20 +641,14 @@ def blockwise_reconstruct(
     h, kw = _block_inputs(fp_model, fb, calib)
     lays_of = [[m for m in q.modules() if isinstance(m, AnyBCQLinear)] for q in qb]
     first_lays = next((l for l in lays_of if l), [])
-    ps = (
-        list(precisions)
-        if precisions is not None
-        else list(range(first_lays[0].p_min, first_lays[0].p_max + 1))
-        if first_lays
-        else []
-    )
+    ps = (list(precisions) if precisions is not None
+          else list(range(first_lays[0].p_min, first_lays[0].p_max + 1)) if first_lays else [])
     fp_in, fp_out = [], []                      # the fp model's block inputs and outputs, computed once
     for f in fb:
         with torch.no_grad(): y = _out(f(h, **kw))
         fp_in.append(h)
         fp_out.append(y)
         h = y
-
     def train(i, lays, prec, inputs):
         "Adam on the scales of precisions `prec` of block i; `inputs(step)` gives the block input."
         params = [t for m in lays for t in (m.alpha, m.beta) if t is not None]
@@ -630,6 +662,7 @@ def blockwise_reconstruct(
             loss = 0.0
             for p in prec:
                 for m in lays: m.set_precision(p)
+                # Eq. (4): the block's output at precision p against the full-precision block output
                 loss = loss + F.mse_loss(_out(qb[i](x, **kw)).float(), fp_out[i].float())
             opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -639,7 +672,6 @@ def blockwise_reconstruct(
         for t in params: t.requires_grad_(False)
         for m in lays: m.cache_planes(False)
         return first, last
-
     out = []
     if mode == "joint":
         for i, lays in enumerate(lays_of):
@@ -673,6 +705,7 @@ def rtn_quantize(
     s = ((hi - lo) / (2 ** bits - 1)).clamp_min(1e-12)
     return (lo + s * ((w - lo) / s).round().clamp(0, 2 ** bits - 1)).reshape(W.shape).to(W.dtype)
 
+# %% ../nbs/28_anybcq.ipynb #7e94a29b
 def nested_uniform(
     W: torch.Tensor,        # weight (N, K) = (out, in) features, float, finite; `group_size` divides K
     bits: int,              # bits kept (the top ones of the p_max-bit code), <= p_max
@@ -694,6 +727,7 @@ def nested_uniform(
     qt = (q >> sh).float() * 2 ** sh + ((2 ** sh - 1) / 2 if centre else 0.0)
     return (lo + s * qt).reshape(W.shape).to(W.dtype)
 
+# %% ../nbs/28_anybcq.ipynb #7410ec82
 def nested_kmeans(
     W: torch.Tensor,  # weight (N, K), float, finite (clustered per output row)
     p_min: int = 2,   # bits of the seed clustering (2^p_min centroids)
@@ -741,6 +775,7 @@ def nested_kmeans(
         out[p] = cent.gather(1, idx).to(W.dtype)
     return out
 
+# %% ../nbs/28_anybcq.ipynb #721c1a63
 def separate_bcq(
     W: torch.Tensor,        # weight (N, K) = (out, in) features, float, finite; `group_size` divides K
     bits: int,              # bits (bit-planes) of this separately fitted code
@@ -757,6 +792,7 @@ def separate_bcq(
     b = b.half().float() if b is not None else None
     return bcq_reconstruct(B, a, b).reshape(W.shape).to(W.dtype)
 
+# %% ../nbs/28_anybcq.ipynb #c00b0f3c
 def fake_quantize_model(
     model: nn.Module,                                 # model to copy (left unchanged)
     fn: Callable[[torch.Tensor, str], torch.Tensor],  # `fn(weight, name)` -> dequantised weight, both (out, in)
