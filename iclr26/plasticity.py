@@ -36,6 +36,7 @@ def _check_sl(alpha, p, c, names=("alpha", "p", "c")) -> tuple[float, float, flo
     if c <= 0: raise ValueError(f"{names[2]} must be > 0, got {c}")
     return alpha, p, c
 
+# %% ../nbs/15_plasticity.ipynb #8032b469
 def smooth_leaky(
     x: torch.Tensor,  # pre-activations x, any shape
     # α in [0, 1]: the leak, the slope as x → −∞ (float, or a tensor broadcastable to `x`)
@@ -45,8 +46,10 @@ def smooth_leaky(
 ) -> torch.Tensor:
     "Smooth-Leaky $f(x)=\\alpha x+(1-\\alpha)\\,x\\,\\sigma(cx/p)$; `alpha` may be a tensor broadcastable to `x`."
     if not isinstance(x, torch.Tensor): raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
+    # Eq. (1): f(x) = α x + (1 - α) x σ(c x / p)
     return alpha * x + (1 - alpha) * x * torch.sigmoid((c / p) * x)
 
+# %% ../nbs/15_plasticity.ipynb #8ae6b4e3
 def smooth_leaky_grad(
     x: torch.Tensor,                    # points x at which f′ is evaluated, any shape
     alpha: float | torch.Tensor = 0.1,  # α: the leak (float, or a tensor broadcastable to `x`)
@@ -57,8 +60,10 @@ def smooth_leaky_grad(
     if not isinstance(x, torch.Tensor): raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
     k = c / p
     s = torch.sigmoid(k * x)
+    # Eq. (2): f'(x) = α + (1 - α) [σ(kx) + kx σ(kx) (1 - σ(kx))], the bracket SiLU's derivative at kx
     return alpha + (1 - alpha) * (s + k * x * s * (1 - s))
 
+# %% ../nbs/15_plasticity.ipynb #bb2e0151
 def smooth_leaky_grad_floor(
     alpha: float = 0.1,  # α in [0, 1]: the leak
 ) -> float:
@@ -66,6 +71,7 @@ def smooth_leaky_grad_floor(
     alpha = _check_sl(alpha, 1.0, 1.0)[0]
     return alpha + (1 - alpha) * SILU_GRAD_MIN
 
+# %% ../nbs/15_plasticity.ipynb #35923605
 class SmoothLeaky(nn.Module):
     ("Smooth-Leaky activation $\\alpha x + (1-\\alpha)\\,x\\,\\sigma(cx/p)$ (paper defaults $\\alpha=0.1$, $p=3$, "
      "$c=5$).")
@@ -78,10 +84,12 @@ class SmoothLeaky(nn.Module):
         super().__init__()
         self.alpha, self.p, self.c = _check_sl(alpha, p, c)
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        # f(x) written out on float attributes (not through `smooth_leaky`) so that `torch.jit.script` compiles it
+        # Eq. (1), written out on float attributes (not through `smooth_leaky`) so that `torch.jit.script`
+        # compiles it
         return self.alpha * x + (1 - self.alpha) * x * torch.sigmoid((self.c / self.p) * x)
     def extra_repr(self) -> str: return f"alpha={self.alpha:g}, p={self.p:g}, c={self.c:g}"
 
+# %% ../nbs/15_plasticity.ipynb #83738674
 class RandomizedSmoothLeaky(nn.Module):
     """Smooth-Leaky with a random leak $r\\sim U(l,u)$ in training and $r=(l+u)/2$ in eval mode.
     `per_element=True` draws one $r$ per element (as RReLU; inferred default), `False` one per forward pass.
@@ -112,7 +120,8 @@ class RandomizedSmoothLeaky(nn.Module):
         if self.per_element: return torch.empty_like(x).uniform_(self.lower, self.upper)
         return float(torch.empty([1]).uniform_(self.lower, self.upper)[0])
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        # the leak of `slope`, one branch per type (float or tensor) so that `torch.jit.script` compiles it
+        # Eq. (1) with α := the leak of `slope`, one branch per type (float or tensor) so that `torch.jit.script`
+        # compiles it
         k = self.c / self.p
         if self.fixed_mean or not self.training:
             m = (self.lower + self.upper) / 2
@@ -134,6 +143,7 @@ class CReLU(nn.Module):
     width_factor = 2
     def forward(self, x: torch.Tensor) -> torch.Tensor: return torch.cat([F.relu(x), F.relu(-x)], dim=-1)
 
+# %% ../nbs/15_plasticity.ipynb #bd0db438
 ACTIVATIONS: dict[str, Callable[..., nn.Module]] = {
     "ReLU": nn.ReLU, "Leaky-ReLU": nn.LeakyReLU, "RReLU": nn.RReLU, "PReLU": nn.PReLU, "SiLU": nn.SiLU,
     "GELU": nn.GELU, "ELU": nn.ELU, "CELU": nn.CELU, "SELU": nn.SELU, "CReLU": CReLU, "tanh": nn.Tanh,
@@ -151,6 +161,7 @@ def make_activation(
     if name not in ACTIVATIONS: raise ValueError(f"name must be one of {sorted(ACTIVATIONS)}, got {name!r}")
     return ACTIVATIONS[name](**kwargs)
 
+# %% ../nbs/15_plasticity.ipynb #b63963d8
 def activation_grad(
     act: nn.Module,   # the activation module (put in eval mode for the measurement, then restored)
     x: torch.Tensor,  # points at which φ′ is evaluated, any shape
@@ -168,6 +179,7 @@ def activation_grad(
     finally: act.train(was)
     return g.detach()
 
+# %% ../nbs/15_plasticity.ipynb #8edff806
 def effective_negative_slope(
     act: nn.Module,    # the activation module
     lo: float = -5.0,  # left end of the grid on [lo, 0) (< 0)
@@ -178,6 +190,7 @@ def effective_negative_slope(
     if lo >= 0: raise ValueError(f"lo must be < 0, got {lo}")
     return float(activation_grad(act, torch.linspace(lo, 0, n + 1)[:-1]).mean())
 
+# %% ../nbs/15_plasticity.ipynb #f3588637
 def negative_slope_on(
     act: nn.Module,   # the activation module
     z: torch.Tensor,  # actual pre-activations, any shape; only the negative entries count
@@ -186,6 +199,7 @@ def negative_slope_on(
     neg = z[z < 0]
     return float(activation_grad(act, neg).mean()) if neg.numel() else float("nan")
 
+# %% ../nbs/15_plasticity.ipynb #9cc22ac8
 def dead_band_width(
     act: nn.Module,     # the activation module
     lo: float = -5.0,   # left end of the interval
@@ -198,6 +212,7 @@ def dead_band_width(
     if hi <= lo: raise ValueError(f"hi must be > lo, got lo={lo}, hi={hi}")
     return float((activation_grad(act, torch.linspace(lo, hi, n)).abs() < eps).float().mean())
 
+# %% ../nbs/15_plasticity.ipynb #b25d3ac1
 def effective_rank(
     H: torch.Tensor,  # features, a (samples x features) finite matrix
 ) -> float:
@@ -212,12 +227,14 @@ def effective_rank(
     p = p[p > 0]
     return float(torch.exp(-(p * p.log()).sum()))
 
+# %% ../nbs/15_plasticity.ipynb #62361186
 def _units_last(z: torch.Tensor) -> torch.Tensor:
     "Pre-activations as (observations x units): (N,) -> (N, 1); (N, C, ...) -> (N * ..., C), a channel being a unit."
     if z.ndim == 1: return z[:, None]
     if z.ndim == 2: return z
     return z.movedim(1, -1).reshape(-1, z.shape[1])
 
+# %% ../nbs/15_plasticity.ipynb #6d512f1c
 def unit_diagnostics(
     # hidden pre-activations per layer, each (observations x units) or (N, C, ...) with channels as units
     pre: Sequence[torch.Tensor],
@@ -275,6 +292,7 @@ class PlasticMLP(nn.Module):
         out = self.head(x)
         return (out, pre, x) if return_hidden else out
 
+# %% ../nbs/15_plasticity.ipynb #be779947
 @torch.no_grad()
 def diagnose(
     model: nn.Module,   # any `nn.Module` whose activations are modules (run once in eval mode, then restored)
@@ -308,6 +326,7 @@ def diagnose(
     return dict(**unit_diagnostics([z for _, z, _ in seen], [m for m, _, _ in seen], eps), erank=effective_rank(feat),
                 layers=len(seen))
 
+# %% ../nbs/15_plasticity.ipynb #dd51054d
 def load_digits_data(
     seed: int = 0,  # seed of the row shuffle
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -320,6 +339,7 @@ def load_digits_data(
     idx = torch.randperm(len(X), generator=torch.Generator().manual_seed(seed))
     return X[idx], y[idx]
 
+# %% ../nbs/15_plasticity.ipynb #5d712892
 def random_label_tasks(
     X: torch.Tensor,      # inputs, (samples x features)
     n_tasks: int,         # number of tasks (>= 1)
@@ -342,6 +362,7 @@ def random_label_tasks(
         for _ in range(n_tasks)
     ]
 
+# %% ../nbs/15_plasticity.ipynb #40008bcb
 def permuted_tasks(
     X: torch.Tensor,  # inputs, (samples x features)
     y: torch.Tensor,  # labels (samples,) int64
@@ -360,6 +381,7 @@ def permuted_tasks(
         out.append(dict(Xtr=Xp[:n_train], ytr=y[:n_train], Xte=Xp[n_train:], yte=y[n_train:]))
     return out
 
+# %% ../nbs/15_plasticity.ipynb #8edf6344
 def class_incremental_tasks(
     X: torch.Tensor,            # inputs, (samples x features)
     y: torch.Tensor,            # labels (samples,) int64 in [0, 10)
@@ -379,6 +401,7 @@ def class_incremental_tasks(
             out.append(dict(Xtr=X[:n_train][mtr], ytr=y[:n_train][mtr], Xte=X[n_train:][mte], yte=y[n_train:][mte]))
     return out
 
+# %% ../nbs/15_plasticity.ipynb #cd4db01b
 @torch.no_grad()
 def accuracy(
     model: nn.Module,  # classifier returning logits (evaluated in eval mode, then restored)
@@ -391,6 +414,7 @@ def accuracy(
     try: return float((model(X).argmax(1) == y).float().mean())
     finally: model.train(was)
 
+# %% ../nbs/15_plasticity.ipynb #e361487f
 def _check_task(t: int, task: Mapping) -> None:
     ("A `ValueError`/`TypeError` naming `tasks[t]` when its rows are not finite 2-D tensors with one label in [0, 10) "
      "each.")
@@ -409,6 +433,7 @@ def _check_task(t: int, task: Mapping) -> None:
         if not bool(torch.isfinite(Xv).all()): raise ValueError(f"tasks[{t}]['{Xk}'] must be finite (no NaN or inf)")
         if int(yv.min()) < 0 or int(yv.max()) >= 10: raise ValueError(f"tasks[{t}]['{yk}'] labels must lie in [0, 10)")
 
+# %% ../nbs/15_plasticity.ipynb #b91c6421
 def train_continual(
     act: str,                           # activation name, a key of `ACTIVATIONS`
     tasks: Sequence[Mapping],           # task dicts with `Xtr`, `ytr` (and optional `Xte`, `yte`), labels in [0, 10)
@@ -548,19 +573,12 @@ def stress_run(
         ev.append(dict(peak_sat=float(sat[(st >= s) & (st < s + stress_steps)].max()), onset=on, restore=off))
     def avg(which: str, key: str, miss: float) -> float:
         return float(np.mean([miss if e[which][key] is None else e[which][key] for e in ev]))
-    return dict(
-        curve=curve,
-        events=ev,
-        peak_sat=float(np.mean([e["peak_sat"] for e in ev])),
-        loss_jump=avg("onset", "loss_jump", 0.0),
-        restore_loss_jump=avg("restore", "loss_jump", 0.0),
-        non_recovery=float(
-            np.mean([e["onset"]["tau95"] is None for e in ev] + [e["restore"]["tau95"] is None for e in ev])
-        ),
-        tau95=avg("onset", "tau95", stress_steps),
-        restore_tau95=avg("restore", "tau95", recover_steps),
-        recovery=avg("restore", "recovery", recover_steps),
-    )
+    return dict(curve=curve, events=ev, peak_sat=float(np.mean([e["peak_sat"] for e in ev])),
+                loss_jump=avg("onset", "loss_jump", 0.0), restore_loss_jump=avg("restore", "loss_jump", 0.0),
+                non_recovery=float(np.mean([e["onset"]["tau95"] is None for e in ev]
+                                           + [e["restore"]["tau95"] is None for e in ev])),
+                tau95=avg("onset", "tau95", stress_steps), restore_tau95=avg("restore", "tau95", recover_steps),
+                recovery=avg("restore", "recovery", recover_steps))
 
 # %% ../nbs/15_plasticity.ipynb #8ba7a1be
 import gymnasium as gym
@@ -596,6 +614,7 @@ class DynamicsShift(gym.Wrapper):
         mujoco.mj_setConst(m, self.env.unwrapped.data)
         self.shift = dict(mass=float(mass), friction=float(friction), gravity=float(gravity))
 
+# %% ../nbs/15_plasticity.ipynb #b4055662
 def plasticity_score(
     # activation name -> (seeds x cycles x shifts) array of phase returns, the same shifts for all
     returns: Mapping[str, np.ndarray],
@@ -617,6 +636,7 @@ def plasticity_score(
     span = np.where(hi > lo, hi - lo, 1.0)
     return {k: float(trim_mean(((a[:, -1, :] - lo) / span).ravel(), 0.25)) for k, a in arrs.items()}
 
+# %% ../nbs/15_plasticity.ipynb #68149b09
 def ppo_activation_fn(
     act: str,                           # activation name, a key of `ACTIVATIONS` (not 'CReLU')
     act_kwargs: Mapping | None = None,  # keyword arguments of the activation's constructor (None: its defaults)
@@ -635,6 +655,7 @@ def ppo_activation_fn(
     if act == "Rand-Smooth-Leaky" and rsl_mean_slope: kw.setdefault("fixed_mean", True)
     return functools.partial(ACTIVATIONS[act], **kw) if kw else ACTIVATIONS[act]
 
+# %% ../nbs/15_plasticity.ipynb #a44c225d
 @torch.no_grad()
 def ppo_logprob_gap(
     model,                        # a stable-baselines3 PPO model
@@ -665,6 +686,7 @@ def ppo_logprob_gap(
         for m in rsl: m.fixed_mean = True
     return float((lp_train - lp_eval).abs().mean())
 
+# %% ../nbs/15_plasticity.ipynb #20fd0537
 def ppo_nonstationary(
     act: str,  # activation name of the policy and value nets, a key of `ACTIVATIONS` (not 'CReLU')
     shifts: Sequence[Mapping],  # one phase per dict of `DynamicsShift.set_shift` factors (mass, friction, gravity)
