@@ -58,6 +58,7 @@ def check_iv_data(
                          "IV regression needs at least as many instruments as regressors (d_z >= d_x)")
     return Z, X, y
 
+# %% ../nbs/27_dp_iv.ipynb #75ee4491
 def tsls(
     Z: Any,  # instruments, (n, d_z) with d_z >= d_x (a 1-D array is one column)
     X: Any,  # regressors, (n, d_x) (a 1-D array is one column)
@@ -66,9 +67,11 @@ def tsls(
     ("Closed-form two-stage least squares $\\hat\\beta_{2SLS}$ (no intercept is added: include a constant column in "
      "both Z and X if needed).")
     Z, X, y = check_iv_data(Z, X, y)
+    # Eq. (2): Theta-hat = (Z^T Z)^-1 Z^T X, then beta-hat = least squares of y on Z Theta-hat
     Theta = np.linalg.lstsq(Z, X, rcond=None)[0]
     return np.linalg.lstsq(Z @ Theta, y, rcond=None)[0]
 
+# %% ../nbs/27_dp_iv.ipynb #8d90956d
 def ols(
     X: Any,  # regressors, (n, d) (a 1-D array is one column); no intercept is added
     y: Any,  # outcome, (n,)
@@ -95,6 +98,7 @@ def clip_weights(
     with np.errstate(divide="ignore"):
         return np.minimum(1.0, C / norms)
 
+# %% ../nbs/27_dp_iv.ipynb #66216915
 def clipped_grad_stage1(
     Z: np.ndarray,      # instruments, (n, d_z) or batched (B, n, d_z)
     X: np.ndarray,      # regressors, (n, d_x) or batched (B, n, d_x)
@@ -105,10 +109,12 @@ def clipped_grad_stage1(
     d_z, d_x)`.
 
     `Z`, `X` may carry a matching leading batch axis; returns `(d_z, d_x)` or `(B, d_z, d_x)`."""
+    # Eq. (3), stage 1: g_i = z_i (z_i^T Theta - x_i^T) is rank one, ||g_i||_F = ||z_i|| ||Theta^T z_i - x_i||
     R = Z @ Theta - X
     w = clip_weights(np.linalg.norm(Z, axis=-1) * np.linalg.norm(R, axis=-1), C)
     return np.swapaxes(Z, -1, -2) @ (w[..., None] * R) / Z.shape[-2]
 
+# %% ../nbs/27_dp_iv.ipynb #5722bc93
 def clipped_grad_stage2(
     Z: np.ndarray,      # instruments, (n, d_z) or batched (B, n, d_z)
     y: np.ndarray,      # outcome, (n,) or (B, n)
@@ -118,6 +124,7 @@ def clipped_grad_stage2(
 ) -> np.ndarray:
     """$\\frac1n\\sum_i \\mathrm{clip}_C(\\Theta^\\top z_i(z_i^\\top\\Theta\\beta - y_i))$; batched like
     `clipped_grad_stage1`."""
+    # Eq. (3), stage 2: g_i = Theta^T z_i (z_i^T Theta beta - y_i), ||g_i|| = ||Theta^T z_i|| |e_i|
     A = Z @ Theta
     e = (A @ beta[..., None])[..., 0] - y
     w = clip_weights(np.linalg.norm(A, axis=-1) * np.abs(e), C)
@@ -153,6 +160,7 @@ def sensitivity(
     if adjacency not in ADJACENCIES: raise ValueError(f"adjacency must be one of {ADJACENCIES}, got {adjacency!r}")
     return (2.0 if adjacency == "replace" else 1.0) * C / n
 
+# %% ../nbs/27_dp_iv.ipynb #b91343fc
 def noise_scale(
     C: float,                    # clipping norm C > 0
     n: int,                      # number of records n, >= 1
@@ -164,8 +172,10 @@ def noise_scale(
      "$\\Delta$ = `sensitivity(C, n, adjacency)`) $\\rho$-zCDP.")
     check_int("T", T, 1)
     rho = _check_rho(rho)
+    # Eq. (4): sigma = Delta sqrt(T / (2 rho)), Delta = 2C/n (replace-one) or C/n (add/remove)
     return sensitivity(C, n, adjacency) * math.sqrt(T / (2.0 * rho))
 
+# %% ../nbs/27_dp_iv.ipynb #7ae96d98
 def zcdp_to_dp_bs(
     rho: float,    # zCDP parameter rho > 0
     delta: float,  # target delta in (0, 1)
@@ -174,6 +184,7 @@ def zcdp_to_dp_bs(
     rho, delta = _check_rho(rho), _check_delta(delta)
     return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
 
+# %% ../nbs/27_dp_iv.ipynb #80fe7b59
 def zcdp_to_dp_cks(
     rho: float,    # zCDP parameter rho > 0
     delta: float,  # target delta in (0, 1)
@@ -188,6 +199,7 @@ def zcdp_to_dp_cks(
     r = optimize.minimize_scalar(f, bounds=(-20.0, 20.0), method="bounded", options=dict(xatol=1e-10))
     return max(0.0, float(r.fun))
 
+# %% ../nbs/27_dp_iv.ipynb #c0cf9389
 def opendp_epsilon(
     rho: float,    # zCDP parameter rho > 0
     delta: float,  # target delta in (0, 1)
@@ -202,6 +214,7 @@ def opendp_epsilon(
     )
     return float(dp.c.make_zCDP_to_approxDP(meas).map(1.0).epsilon(delta))
 
+# %% ../nbs/27_dp_iv.ipynb #086dfc99
 def gdp_delta(
     mu: float,   # Gaussian-DP parameter mu > 0 (mu = sqrt(2 rho) for rho-zCDP Gaussian noise)
     eps: float,  # epsilon >= 0 at which the privacy profile is read
@@ -213,6 +226,7 @@ def gdp_delta(
         raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
     return float(stats.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2))
 
+# %% ../nbs/27_dp_iv.ipynb #23634e1a
 def gdp_epsilon(
     mu: float,     # Gaussian-DP parameter mu > 0
     delta: float,  # target delta in (0, 1)
@@ -225,6 +239,7 @@ def gdp_epsilon(
     while gdp_delta(mu, hi) > delta: hi *= 2.0
     return float(optimize.brentq(lambda e: gdp_delta(mu, e) - delta, 0.0, hi, xtol=1e-12))
 
+# %% ../nbs/27_dp_iv.ipynb #8636307b
 def privacy_report(
     rho1: float,          # stage-1 zCDP budget rho_1 > 0
     rho2: float,          # stage-2 zCDP budget rho_2 > 0
@@ -262,6 +277,7 @@ class DPIVResult:
         out = np.array([opendp_epsilon(float(v), delta) for v in r])
         return float(out[0]) if np.ndim(self.rho) == 0 else out
 
+# %% ../nbs/27_dp_iv.ipynb #b0e32874
 def _engine_data(Z, X, y):
     "Validate one data set or a stack of them; return (G, n, d) arrays."
     if np.ndim(y) == 1 or (np.ndim(y) == 2 and np.ndim(Z) == 2):
@@ -278,6 +294,7 @@ def _engine_data(Z, X, y):
 class DPIVConvergenceWarning(UserWarning):
     "DP-2S-GD's T steps did not bring the non-private iterate near its fixed point: the estimate is not the IV fit."
 
+# %% ../nbs/27_dp_iv.ipynb #13459e16
 def convergence_gap(
     Z: Any,           # instruments, (n, d_z) with d_z >= d_x (a 1-D array is one column)
     X: Any,           # regressors, (n, d_x) (a 1-D array is one column)
@@ -308,6 +325,7 @@ def convergence_gap(
     return (rel(Z.T @ (w1[:, None] * Z) / n, Z.T @ (w1[:, None] * R) / n, theta),
             rel(A.T @ (w2[:, None] * A) / n, A.T @ (w2 * e) / n, beta))
 
+# %% ../nbs/27_dp_iv.ipynb #48bf8c45
 def dp_2s_gd_many(
     Z: Any,                          # instruments: (n, d_z) shared by all seeds, or one set per seed (S, n, d_z)
     X: Any,                          # regressors: (n, d_x), or (S, n, d_x) with the stack of `Z`
@@ -386,13 +404,7 @@ def dp_2s_gd_many(
     gens = [np.random.default_rng([27, s]) for s in seeds]
     xi1 = np.stack([g.standard_normal((T, dz, dx)) for g in gens]) if private else None   # (S, T, dz, dx)
     xi2 = np.stack([g.standard_normal((T, dx)) for g in gens]) if private else None        # (S, T, dx)
-    # Fast path. Runs are ordered (seed, budget); group g holds the K = S*R/G runs that share a data set.
-    # Both per-person gradients are rank one, so every quantity the recursion needs is a GEMM against
-    # per-person outer products computed once: with P_zz[i] = vec(z_i z_i^T) and P_zx[i] = vec(z_i x_i^T),
-    #   ||Theta^T z_i||^2 = P_zz[i] . vec(Theta Theta^T),   x_i^T Theta^T z_i = P_zx[i] . vec(Theta),
-    #   sum_i w_i z_i (z_i^T Theta - x_i^T) = (sum_i w_i z_i z_i^T) Theta - sum_i w_i z_i x_i^T,
-    # and the residual norm is ||Theta^T z_i - x_i||^2 = ||Theta^T z_i||^2 - 2 x_i^T Theta^T z_i + ||x_i||^2.
-    # Only (n x K) arrays are touched element-wise. `clipped_grad_stage1/2` are the direct reference.
+    # Fast path (the GEMM form of Eq. (3), see the text above)
     K = S * R // G
     Pzz = np.einsum("gna,gnb->gnab", Zg, Zg).reshape(G, n, dz * dz)
     Pzx = np.einsum("gna,gnd->gnad", Zg, Xg).reshape(G, n, dz * dx)
@@ -428,6 +440,7 @@ def dp_2s_gd_many(
                 tr["beta"].append(run(b))
                 tr["g1"].append(run(G1))
                 tr["g2"].append(run(G2))
+            # Eq. (5) and (6): both stages step together, stage 2 at the current Theta_t
             Th, b = Th - eta * G1, b - alpha * G2
     else:
         for t in range(T):
@@ -435,6 +448,7 @@ def dp_2s_gd_many(
             if trace:
                 tr["theta"].append(run(Th))
                 tr["g1"].append(run(G1))
+            # Eq. (5)
             Th = Th - eta * G1
         AA = sq_norm_A(Th)
         for t in range(T):
@@ -442,6 +456,7 @@ def dp_2s_gd_many(
             if trace:
                 tr["beta"].append(run(b))
                 tr["g2"].append(run(G2))
+            # Eq. (6), at the final Theta_T
             b = b - alpha * G2
     if trace: tr = {k: np.stack(v, axis=2) for k, v in tr.items()}   # (S, R, T, ...)
     if check_convergence:                      # the noise-free run of the same T steps, one per data set
@@ -465,6 +480,7 @@ def dp_2s_gd_many(
         beta=run(b), theta=run(Th), sigma1=s1, sigma2=s2, rho1=rho1, rho2=rho2, T=T, n=n, trace=tr, adjacency=adjacency
     )
 
+# %% ../nbs/27_dp_iv.ipynb #f39115a8
 def dp_2s_gd(
     Z: Any,            # instruments, (n, d_z) with d_z >= d_x (a 1-D array is one column)
     X: Any,            # regressors, (n, d_x) (a 1-D array is one column)
@@ -511,6 +527,7 @@ class IVData:
         xs = np.ones(self.X.shape[1]) if self.x_scale is None else self.x_scale
         return beta * self.y_scale / xs
 
+# %% ../nbs/27_dp_iv.ipynb #911d8bf6
 SYNTH_THETA = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5], [0.5, -0.5]])
 SYNTH_BETA = np.array([1.0, -0.5])
 
@@ -529,10 +546,12 @@ def make_iv_data(
     rng = np.random.default_rng(seed)
     Z = rng.standard_normal((n, 4))
     u = rng.standard_normal(n)
+    # Eq. (1): x = Theta*^T z + confounding u 1 + noise, y = x^T beta* + u + noise; u makes E[x eps] != 0
     X = Z @ SYNTH_THETA + confounding * u[:, None] + noise * rng.standard_normal((n, 2))
     y = X @ SYNTH_BETA + u + noise * rng.standard_normal(n)
     return IVData(Z, X, y, [f"z{j}" for j in range(4)], ["x0", "x1"], beta_true=SYNTH_BETA.copy())
 
+# %% ../nbs/27_dp_iv.ipynb #e1936035
 CARD_CONTROLS = ["exper", "expersq", "black", "south", "smsa"]
 CARD_CONTROLS_FULL = CARD_CONTROLS + [
     "reg661",
@@ -565,6 +584,7 @@ def load_card(
         df, list(controls) + ["nearc4"], list(controls) + ["educ"], "lwage", rho_std, CARD_RANGES, adjacency, seed
     )
 
+# %% ../nbs/27_dp_iv.ipynb #d221e541
 def load_mroz(
     rho_std: float | None = None,  # zCDP budget of private standardisation (None = public moments)
     adjacency: str = "replace",    # neighbours of the private moments: 'replace' or 'add_remove'
@@ -635,6 +655,7 @@ def private_moments(
     var = np.maximum(s2 / n - m ** 2, 1.0 / n ** 2)
     return dict(mean=c + r * m, sd=r * np.sqrt(var), sigma=sigma, sensitivity=sens, rho=rho, adjacency=adjacency)
 
+# %% ../nbs/27_dp_iv.ipynb #f21a9d19
 def standardise(
     df: Any,                       # data frame holding every named column
     z_cols: Sequence[str],         # instrument columns (controls included)
@@ -677,7 +698,6 @@ def standardise(
         frame=df,
         rho_std=0.0 if rho_std is None else float(rho_std),
     )
-
 
 # %% ../nbs/27_dp_iv.ipynb #9268e383
 def library_fits(
@@ -724,6 +744,7 @@ class AuditResult:
     mu: float                                      # Gaussian-DP parameter mu = sqrt(2 rho1)
     scores: tuple = field(repr=False, default=())  # distinguisher scores on D and on D', one per trial
 
+# %% ../nbs/27_dp_iv.ipynb #22297b3e
 def _cp_upper(k, n, alpha):
     return 1.0 if k >= n else float(stats.beta.ppf(1 - alpha / 2, k + 1, n - k))
 
@@ -733,6 +754,7 @@ def _eps_lb(s0, s1, thr, delta, alpha):
     vals = [(1 - delta - fnr_u) / fpr_u, (1 - delta - fpr_u) / fnr_u]
     return max(math.log(v) if v > 0 else -math.inf for v in vals)
 
+# %% ../nbs/27_dp_iv.ipynb #f12a3b68
 def canary_audit(
     n: int = 100,                # records per data set (n - 1 synthetic ones plus the canary or its mirror), >= 3
     T: int = 10,                 # stage-1 steps per mechanism run
@@ -785,6 +807,7 @@ def canary_audit(
         a = 0 * c if null else one(-xc)
         u = c - a
         u = u / np.linalg.norm(u, axis=(-2, -1), keepdims=True)
+        # Eq. (7): the released gradient minus the others' clipped ones, on u_t; summed over t and scaled below
         proj = np.sum(u * (G - others - (c + a) / 2), axis=(-2, -1))       # (trials, T)
         scores.append(proj.sum(-1) / (r.sigma1[0] * math.sqrt(T)))
     s0, s1 = scores
@@ -827,6 +850,7 @@ class DPInterval:
         beta = np.asarray(beta, float)
         return (self.lower <= beta) & (beta <= self.upper)
 
+# %% ../nbs/27_dp_iv.ipynb #fea3a0c0
 def dp_confidence_interval(
     Z: Any,               # instruments, (n, d_z) with d_z >= d_x (a 1-D array is one column)
     X: Any,               # regressors, (n, d_x) (a 1-D array is one column)
@@ -860,8 +884,8 @@ def dp_confidence_interval(
     r = dp_2s_gd_many(Z[idx], X[idx], y[idx], [rho], T, [seed * K + k for k in range(K)], **kwargs)
     B = r.beta[:, 0]                                                    # (K, d_x): one estimate per group
     est, se = B.mean(0), B.std(0, ddof=1) / math.sqrt(K)
+    # Eq. (8): half-width t_{K-1,(1+level)/2} s_beta / sqrt(K)
     h = float(stats.t.ppf((1 + level) / 2, K - 1)) * se
     return DPInterval(
         estimate=est, lower=est - h, upper=est + h, se=se, level=level, groups=K, rho=rho, group_estimates=B
     )
-
