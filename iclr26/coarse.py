@@ -17,6 +17,7 @@ from scipy.optimize import linprog, minimize
 from scipy.special import log_ndtr, ndtri, ndtri_exp
 
 from functools import partial
+from fastcore.basics import patch
 from .core import optional_import
 _optional = partial(optional_import, extra="coarse")  # an optional dependency, or an error naming this paper's extra
 
@@ -38,6 +39,7 @@ def _rng(rng) -> np.random.Generator:
     if isinstance(rng, np.random.Generator): return rng
     raise TypeError(f"rng must be a numpy Generator, an int seed or None, got {type(rng).__name__}")
 
+# %% ../nbs/22_coarse_mean.ipynb #d1ab0b5f
 def _vec(x, d: int | None, name: str) -> np.ndarray:
     "`x` as a finite 1-D float vector of length `d` (if given), else a ValueError/TypeError naming `name`."
     try: v = np.asarray(x, dtype=float)
@@ -58,12 +60,14 @@ def _points(X, d: int | None, name: str = "X") -> np.ndarray:
     if not np.all(np.isfinite(X)): raise ValueError(f"{name} must be finite")
     return X
 
+# %% ../nbs/22_coarse_mean.ipynb #a1220f70
 def _posint(v, name: str) -> int:
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
         raise TypeError(f"{name} must be an int, got {type(v).__name__}")
     if v < 1: raise ValueError(f"{name} must be >= 1, got {v}")
     return int(v)
 
+# %% ../nbs/22_coarse_mean.ipynb #0beada69
 def log_interval_prob(
     a,  # lower ends (array; -inf allowed)
     b,  # upper ends, broadcastable with `a` (inf allowed)
@@ -77,6 +81,7 @@ def log_interval_prob(
     with np.errstate(divide="ignore", invalid="ignore"):
         return lb + np.log1p(-np.exp(la - lb))
 
+# %% ../nbs/22_coarse_mean.ipynb #4be62ced
 def trunc_moments(
     a,  # lower truncation points (array; -inf allowed)
     b,  # upper truncation points, b > a (inf allowed)
@@ -93,10 +98,13 @@ def trunc_moments(
     with np.errstate(over="ignore", invalid="ignore"):
         pa = np.where(np.isfinite(lo), np.exp(-0.5 * lo**2 - _LOG_SQRT_2PI - lz), 0.0)   # phi(lo) / Z
         pb = np.where(np.isfinite(hi), np.exp(-0.5 * hi**2 - _LOG_SQRT_2PI - lz), 0.0)   # phi(hi) / Z
+        # Eq. (3): E[z] = (phi(a) - phi(b)) / Z
         m = pa - pb
+        # Eq. (3): Var[z] = 1 + (a phi(a) - b phi(b)) / Z - E[z]^2
         v = 1.0 + np.where(np.isfinite(lo), lo * pa, 0.0) - np.where(np.isfinite(hi), hi * pb, 0.0) - m**2
     return np.where(flip, -m, m), np.clip(v, 0.0, 1.0)
 
+# %% ../nbs/22_coarse_mean.ipynb #af483452
 def trunc_normal(
     lo,        # lower truncation points (array; -inf allowed)
     hi,        # upper truncation points, hi > lo (inf allowed)
@@ -156,64 +164,77 @@ class BoxSets:
     def to_frame(self, X): return X if self.frame is None else X @ self.frame
     def from_frame(self, Z): return Z if self.frame is None else Z @ self.frame.T
 
-    def contains(self, X) -> np.ndarray:
-        "Whether x_i lies in S_i, for each row i of X (n, d)."
-        X = _points(X, self.d)
-        if X.shape[0] != self.n: raise ValueError(f"X has {X.shape[0]} rows but there are {self.n} sets")
-        Z = self.to_frame(X)
-        return np.all((Z >= self.lo - 1e-12) & (Z <= self.hi + 1e-12), axis=1)
-
-    def midpoints(self) -> np.ndarray:
-        """Cell midpoints in x coordinates. *(inferred)* An axis with both bounds infinite (a slab's free axes)
-        contributes 0; a half-infinite one its finite end."""
-        lo, hi = self.lo, self.hi
-        mid = np.where(np.isfinite(lo) & np.isfinite(hi), (lo + hi) / 2,
-              np.where(np.isfinite(lo), lo, np.where(np.isfinite(hi), hi, 0.0)))
-        return self.from_frame(mid)
-
-    def initial_mean(self) -> np.ndarray:
-        "Starting point of the iterative estimators: the midpoint estimate."
-        return self.midpoints().mean(0)
-
-    def cond_moments(self, mu) -> tuple[np.ndarray, np.ndarray]:
-        "E[x | S_i] (n, d) under N(mu, I), in x coordinates, and Var(z_j | S_i) (n, d) per frame axis."
-        mu = _vec(mu, self.d, "mu")
-        m = self.to_frame(mu[None])[0]
-        mean, var = trunc_moments(self.lo - m, self.hi - m)
-        return self.from_frame(mean + m), var
-
-    def _columns(self):
-        "Per frame axis: the distinct intervals and their frequencies (a box's moments factor over axes)."
-        if self._cols is None:
-            cols = []
-            for j in range(self.d):
-                pair = np.ascontiguousarray(np.stack([self.lo[:, j], self.hi[:, j]], 1))
-                _, first, cnt = np.unique(
-                    pair.view(np.dtype((np.void, 16))).ravel(), return_index=True, return_counts=True
-                )
-                cols.append((pair[first, 0], pair[first, 1], cnt / self.n))
-            self._cols = cols
-        return self._cols
-
-    def mean_moments(self, mu) -> tuple[np.ndarray, np.ndarray]:
-        "(1/n) sum_i E[x | S_i] (d,) and the average frame-axis variances (1/n) sum_i Var(z_j | S_i) (d,)."
-        mu = _vec(mu, self.d, "mu")
-        m = self.to_frame(mu[None])[0]
-        mz, vz = np.empty(self.d), np.empty(self.d)
-        for j, (lo, hi, p) in enumerate(self._columns()):
-            mean, var = trunc_moments(lo - m[j], hi - m[j])
-            mz[j], vz[j] = m[j] + p @ mean, p @ var
-        return self.from_frame(mz[None])[0], vz
-
-    def log_likelihood(self, mu) -> float:
-        "The average coarse log-likelihood (1/n) sum_i log P_mu(S_i) (exact for boxes)."
-        mu = _vec(mu, self.d, "mu")
-        m = self.to_frame(mu[None])[0]
-        return float(log_interval_prob(self.lo - m, self.hi - m).sum(1).mean())
-
     def sampler(self, rng=None, mu0=None, **kw) -> "TruncatedSampler":
         "A `TruncatedSampler` for these sets."
         return TruncatedSampler(self, rng=rng, mu0=mu0, **kw)
+
+# %% ../nbs/22_coarse_mean.ipynb #060eb4cb
+@patch
+def contains(self: BoxSets, X) -> np.ndarray:
+    "Whether x_i lies in S_i, for each row i of X (n, d)."
+    X = _points(X, self.d)
+    if X.shape[0] != self.n: raise ValueError(f"X has {X.shape[0]} rows but there are {self.n} sets")
+    Z = self.to_frame(X)
+    return np.all((Z >= self.lo - 1e-12) & (Z <= self.hi + 1e-12), axis=1)
+
+# %% ../nbs/22_coarse_mean.ipynb #09832b59
+@patch
+def midpoints(self: BoxSets) -> np.ndarray:
+    """Cell midpoints in x coordinates. *(inferred)* An axis with both bounds infinite (a slab's free axes)
+    contributes 0; a half-infinite one its finite end."""
+    lo, hi = self.lo, self.hi
+    mid = np.where(np.isfinite(lo) & np.isfinite(hi), (lo + hi) / 2,
+          np.where(np.isfinite(lo), lo, np.where(np.isfinite(hi), hi, 0.0)))
+    return self.from_frame(mid)
+
+@patch
+def initial_mean(self: BoxSets) -> np.ndarray:
+    "Starting point of the iterative estimators: the midpoint estimate."
+    return self.midpoints().mean(0)
+
+# %% ../nbs/22_coarse_mean.ipynb #c2f5f168
+@patch
+def cond_moments(self: BoxSets, mu) -> tuple[np.ndarray, np.ndarray]:
+    "E[x | S_i] (n, d) under N(mu, I), in x coordinates, and Var(z_j | S_i) (n, d) per frame axis."
+    mu = _vec(mu, self.d, "mu")
+    m = self.to_frame(mu[None])[0]
+    mean, var = trunc_moments(self.lo - m, self.hi - m)
+    return self.from_frame(mean + m), var
+
+# %% ../nbs/22_coarse_mean.ipynb #85143476
+@patch
+def _columns(self: BoxSets):
+    "Per frame axis: the distinct intervals and their frequencies (a box's moments factor over axes)."
+    if self._cols is None:
+        cols = []
+        for j in range(self.d):
+            pair = np.ascontiguousarray(np.stack([self.lo[:, j], self.hi[:, j]], 1))
+            _, first, cnt = np.unique(
+                pair.view(np.dtype((np.void, 16))).ravel(), return_index=True, return_counts=True
+            )
+            cols.append((pair[first, 0], pair[first, 1], cnt / self.n))
+        self._cols = cols
+    return self._cols
+
+@patch
+def mean_moments(self: BoxSets, mu) -> tuple[np.ndarray, np.ndarray]:
+    "(1/n) sum_i E[x | S_i] (d,) and the average frame-axis variances (1/n) sum_i Var(z_j | S_i) (d,)."
+    mu = _vec(mu, self.d, "mu")
+    m = self.to_frame(mu[None])[0]
+    mz, vz = np.empty(self.d), np.empty(self.d)
+    for j, (lo, hi, p) in enumerate(self._columns()):
+        mean, var = trunc_moments(lo - m[j], hi - m[j])
+        mz[j], vz[j] = m[j] + p @ mean, p @ var
+    return self.from_frame(mz[None])[0], vz
+
+# %% ../nbs/22_coarse_mean.ipynb #bdcada67
+@patch
+def log_likelihood(self: BoxSets, mu) -> float:
+    "The average coarse log-likelihood (1/n) sum_i log P_mu(S_i) (exact for boxes)."
+    mu = _vec(mu, self.d, "mu")
+    m = self.to_frame(mu[None])[0]
+    # Eq. (1): log P_mu(S_i) of a box is the sum of its per-axis log interval masses
+    return float(log_interval_prob(self.lo - m, self.hi - m).sum(1).mean())
 
 # %% ../nbs/22_coarse_mean.ipynb #33921768
 def chebyshev_center(
@@ -239,7 +260,7 @@ def chebyshev_center(
     if r <= 1e-10: raise ValueError("the polytope has no interior (an empty cell)")
     return x, r
 
-
+# %% ../nbs/22_coarse_mean.ipynb #aa111b01
 class PolytopeSets:
     """n coarse observations that are polytopes S_i = {x : A_i x <= b_i}. `A` is (m, d) shared by all sets with
     `signs` (n, m) (row k of set i is s_ik a_k x <= b_ik: the cells of an arrangement), or (n, m, d) per set.
@@ -290,78 +311,93 @@ class PolytopeSets:
         return s
     def __repr__(self): return f"PolytopeSets(n={self.n}, d={self.d}, m={self.m})"
 
-    def Ax(self, X, rows=None) -> np.ndarray:
-        "A_{r_i} x_i for each row of X (n, m); `rows` names the set each row belongs to (default: row i -> set i)."
-        rows = slice(None) if rows is None else rows
-        if self.A.ndim == 2: return (X @ self.A.T) * self.signs[rows]
-        return np.einsum("nmd,nd->nm", self.A[rows], X)
-
-    def slack(self, X, rows=None) -> np.ndarray:
-        "b - A x per row (the distance to each wall, since rows have unit norm); >= 0 inside."
-        return self.b[slice(None) if rows is None else rows] - self.Ax(X, rows)
-
-    def contains(self, X, tol: float = 1e-9) -> np.ndarray:
-        "Whether x_i lies in S_i, for each row i of X (n, d)."
-        X = _points(X, self.d)
-        if X.shape[0] != self.n: raise ValueError(f"X has {X.shape[0]} rows but there are {self.n} sets")
-        return np.all(self.slack(X) >= -tol, axis=1)
-
-    def halfspaces(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        "(A_i, b_i) of set i, padding rows dropped."
-        A = self.A * self.signs[i][:, None] if self.A.ndim == 2 else self.A[i]
-        keep = np.linalg.norm(A, axis=1) > 0
-        return A[keep], self.b[i][keep]
-
-    def centers(self, n_iter: int = 100) -> np.ndarray:
-        """Approximate Chebyshev centres of all S_i within [-bound, bound]^d (batched smoothed max-margin ascent,
-        cached), with `chebyshev_center` (linprog) wherever the batched ascent did not reach the interior."""
-        if self._centers is not None: return self._centers
-        X, B = np.zeros((self.n, self.d)), self.bound
-        pad = None if self.A.ndim == 2 else np.linalg.norm(self.A, axis=-1) == 0
-        for tau in np.geomspace(1.0, 0.01, _posint(n_iter, "n_iter")):
-            G = self.slack(X)
-            if pad is not None: G = np.where(pad, np.inf, G)
-            z = -np.concatenate([G, B - X, B + X], axis=1) / tau          # walls and the box
-            z -= z.max(1, keepdims=True)
-            w = np.exp(z)
-            w /= w.sum(1, keepdims=True)
-            wG = w[:, :self.m]
-            grad = -((wG * self.signs) @ self.A) if self.A.ndim == 2 else -np.einsum("nm,nmd->nd", wG, self.A)
-            X = X + tau * (grad - w[:, self.m:self.m + self.d] + w[:, self.m + self.d:])
-        bad = ~(self.slack(X).min(1) > 1e-9) | (np.abs(X).max(1) >= B)
-        for i in np.flatnonzero(bad): X[i] = chebyshev_center(*self.halfspaces(i), bound=B)[0]
-        self._centers = X
-        return X
-
-    def midpoints(self) -> np.ndarray:
-        "Cell representatives for the midpoint estimator: the (approximate) Chebyshev centres."
-        return self.centers()
-
-    def is_arrangement(self) -> bool:
-        "True when every set is a cell of one hyperplane arrangement (shared A and b_ik = s_ik h_k)."
-        if self.A.ndim != 2: return False
-        h = self.b * self.signs
-        return bool(np.allclose(h, h[:1], atol=1e-9))
-
-    def halfspace_moments(self) -> np.ndarray:
-        """*(inferred)* A consistent starting mean for an arrangement: the fraction q_k of cells on the side
-        a_k x <= h_k estimates Phi(h_k - <a_k, mu>), so <a_k, mu> = h_k - Phi^{-1}(q_k); weighted least squares
-        with the inverse delta-method variances phi(z_k)^2 / (q_k (1 - q_k))."""
-        if not self.is_arrangement():
-            raise ValueError("halfspace_moments needs the cells of one hyperplane arrangement")
-        h = (self.b * self.signs)[0]
-        q = np.clip((self.signs > 0).mean(0), 0.5 / self.n, 1 - 0.5 / self.n)
-        z = ndtri(q)
-        sw = np.sqrt(np.exp(-z**2) / (2 * np.pi) / (q * (1 - q)))
-        return np.linalg.lstsq(self.A * sw[:, None], (h - z) * sw, rcond=None)[0]
-
-    def initial_mean(self) -> np.ndarray:
-        "Starting point of the iterative estimators: `halfspace_moments` for arrangements, else the mean centre."
-        return self.halfspace_moments() if self.is_arrangement() else self.centers().mean(0)
-
     def sampler(self, rng=None, mu0=None, **kw) -> "TruncatedSampler":
         "A `TruncatedSampler` for these sets."
         return TruncatedSampler(self, rng=rng, mu0=mu0, **kw)
+
+# %% ../nbs/22_coarse_mean.ipynb #f308f681
+@patch
+def Ax(self: PolytopeSets, X, rows=None) -> np.ndarray:
+    "A_{r_i} x_i for each row of X (n, m); `rows` names the set each row belongs to (default: row i -> set i)."
+    rows = slice(None) if rows is None else rows
+    if self.A.ndim == 2: return (X @ self.A.T) * self.signs[rows]
+    return np.einsum("nmd,nd->nm", self.A[rows], X)
+
+@patch
+def slack(self: PolytopeSets, X, rows=None) -> np.ndarray:
+    "b - A x per row (the distance to each wall, since rows have unit norm); >= 0 inside."
+    return self.b[slice(None) if rows is None else rows] - self.Ax(X, rows)
+
+# %% ../nbs/22_coarse_mean.ipynb #0a062974
+@patch
+def contains(self: PolytopeSets, X, tol: float = 1e-9) -> np.ndarray:
+    "Whether x_i lies in S_i, for each row i of X (n, d)."
+    X = _points(X, self.d)
+    if X.shape[0] != self.n: raise ValueError(f"X has {X.shape[0]} rows but there are {self.n} sets")
+    return np.all(self.slack(X) >= -tol, axis=1)
+
+# %% ../nbs/22_coarse_mean.ipynb #10a9b4bc
+@patch
+def halfspaces(self: PolytopeSets, i: int) -> tuple[np.ndarray, np.ndarray]:
+    "(A_i, b_i) of set i, padding rows dropped."
+    A = self.A * self.signs[i][:, None] if self.A.ndim == 2 else self.A[i]
+    keep = np.linalg.norm(A, axis=1) > 0
+    return A[keep], self.b[i][keep]
+
+# %% ../nbs/22_coarse_mean.ipynb #280b74d6
+@patch
+def centers(self: PolytopeSets, n_iter: int = 100) -> np.ndarray:
+    """Approximate Chebyshev centres of all S_i within [-bound, bound]^d (batched smoothed max-margin ascent,
+    cached), with `chebyshev_center` (linprog) wherever the batched ascent did not reach the interior."""
+    if self._centers is not None: return self._centers
+    X, B = np.zeros((self.n, self.d)), self.bound
+    pad = None if self.A.ndim == 2 else np.linalg.norm(self.A, axis=-1) == 0
+    for tau in np.geomspace(1.0, 0.01, _posint(n_iter, "n_iter")):
+        G = self.slack(X)
+        if pad is not None: G = np.where(pad, np.inf, G)
+        z = -np.concatenate([G, B - X, B + X], axis=1) / tau          # walls and the box
+        z -= z.max(1, keepdims=True)
+        w = np.exp(z)
+        w /= w.sum(1, keepdims=True)
+        wG = w[:, :self.m]
+        grad = -((wG * self.signs) @ self.A) if self.A.ndim == 2 else -np.einsum("nm,nmd->nd", wG, self.A)
+        X = X + tau * (grad - w[:, self.m:self.m + self.d] + w[:, self.m + self.d:])
+    bad = ~(self.slack(X).min(1) > 1e-9) | (np.abs(X).max(1) >= B)
+    for i in np.flatnonzero(bad): X[i] = chebyshev_center(*self.halfspaces(i), bound=B)[0]
+    self._centers = X
+    return X
+
+@patch
+def midpoints(self: PolytopeSets) -> np.ndarray:
+    "Cell representatives for the midpoint estimator: the (approximate) Chebyshev centres."
+    return self.centers()
+
+# %% ../nbs/22_coarse_mean.ipynb #5da861e6
+@patch
+def is_arrangement(self: PolytopeSets) -> bool:
+    "True when every set is a cell of one hyperplane arrangement (shared A and b_ik = s_ik h_k)."
+    if self.A.ndim != 2: return False
+    h = self.b * self.signs
+    return bool(np.allclose(h, h[:1], atol=1e-9))
+
+# %% ../nbs/22_coarse_mean.ipynb #07290993
+@patch
+def halfspace_moments(self: PolytopeSets) -> np.ndarray:
+    """*(inferred)* A consistent starting mean for an arrangement: the fraction q_k of cells on the side
+    a_k x <= h_k estimates Phi(h_k - <a_k, mu>), so <a_k, mu> = h_k - Phi^{-1}(q_k); weighted least squares
+    with the inverse delta-method variances phi(z_k)^2 / (q_k (1 - q_k))."""
+    if not self.is_arrangement():
+        raise ValueError("halfspace_moments needs the cells of one hyperplane arrangement")
+    h = (self.b * self.signs)[0]
+    q = np.clip((self.signs > 0).mean(0), 0.5 / self.n, 1 - 0.5 / self.n)
+    z = ndtri(q)
+    sw = np.sqrt(np.exp(-z**2) / (2 * np.pi) / (q * (1 - q)))
+    return np.linalg.lstsq(self.A * sw[:, None], (h - z) * sw, rcond=None)[0]
+
+@patch
+def initial_mean(self: PolytopeSets) -> np.ndarray:
+    "Starting point of the iterative estimators: `halfspace_moments` for arrangements, else the mean centre."
+    return self.halfspace_moments() if self.is_arrangement() else self.centers().mean(0)
 
 # %% ../nbs/22_coarse_mean.ipynb #30b0f1b3
 class Partition:
@@ -378,7 +414,7 @@ class Partition:
         X = mu + rng.standard_normal((n, self.d))
         return X, self.observe(X)
 
-
+# %% ../nbs/22_coarse_mean.ipynb #e38df92c
 def random_rotation(
     d: int,    # dimension
     rng=None,  # numpy Generator, int seed or None (fresh entropy)
@@ -389,7 +425,7 @@ def random_rotation(
     Q, R = np.linalg.qr(rng.standard_normal((d, d)))
     return Q * np.sign(np.diag(R))
 
-
+# %% ../nbs/22_coarse_mean.ipynb #810effc2
 class GridPartition(Partition):
     """Rounding grid: x is revealed only through the cell k = floor((R^T x - offset) / width) (per frame axis).
     `width` is a scalar or per-axis (np.inf: the axis is not rounded); `rotation` R is orthonormal (None: R = I)."""
@@ -438,7 +474,7 @@ class GridPartition(Partition):
         lo = np.where(fin, self.offset + k * w, -np.inf)
         return BoxSets(lo, np.where(fin, lo + w, np.inf), self.rotation)
 
-
+# %% ../nbs/22_coarse_mean.ipynb #8fe51134
 def slabs(
     d: int,               # dimension
     normal,               # direction v (d,) across the slabs (normalised); the mean orthogonal to v is unidentifiable
@@ -461,7 +497,7 @@ def slabs(
     off[0] = offset
     return GridPartition(d, w, off, Q)
 
-
+# %% ../nbs/22_coarse_mean.ipynb #db064231
 class HyperplanePartition(Partition):
     """Arrangement of m hyperplanes <a_k, x> = c_k. The cell of x is its sign pattern s_k = sign(<a_k, x> - c_k),
     the polytope {x : s_k (<a_k, x> - c_k) >= 0 for all k}. `bound` centres unbounded cells (see `PolytopeSets`)."""
@@ -498,7 +534,7 @@ class HyperplanePartition(Partition):
         s = self.cell_ids(X).astype(float)                            # s (a x - c) >= 0  <=>  (-s a) x <= -s c
         return PolytopeSets(-self.a, -s * self.c, signs=s, bound=self.bound)
 
-
+# %% ../nbs/22_coarse_mean.ipynb #b8eb0d47
 def _hull_halfspaces(V: np.ndarray, j: int):
     "H-representation of the convex hull of vertex array V (cell j); every vertex must be extreme."
     from scipy.spatial import ConvexHull
@@ -511,7 +547,7 @@ def _hull_halfspaces(V: np.ndarray, j: int):
         raise ValueError(f"cell {j} is not convex: vertex {bad} is not an extreme point of the cell")
     return hull.equations[:, :-1], -hull.equations[:, -1]
 
-
+# %% ../nbs/22_coarse_mean.ipynb #d785109b
 class PolytopePartition(Partition):
     """A user-supplied partition into convex cells. Each cell is `(A, b)` ({x : A x <= b}) or an array of vertices
     (k, d) whose every vertex is extreme (so a non-convex polygon is rejected). Cells must have interior and must not
@@ -568,6 +604,7 @@ class PolytopePartition(Partition):
         for j, (A, b) in enumerate(self.cells): Ap[j, :len(b)], bp[j, :len(b)] = A, b
         return PolytopeSets(Ap[ids], bp[ids], bound=self.bound)
 
+# %% ../nbs/22_coarse_mean.ipynb #5cac0ca3
 def voronoi_partition(
     centres,             # distinct Voronoi centres c_j, shape (k, d)
     # half-width of the box [-bound, bound]^d that centres unbounded cells (midpoints, chain starts)
@@ -625,78 +662,84 @@ class TruncatedSampler:
     def _move(self, X, rows, mu, steps):
         return (self._hmc if self.method == "hmc" else self._hit_and_run)(X, rows, mu, steps)
 
-    def _hit_and_run(self, X, rows, mu, steps):
-        S = self.sets
-        for _ in range(steps):
-            U = self.rng.standard_normal(X.shape)
-            U /= np.linalg.norm(U, axis=1, keepdims=True)
-            AU = S.Ax(U, rows)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                t = np.maximum(S.slack(X, rows), 0.0) / AU
-            thi = np.where(AU > 1e-12, t, np.inf).min(1)
-            tlo = np.where(AU < -1e-12, t, -np.inf).max(1)
-            c = -np.einsum("nd,nd->n", U, X - mu)                      # along the chord the target is N(c, 1)
-            X = X + np.clip(trunc_normal(tlo, thi, self.rng, loc=c), tlo, thi)[:, None] * U
-            self.n_moves += len(X)
-        return X
-
-    def _hmc(self, X, rows, mu, steps, T: float = math.pi / 2, max_bounces: int = 1000):
-        S, shared = self.sets, self.sets.A.ndim == 2
-        G = S.b[rows] - S.Ax(np.broadcast_to(mu, X.shape), rows)     # walls in y = x - mu coordinates: A y <= G
-        Y = X - mu
+# %% ../nbs/22_coarse_mean.ipynb #9b19e006
+@patch
+def _hit_and_run(self: TruncatedSampler, X, rows, mu, steps):
+    S = self.sets
+    for _ in range(steps):
+        U = self.rng.standard_normal(X.shape)
+        U /= np.linalg.norm(U, axis=1, keepdims=True)
+        AU = S.Ax(U, rows)
         with np.errstate(divide="ignore", invalid="ignore"):
-            for _ in range(steps):
-                Y0 = Y.copy()
-                idx, y, v, g = np.arange(len(Y)), Y.copy(), self.rng.standard_normal(Y.shape), G   # the moving chains
-                trem = np.full(len(Y), T)
-                sg, Ai = (S.signs[rows], None) if shared else (None, S.A[rows])
-                for _ in range(max_bounces):
-                    self.n_bounces += len(idx)
-                    if shared:
-                        M = np.concatenate([y, v]) @ S.A.T
-                        al, be = M[:len(idx)] * sg, M[len(idx):] * sg
-                    else:
-                        al, be = np.einsum("nmd,nd->nm", Ai, y), np.einsum("nmd,nd->nm", Ai, v)
-                    R = np.sqrt(al * al + be * be)
-                    tr = np.arctan2(be, al) - np.arccos(np.minimum(g / R, 1.0))
-                    th = np.where(tr < 0, tr + 2 * np.pi, tr)             # first upward crossing of each wall
-                    th[(R <= g) | (th < 1e-9)] = np.inf                    # unreachable, or the wall just left
-                    k = th.argmin(1)
-                    tmin = th[np.arange(len(idx)), k]
-                    hit = tmin < trem
-                    tt = np.where(hit, tmin, trem)
-                    c, s = np.cos(tt)[:, None], np.sin(tt)[:, None]
-                    y, v = y * c + v * s, v * c - y * s
-                    Y[idx[~hit]] = y[~hit]
-                    if not hit.any(): break
-                    y, v, g, trem, idx, k = y[hit], v[hit], g[hit], trem[hit] - tt[hit], idx[hit], k[hit]
-                    if shared:
-                        sg = sg[hit]
-                        nv = S.A[k] * sg[np.arange(len(k)), k][:, None]
-                    else:
-                        Ai = Ai[hit]
-                        nv = Ai[np.arange(len(k)), k]
-                    v = v - 2 * np.einsum("nd,nd->n", v, nv)[:, None] * nv  # reflect off wall k
-                else:
-                    Y[idx] = y                                             # out of bounces: stop where it is
-                bad = np.any(S.Ax(Y, rows) > G + 1e-7, axis=1)             # numerical escape (rare): keep the old point
-                Y[bad] = Y0[bad]
-                self.n_rejected += int(bad.sum())
-                self.n_moves += len(Y)
-        return Y + mu
+            t = np.maximum(S.slack(X, rows), 0.0) / AU
+        thi = np.where(AU > 1e-12, t, np.inf).min(1)
+        tlo = np.where(AU < -1e-12, t, -np.inf).max(1)
+        c = -np.einsum("nd,nd->n", U, X - mu)                      # along the chord the target is N(c, 1)
+        X = X + np.clip(trunc_normal(tlo, thi, self.rng, loc=c), tlo, thi)[:, None] * U
+        self.n_moves += len(X)
+    return X
 
-    def draw(self, mu, rows=None) -> np.ndarray:
-        ("One draw per requested set (rows: indices into the sets; default all) from N(mu, I) | S_i, shape "
-         "(len(rows), d); for polytopes `mu` may be one mean per requested set (len(rows), d).")
-        S = self.sets
-        rows = np.arange(S.n) if rows is None else np.asarray(rows, dtype=np.int64)
-        mu = self._mu(mu, len(rows), "mu")
-        if S.kind == "box":
-            m = S.to_frame(mu[None])[0]
-            return S.from_frame(trunc_normal(S.lo[rows], S.hi[rows], self.rng, loc=m))
-        X = self._move(self.state[rows], rows, mu, self.n_steps)
-        self.state[rows] = X
-        return X.copy()
+# %% ../nbs/22_coarse_mean.ipynb #958dd777
+@patch
+def _hmc(self: TruncatedSampler, X, rows, mu, steps, T: float = math.pi / 2, max_bounces: int = 1000):
+    S, shared = self.sets, self.sets.A.ndim == 2
+    G = S.b[rows] - S.Ax(np.broadcast_to(mu, X.shape), rows)     # walls in y = x - mu coordinates: A y <= G
+    Y = X - mu
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for _ in range(steps):
+            Y0 = Y.copy()
+            idx, y, v, g = np.arange(len(Y)), Y.copy(), self.rng.standard_normal(Y.shape), G   # the moving chains
+            trem = np.full(len(Y), T)
+            sg, Ai = (S.signs[rows], None) if shared else (None, S.A[rows])
+            for _ in range(max_bounces):
+                self.n_bounces += len(idx)
+                if shared:
+                    M = np.concatenate([y, v]) @ S.A.T
+                    al, be = M[:len(idx)] * sg, M[len(idx):] * sg
+                else:
+                    al, be = np.einsum("nmd,nd->nm", Ai, y), np.einsum("nmd,nd->nm", Ai, v)
+                R = np.sqrt(al * al + be * be)
+                tr = np.arctan2(be, al) - np.arccos(np.minimum(g / R, 1.0))
+                th = np.where(tr < 0, tr + 2 * np.pi, tr)             # first upward crossing of each wall
+                th[(R <= g) | (th < 1e-9)] = np.inf                    # unreachable, or the wall just left
+                k = th.argmin(1)
+                tmin = th[np.arange(len(idx)), k]
+                hit = tmin < trem
+                tt = np.where(hit, tmin, trem)
+                c, s = np.cos(tt)[:, None], np.sin(tt)[:, None]
+                y, v = y * c + v * s, v * c - y * s
+                Y[idx[~hit]] = y[~hit]
+                if not hit.any(): break
+                y, v, g, trem, idx, k = y[hit], v[hit], g[hit], trem[hit] - tt[hit], idx[hit], k[hit]
+                if shared:
+                    sg = sg[hit]
+                    nv = S.A[k] * sg[np.arange(len(k)), k][:, None]
+                else:
+                    Ai = Ai[hit]
+                    nv = Ai[np.arange(len(k)), k]
+                v = v - 2 * np.einsum("nd,nd->n", v, nv)[:, None] * nv  # reflect off wall k
+            else:
+                Y[idx] = y                                             # out of bounces: stop where it is
+            bad = np.any(S.Ax(Y, rows) > G + 1e-7, axis=1)             # numerical escape (rare): keep the old point
+            Y[bad] = Y0[bad]
+            self.n_rejected += int(bad.sum())
+            self.n_moves += len(Y)
+    return Y + mu
+
+# %% ../nbs/22_coarse_mean.ipynb #73b9a9f2
+@patch
+def draw(self: TruncatedSampler, mu, rows=None) -> np.ndarray:
+    ("One draw per requested set (rows: indices into the sets; default all) from N(mu, I) | S_i, shape "
+     "(len(rows), d); for polytopes `mu` may be one mean per requested set (len(rows), d).")
+    S = self.sets
+    rows = np.arange(S.n) if rows is None else np.asarray(rows, dtype=np.int64)
+    mu = self._mu(mu, len(rows), "mu")
+    if S.kind == "box":
+        m = S.to_frame(mu[None])[0]
+        return S.from_frame(trunc_normal(S.lo[rows], S.hi[rows], self.rng, loc=m))
+    X = self._move(self.state[rows], rows, mu, self.n_steps)
+    self.state[rows] = X
+    return X.copy()
 
 # %% ../nbs/22_coarse_mean.ipynb #0c9bba40
 def _check_sets(sets):
@@ -712,12 +755,14 @@ def oracle_mean(
     if len(X) == 0: raise ValueError("X is empty: the mean needs n >= 1 samples")
     return X.mean(0)
 
+# %% ../nbs/22_coarse_mean.ipynb #60233581
 def midpoint_mean(
     sets,  # the n coarse observations S_i: `BoxSets` or `PolytopeSets` (from `partition.observe(X)`)
 ) -> np.ndarray:
     "The naive, biased baseline: the average of the observed cells' midpoints (Chebyshev centres for polytopes)."
     return _check_sets(sets).midpoints().mean(0)
 
+# %% ../nbs/22_coarse_mean.ipynb #ffeaf152
 def observed_fisher(
     sets,                  # the n coarse observations S_i: `BoxSets` or `PolytopeSets` (from `partition.observe(X)`)
     mu,                    # the mean μ (d,) at which the information is evaluated
@@ -733,6 +778,7 @@ def observed_fisher(
     _check_sets(sets)
     mu = _vec(mu, sets.d, "mu")
     if sets.kind == "box":
+        # Eq. (2) for boxes: I - the average conditional variances
         F = np.diag(1.0 - sets.mean_moments(mu)[1])
         if sets.frame is not None: F = sets.frame @ F @ sets.frame.T
         return (F + F.T) / 2
@@ -741,9 +787,11 @@ def observed_fisher(
     sub = sets if sets.n <= max_sets else sets[np.sort(rng.choice(sets.n, max_sets, replace=False))]
     smp = sub.sampler(rng, mu0=mu, n_steps=_posint(mc_steps, "mc_steps"), burn_in=_posint(mc_steps, "mc_steps"))
     D = smp.draw(mu) - smp.draw(mu)
+    # Eq. (2): I - Cov(x | S_i), Cov from two draws of each chain
     F = np.eye(sets.d) - D.T @ D / (2 * len(D))
     return (F + F.T) / 2
 
+# %% ../nbs/22_coarse_mean.ipynb #a45321b6
 def _warn_if_nonidentifiable(sets, mu, tol, rng, who: str):
     ("Warn (UserWarning) when the observed Fisher information at the estimate has eigenvalues below `tol`; return its "
      "spectrum.")
@@ -758,6 +806,7 @@ def _warn_if_nonidentifiable(sets, mu, tol, rng, who: str):
                       "estimate along such directions is only its starting point", UserWarning, stacklevel=3)
     return ev
 
+# %% ../nbs/22_coarse_mean.ipynb #fb39f4b4
 def em_mean(
     sets,  # the n coarse observations S_i: `BoxSets` or `PolytopeSets` (from `partition.observe(X)`)
     # starting mean (d,) (None: `sets.initial_mean()`, the midpoint estimate or, for arrangements, halfspace moments)
@@ -782,6 +831,7 @@ def em_mean(
     mu = sets.initial_mean() if mu0 is None else _vec(mu0, sets.d, "mu0")
     if sets.kind == "box":
         for _ in range(_posint(n_iter, "n_iter")):
+            # Eq. (4): the EM update, the average conditional mean
             new = sets.mean_moments(mu)[0]
             if np.max(np.abs(new - mu)) < tol:
                 mu = new
@@ -793,12 +843,15 @@ def em_mean(
         smp = sets.sampler(rng, mu0=mu, n_steps=mc_steps)
         avg = np.zeros(sets.d)
         for it in range(mc_iter):
+            # Eq. (4) by Monte Carlo: one chain draw per cell
             mu = smp.draw(mu).mean(0)
+            # Eq. (5): Polyak average after the burn-in fraction
             if it >= mc_iter - mc_avg: avg += mu
         mu = avg / mc_avg
     if check_identifiable is not None: _warn_if_nonidentifiable(sets, mu, float(check_identifiable), rng, "em_mean")
     return mu
 
+# %% ../nbs/22_coarse_mean.ipynb #9f31c236
 def _chain_defaults(sets, mc_steps, burn_in, pilot_iter):
     """*(inferred)* Chain settings for `sgd_mean`. Boxes draw exactly. Arrangements start at the consistent
     `halfspace_moments`: 3 burn-in moves, 2 moves per draw, no pilot. Other polytopes start at the (biased) mean of the
@@ -815,6 +868,7 @@ def _chain_defaults(sets, mc_steps, burn_in, pilot_iter):
         vals.append(int(v))
     return mc_steps, vals[0], vals[1]
 
+# %% ../nbs/22_coarse_mean.ipynb #13755e9d
 def sgd_mean(
     sets,  # the n coarse observations S_i: `BoxSets` or `PolytopeSets` (from `partition.observe(X)`)
     # starting mean (d,) (None: `sets.initial_mean()`, the midpoint estimate or, for arrangements, halfspace moments);
@@ -861,6 +915,7 @@ def sgd_mean(
     mu, avg, cnt, path = mu0.copy(), np.zeros(sets.d), 0, []
     for t in range(1, T + 1):
         rows = order[(t - 1) * batch: t * batch]
+        # Eq. (5): a step of lr / sqrt(t) along the stochastic gradient mu - x~
         mu = mu - lr / math.sqrt(t) * (mu - smp.draw(mu, rows).mean(0))
         r = np.linalg.norm(mu - mu0)
         if r > radius: mu = mu0 + (mu - mu0) * radius / r
@@ -894,6 +949,7 @@ def stack_polytopes(
     if all(s._centers is not None for s in sets_list): out._centers = np.concatenate([s._centers for s in sets_list])
     return out
 
+# %% ../nbs/22_coarse_mean.ipynb #96b51368
 def sgd_mean_many(
     sets_list: Sequence,            # K `PolytopeSets` of one dimension d (each its own problem), all with the same n
     lr: float = 1.0,                # base step size: step t is lr / sqrt(t)
@@ -936,11 +992,13 @@ def sgd_mean_many(
     for t in range(1, T + 1):
         rows = order[:, (t - 1) * batch: t * batch]                      # (K, b): problem k's sets of step t
         draws = smp.draw(per_row(mu, rows.shape[1]), rows.ravel()).reshape(K, rows.shape[1], d)
+        # Eq. (5) for every problem at once
         mu = mu - lr / math.sqrt(t) * (mu - draws.mean(1))
         r = np.linalg.norm(mu - mu0, axis=1)
         out = r > radius
         mu[out] = mu0[out] + (mu - mu0)[out] * (radius / r[out])[:, None]
         if t > t0:
+            # Eq. (5): Polyak average after the burn-in fraction
             avg += mu
             cnt += 1
     return avg / cnt
@@ -963,15 +1021,18 @@ def fisher_information(
     mu = _vec(mu, partition.d, "mu")
     X, sets = partition.sample(mu, _posint(n_mc, "n_mc"), rng)
     if sets.kind == "box":
+        # Eq. (2) for boxes: I - the average conditional variances
         F = np.diag(1.0 - sets.mean_moments(mu)[1])
         if sets.frame is not None: F = sets.frame @ F @ sets.frame.T
     else:
         smp = TruncatedSampler(sets, rng=rng, n_steps=mc_steps, burn_in=0, method=method)
         smp.state = X.copy()
         D = X - smp.draw(mu)
+        # Eq. (6): E_S[I - Cov(x | S)], Cov(x | S) = E[(x - x')(x - x')^T] / 2
         F = np.eye(partition.d) - D.T @ D / (2 * len(X))
     return (F + F.T) / 2
 
+# %% ../nbs/22_coarse_mean.ipynb #0a22e769
 def identifiability(
     partition: Partition,  # the partition the hidden samples x ~ N(mu, I) are observed through
     mu,                    # the mean μ (d,) at which the information is evaluated
@@ -987,6 +1048,7 @@ def identifiability(
     return dict(fisher=F, eigvals=ev, eigvecs=V, min_eig=float(ev[0]), min_vec=V[:, 0],
                 null_directions=V[:, ev < tol].T, identifiable=bool(ev[0] >= tol))
 
+# %% ../nbs/22_coarse_mean.ipynb #1e31351a
 def nonidentifiable_directions(
     partition: Partition,  # the partition the hidden samples x ~ N(mu, I) are observed through
     mu,                    # the mean μ (d,) at which the information is evaluated
@@ -1018,6 +1080,7 @@ def friction_intervals(
     b = np.where(inside, hi_b, np.where(y < lo_b, np.minimum(b, lo_b), b))
     return a, b
 
+# %% ../nbs/22_coarse_mean.ipynb #283b1880
 def interval_nll(
     w,  # regression weights, shape (d,)
     X,  # covariates x_i, shape (n, d)
@@ -1031,8 +1094,10 @@ def interval_nll(
     with np.errstate(over="ignore", invalid="ignore"):
         ra = np.where(np.isfinite(lo), np.exp(-0.5 * lo**2 - _LOG_SQRT_2PI - lz), 0.0)
         rb = np.where(np.isfinite(hi), np.exp(-0.5 * hi**2 - _LOG_SQRT_2PI - lz), 0.0)
+    # Eq. (7): the average negative log-likelihood and its gradient in w
     return float(-lz.mean()), -(X.T @ (ra - rb)) / len(z)
 
+# %% ../nbs/22_coarse_mean.ipynb #8366e3f2
 def interval_mle(
     X,        # covariates x_i, shape (n, d)
     a,        # lower ends a_i of the observed intervals, shape (n,) (-inf allowed)
@@ -1050,6 +1115,7 @@ def interval_mle(
     res = minimize(interval_nll, w0, args=(X, a, b), jac=True, method="L-BFGS-B")
     return res.x
 
+# %% ../nbs/22_coarse_mean.ipynb #30e19e9a
 def intreg_nll(
     theta,  # parameters (w, log sigma), shape (d + 1,)
     X,      # covariates x_i, shape (n, d)
@@ -1069,6 +1135,7 @@ def intreg_nll(
         dls = np.where(np.isfinite(lo), lo * ra, 0.0) - np.where(np.isfinite(hi), hi * rb, 0.0)
     return float(-lz.mean()), np.r_[-(X.T @ (ra - rb)) / (s * len(z)), -dls.mean()]
 
+# %% ../nbs/22_coarse_mean.ipynb #77e4e067
 def intreg(
     X,                    # covariates x_i, shape (n, d)
     a,                    # lower ends a_i of the observed intervals, shape (n,) (-inf allowed)
@@ -1090,6 +1157,7 @@ def intreg(
     res = minimize(intreg_nll, np.r_[w0, math.log(sigma0)], args=(X, a, b), jac=True, method="L-BFGS-B")
     return res.x[:-1], float(math.exp(res.x[-1]))
 
+# %% ../nbs/22_coarse_mean.ipynb #61df26b9
 def ols_midpoints(
     X,  # covariates x_i, shape (n, d)
     a,  # lower ends a_i of the intervals, shape (n,) (finite)
