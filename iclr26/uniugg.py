@@ -17,6 +17,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from fastcore.basics import patch
+
 from .core import progress
 
 # %% auto #0
@@ -32,14 +34,8 @@ __all__ = ['COLOURS', 'SHAPES', 'COUNT_WORDS', 'PRETRAIN_VERSION', 'GEN_PROMPT',
            'gap_closure_ci']
 
 # %% ../nbs/13_uniugg.ipynb #4d9d21a1
-COLOURS = {
-    "red": (0.85, 0.15, 0.15),
-    "green": (0.15, 0.7, 0.2),
-    "blue": (0.15, 0.3, 0.9),
-    "yellow": (0.9, 0.8, 0.1),
-    "purple": (0.6, 0.2, 0.75),
-    "cyan": (0.1, 0.75, 0.8),
-}
+COLOURS = {"red": (0.85, 0.15, 0.15), "green": (0.15, 0.7, 0.2), "blue": (0.15, 0.3, 0.9),
+           "yellow": (0.9, 0.8, 0.1), "purple": (0.6, 0.2, 0.75), "cyan": (0.1, 0.75, 0.8)}
 SHAPES = ("sphere", "cube", "cylinder")
 
 
@@ -53,7 +49,7 @@ class Primitive:
     size: float
     colour: str
 
-
+# %% ../nbs/13_uniugg.ipynb #f07a8b45
 @dataclass
 class Scene:
     "A room (half-size `room`, wall height `wall`) with `objects` standing on the floor y = 0."
@@ -62,7 +58,7 @@ class Scene:
     room: float = 4.0
     wall: float = 1.6
 
-
+# %% ../nbs/13_uniugg.ipynb #d54e6b92
 def sample_scene(rng: np.random.Generator, n_objects: tuple = (2, 4), room: float = 4.0) -> Scene:
     """A random scene with `n_objects[0]..n_objects[1]` non-overlapping primitives of distinct colours near the room
     centre."""
@@ -83,7 +79,7 @@ def sample_scene(rng: np.random.Generator, n_objects: tuple = (2, 4), room: floa
             objs.append(Primitive(shape, (float(x), float(y), float(z)), s, str(cols[len(objs)])))
     return Scene(objs, room=room)
 
-
+# %% ../nbs/13_uniugg.ipynb #97ef4a6f
 def intrinsics(size: int, fov_deg: float = 60.0) -> np.ndarray:
     "The 3x3 pinhole matrix $K$ of a square `size`-pixel camera with horizontal field of view `fov_deg`."
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 2:
@@ -94,13 +90,13 @@ def intrinsics(size: int, fov_deg: float = 60.0) -> np.ndarray:
     f = size / 2 / math.tan(math.radians(fov_deg) / 2)
     return np.array([[f, 0, size / 2], [0, f, size / 2], [0, 0, 1.0]])
 
-
+# %% ../nbs/13_uniugg.ipynb #eeedc348
 def pixel_rays(K: np.ndarray, size: int) -> np.ndarray:
     "Camera-frame ray directions $K^{-1}(u+\\frac12, v+\\frac12, 1)$ of every pixel, shape (size, size, 3), with z = 1."
     v, u = np.mgrid[0:size, 0:size] + 0.5
     return np.stack([(u - K[0, 2]) / K[0, 0], (v - K[1, 2]) / K[1, 1], np.ones_like(u)], -1)
 
-
+# %% ../nbs/13_uniugg.ipynb #cf04f596
 def look_at(eye, target, up=(0.0, 1.0, 0.0)) -> tuple:
     "Camera-to-world (R, t) of a camera at `eye` looking at `target` (OpenCV axes, world y up)."
     eye, target, up = (np.asarray(a, float) for a in (eye, target, up))
@@ -111,23 +107,17 @@ def look_at(eye, target, up=(0.0, 1.0, 0.0)) -> tuple:
     y = np.cross(z, x)  # down
     return np.stack([x, y, z], 1), eye
 
-
+# %% ../nbs/13_uniugg.ipynb #eaeb0642
 def _rot(yaw: float, pitch: float, roll: float) -> np.ndarray:
     "R = R_y(yaw) R_x(pitch) R_z(roll) in camera axes (radians)."
-    cy, sy, cp, sp, cr, sr = (
-        math.cos(yaw),
-        math.sin(yaw),
-        math.cos(pitch),
-        math.sin(pitch),
-        math.cos(roll),
-        math.sin(roll),
-    )
+    cy, sy, cp, sp, cr, sr = (math.cos(yaw), math.sin(yaw), math.cos(pitch), math.sin(pitch), math.cos(roll),
+                              math.sin(roll))
     Ry = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
     Rx = np.array([[1, 0, 0], [0, cp, -sp], [0, sp, cp]])
     Rz = np.array([[cr, -sr, 0], [sr, cr, 0], [0, 0, 1]])
     return Ry @ Rx @ Rz
 
-
+# %% ../nbs/13_uniugg.ipynb #13a85d65
 def _hit_sphere(o, d, c, r):
     oc = o - c
     b = (d * oc).sum(-1)
@@ -139,7 +129,7 @@ def _hit_sphere(o, d, c, r):
     p = o + np.where(np.isfinite(s), s, 0)[..., None] * d
     return s, (p - c) / r
 
-
+# %% ../nbs/13_uniugg.ipynb #d7aaca15
 def _hit_box(o, d, lo, hi):
     with np.errstate(divide="ignore", invalid="ignore"):
         inv = 1.0 / d
@@ -152,7 +142,7 @@ def _hit_box(o, d, lo, hi):
     np.put_along_axis(n, ax[..., None], -np.sign(np.take_along_axis(d, ax[..., None], -1)), -1)
     return s, n
 
-
+# %% ../nbs/13_uniugg.ipynb #37288efe
 def _hit_cylinder(o, d, c, r, h):
     ox, oz = o[..., 0] - c[0], o[..., 2] - c[2]
     a = d[..., 0] ** 2 + d[..., 2] ** 2
@@ -174,7 +164,7 @@ def _hit_cylinder(o, d, c, r, h):
     n = np.where((s_top <= s_side)[..., None], np.array([0.0, 1.0, 0.0]), n_side)
     return s, n
 
-
+# %% ../nbs/13_uniugg.ipynb #31950059
 def _hit_room(o, d, L, H):
     "Inside an open-top box [-L, L] x [0, H] x [-L, L]: floor and four walls (rays going up over the walls escape)."
     best = np.full(d.shape[:-1], np.inf)
@@ -190,7 +180,7 @@ def _hit_room(o, d, L, H):
         n = np.where(better[..., None], np.array(nrm, float), n)
     return best, n
 
-
+# %% ../nbs/13_uniugg.ipynb #3aad46cb
 _LIGHT = np.array([0.4, 1.0, -0.3]) / np.linalg.norm([0.4, 1.0, -0.3])
 
 
@@ -230,15 +220,10 @@ def render(scene: Scene, K: np.ndarray, R: np.ndarray, t: np.ndarray, size: int)
     shade = 0.35 + 0.65 * np.clip((n * _LIGHT).sum(-1), 0, 1)
     rgb = np.where(mask[..., None], alb * shade[..., None], np.array([0.55, 0.7, 0.95]))
     depth = np.where(mask, s, 0.0)  # |d_c|_z = 1, so the ray parameter is the depth
-    return dict(
-        rgb=rgb.astype(np.float32),
-        depth=depth.astype(np.float32),
-        pts=(rays_c * depth[..., None]).astype(np.float32),
-        mask=mask,
-        ids=ids.astype(np.int64),
-    )
+    return dict(rgb=rgb.astype(np.float32), depth=depth.astype(np.float32),
+                pts=(rays_c * depth[..., None]).astype(np.float32), mask=mask, ids=ids.astype(np.int64))
 
-
+# %% ../nbs/13_uniugg.ipynb #090cbcfd
 def transform_points(pts: np.ndarray, R: np.ndarray, t: np.ndarray) -> np.ndarray:
     "Apply the rigid transform $X \\mapsto RX + t$ to points `pts` (..., 3)."
     pts = np.asarray(pts)
@@ -246,7 +231,7 @@ def transform_points(pts: np.ndarray, R: np.ndarray, t: np.ndarray) -> np.ndarra
         raise ValueError(f"pts must have a last axis of 3, got shape {pts.shape}")
     return pts @ np.asarray(R).T + np.asarray(t)
 
-
+# %% ../nbs/13_uniugg.ipynb #73c5f4b0
 def invert_pose(R: np.ndarray, t: np.ndarray) -> tuple:
     "The inverse rigid transform $(R^\\top, -R^\\top t)$."
     return np.asarray(R).T, -np.asarray(R).T @ np.asarray(t)
@@ -267,7 +252,7 @@ def plucker_raymap(K: np.ndarray, R: np.ndarray, t: np.ndarray, size: int, patch
     m = np.cross(np.broadcast_to(np.asarray(t, float), d.shape), d)
     return np.concatenate([d, m], -1).transpose(2, 0, 1).astype(np.float32)
 
-
+# %% ../nbs/13_uniugg.ipynb #009b8458
 def correspondences(
     pts1: np.ndarray,
     mask1: np.ndarray,
@@ -299,7 +284,7 @@ def correspondences(
         out[: len(sel)] = np.stack([i1[sel], i2[sel]], 1)
     return out
 
-
+# %% ../nbs/13_uniugg.ipynb #971fbd91
 def make_pair(
     scene: Scene,
     rng: np.random.Generator,
@@ -386,7 +371,7 @@ def vqa_questions(
         qs.append(dict(type="left", question=f"is the {na} left of the {nb} ?", answer="yes" if ua < ub else "no"))
     return qs
 
-
+# %% ../nbs/13_uniugg.ipynb #ccbd0c53
 def make_dataset(
     n: int,  # number of pairs
     seed: int = 0,  # scene, camera and question seed
@@ -423,7 +408,7 @@ def make_dataset(
         patch=patch,
     )
 
-
+# %% ../nbs/13_uniugg.ipynb #178dbcd9
 def load_dust3r_pair(view1: Mapping, view2: Mapping, patch: int = 4) -> dict:
     """Hook for real data: a pair in the DUSt3R preprocessed format — per view a mapping (or `.npz` path) with `rgb` (H,
     W, 3) in [0, 1] or uint8, `depthmap` (H, W), `camera_intrinsics` (3, 3), `camera_pose` (4, 4 camera-to-world) —
@@ -493,7 +478,7 @@ class SemanticTeacher(nn.Module):
         f = self.feature_map(img)
         return f.flatten(2).transpose(1, 2), f.mean((2, 3))
 
-
+# %% ../nbs/13_uniugg.ipynb #ac1631e0
 class CallableTeacher(nn.Module):
     """Wrap any frozen 2-D model as a teacher: `fn(img) -> (patch_features (B, T, D), summary (B, D))`. For RADIO
     (`torch.hub.load("NVlabs/RADIO", "radio_model", version=...)`, whose forward returns `(summary,
@@ -515,7 +500,7 @@ class CallableTeacher(nn.Module):
             )
         return f, s
 
-
+# %% ../nbs/13_uniugg.ipynb #b953566b
 def patch_labels(
     ids: torch.Tensor, shapes: Sequence[Sequence[str]], colours: Sequence[Sequence[str]], patch: int
 ) -> tuple:
@@ -535,7 +520,7 @@ def patch_labels(
                 pres[b, cnames.index(co)] = 1
     return cat, col, pres
 
-
+# %% ../nbs/13_uniugg.ipynb #2173ee63
 def train_teacher(
     data: Mapping, steps: int = 200, batch: int = 32, lr: float = 3e-3, dim: int = 32, seed: int = 0
 ) -> tuple:
@@ -575,7 +560,7 @@ def _check_img(img: torch.Tensor, patch: int, name: str = "img") -> None:
     if img.shape[-1] % patch or img.shape[-2] % patch:
         raise ValueError(f"{name}: image size {tuple(img.shape[-2:])} must be divisible by patch {patch}")
 
-
+# %% ../nbs/13_uniugg.ipynb #4cc45ba7
 class ViTEncoder(nn.Module):
     "A small ViT: (B, 3, H, W) -> patch tokens (B, T, dim), T = (H/patch)(W/patch)."
 
@@ -604,7 +589,7 @@ class ViTEncoder(nn.Module):
             x = b(x)
         return self.norm(x)
 
-
+# %% ../nbs/13_uniugg.ipynb #bc05899e
 class SpatialDecoder(nn.Module):
     """Two-branch cross-attention decoder: tokens of views 1 and 2 -> per-pixel pointmaps (both in view 1's frame),
     confidences and descriptors."""
@@ -652,7 +637,7 @@ class SpatialDecoder(nn.Module):
         (p1, c1, d1), (p2, c2, d2) = self._head(self.head1, x1), self._head(self.head2, x2)
         return dict(pts=torch.stack([p1, p2], 1), conf=torch.stack([c1, c2], 1), desc=torch.stack([d1, d2], 1))
 
-
+# %% ../nbs/13_uniugg.ipynb #1c00e6de
 def avg_dist_normalise(pts: torch.Tensor, mask: torch.Tensor, eps: float = 1e-8) -> tuple[torch.Tensor, torch.Tensor]:
     """Divide the pointmaps `pts` (B, V, H, W, 3) by the average distance to the origin of their valid points (over all
     views); return (normalised, factor (B,))."""
@@ -663,7 +648,7 @@ def avg_dist_normalise(pts: torch.Tensor, mask: torch.Tensor, eps: float = 1e-8)
     norm = (pts.norm(dim=-1) * m).flatten(1).sum(1) / m.flatten(1).sum(1).clamp(min=1)
     return pts / (norm.view(-1, *[1] * (pts.dim() - 1)) + eps), norm
 
-
+# %% ../nbs/13_uniugg.ipynb #5cff1dca
 def conf_loss(
     pred: torch.Tensor, conf: torch.Tensor, gt: torch.Tensor, mask: torch.Tensor, alpha: float = 0.2
 ) -> torch.Tensor:
@@ -681,16 +666,17 @@ def conf_loss(
     gn, _ = avg_dist_normalise(gt, mask)
     l = (pn - gn).norm(dim=-1)
     m = mask.bool()
+    # Eq. (1): C ||X̄ - X̄_gt|| - α log C, averaged over the valid pixels of both views
     return (conf[m] * l[m] - alpha * conf[m].log()).mean()
 
-
+# %% ../nbs/13_uniugg.ipynb #0a51b1df
 def regr_loss(pred: torch.Tensor, gt: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     "The unweighted Regr3D loss: mean distance between the average-distance-normalised pointmaps over valid pixels."
     pn, _ = avg_dist_normalise(pred, mask)
     gn, _ = avg_dist_normalise(gt, mask)
     return (pn - gn).norm(dim=-1)[mask.bool()].mean()
 
-
+# %% ../nbs/13_uniugg.ipynb #142be845
 def infonce_match(desc1: torch.Tensor, desc2: torch.Tensor, corr: torch.Tensor, tau: float = 0.05) -> torch.Tensor:
     """Symmetric InfoNCE over ground-truth correspondences: `desc1`, `desc2` (B, H, W, d) unit descriptors, `corr` (B,
     M, 2) flat pixel indices (-1 = padding). Negatives are the other correspondences of the same pair."""
@@ -713,7 +699,7 @@ def infonce_match(desc1: torch.Tensor, desc2: torch.Tensor, corr: torch.Tensor, 
     l21 = F.cross_entropy(logits, tgt, reduction="none")
     return ((l12 + l21) / 2)[valid].mean() if valid.any() else logits.sum() * 0
 
-
+# %% ../nbs/13_uniugg.ipynb #b413424d
 def semantic_loss(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """UniUGG's semantic distillation loss $0.9(1-\\cos(a,b)) + 0.1\\,\\mathrm{SmoothL1}(a,b)$, averaged over all
     vectors (last axis = features)."""
@@ -744,7 +730,7 @@ class GeoSemModel(nn.Module):
     def semantic(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.feat_proj(tokens), self.sum_proj(tokens.mean(1))
 
-
+# %% ../nbs/13_uniugg.ipynb #1b122ee0
 @dataclass
 class Stage1Config:
     "Stage-1 hyper-parameters (paper's loss weights; `single_every`: one single-image batch every so many steps)."
@@ -762,7 +748,7 @@ class Stage1Config:
     single_every: int = 4
     seed: int = 0
 
-
+# %% ../nbs/13_uniugg.ipynb #27bd48a7
 def stage1_losses(model: GeoSemModel, teacher: nn.Module, batch: Mapping, c: Stage1Config) -> dict:
     "The stage-1 loss terms of one pair batch (`rgb` (B, 2, 3, H, W), `pts`, `mask`, `corr`)."
     B = batch["rgb"].shape[0]
@@ -780,7 +766,7 @@ def stage1_losses(model: GeoSemModel, teacher: nn.Module, batch: Mapping, c: Sta
     out["regr"] = regr_loss(o["pts"].detach(), batch["pts"], batch["mask"])  # monitor only
     return out
 
-
+# %% ../nbs/13_uniugg.ipynb #f220059e
 def warmup_cosine(opt: torch.optim.Optimizer, steps: int, warmup: float = 0.05) -> torch.optim.lr_scheduler.LambdaLR:
     "Linear warm-up over `warmup` of the `steps`, then cosine decay to 10 % (a per-step `LambdaLR`)."
     w = max(1, int(warmup * steps))
@@ -791,11 +777,11 @@ def warmup_cosine(opt: torch.optim.Optimizer, steps: int, warmup: float = 0.05) 
         ),
     )
 
-
+# %% ../nbs/13_uniugg.ipynb #66bfac63
 def _sub(data: Mapping, idx: torch.Tensor, keys=("rgb", "pts", "mask", "corr", "raymap", "depth")) -> dict:
     return {k: data[k][idx] for k in keys}
 
-
+# %% ../nbs/13_uniugg.ipynb #93d7861e
 def train_stage1(
     data: Mapping, teacher: nn.Module, model: GeoSemModel | None = None, c: Stage1Config | None = None, **kw
 ) -> tuple:
@@ -821,6 +807,7 @@ def train_stage1(
             parts = dict(feat=semantic_loss(sf, tf), summary=semantic_loss(ss, ts))
         else:
             parts = stage1_losses(model, teacher, _sub(data, idx), c)
+        # Eq. (2): L_conf + 0.075 L_match + 10 l_sem(feat) + 10 l_sem(summary); single-image batches: the semantic terms
         loss = (
             c.w_feat * parts.get("feat", 0)
             + c.w_sum * parts.get("summary", 0)
@@ -835,7 +822,7 @@ def train_stage1(
         hist.append({k: float(v.detach()) for k, v in parts.items()} | dict(step=step, pair="conf" in parts))
     return model.eval(), hist
 
-
+# %% ../nbs/13_uniugg.ipynb #b0685239
 def loss_drop(hist: Sequence[Mapping], key: str, frac: float = 0.2) -> tuple[float, float]:
     "Mean of `key` over the first and the last `frac` of the history entries that have it."
     v = [h[key] for h in hist if key in h]
@@ -858,7 +845,7 @@ def _fingerprint(data: Mapping, model: nn.Module) -> str:
         h.update(f"{n}:{tuple(p.shape)};".encode())
     return h.hexdigest()
 
-
+# %% ../nbs/13_uniugg.ipynb #c8b82195
 def pretrain_geometry(
     data: Mapping,
     make: Callable[[], GeoSemModel],
@@ -955,13 +942,13 @@ class SpatialVAE(nn.Module):
         z = mu + torch.randn_like(mu) * (0.5 * logvar).exp()
         return self.decode(z), mu, logvar
 
-
+# %% ../nbs/13_uniugg.ipynb #4d66112d
 def kl_normal(mu: torch.Tensor, logvar: torch.Tensor) -> torch.Tensor:
     """$\\mathrm{KL}(\\mathcal N(\\mu, e^{\\text{logvar}})\\,\\|\\,\\mathcal N(0, I))$, summed over latent entries and
     averaged over the batch."""
     return 0.5 * (mu**2 + logvar.exp() - 1 - logvar).flatten(1).sum(1).mean()
 
-
+# %% ../nbs/13_uniugg.ipynb #5bceeb68
 @torch.no_grad()
 def encode_all(encoder: nn.Module, rgb: torch.Tensor, batch: int = 64) -> torch.Tensor:
     "Frozen-encoder features of all pairs: `rgb` (N, 2, 3, H, W) -> (N, 2, T, D)."
@@ -971,7 +958,7 @@ def encode_all(encoder: nn.Module, rgb: torch.Tensor, batch: int = 64) -> torch.
     ]
     return torch.cat(out)
 
-
+# %% ../nbs/13_uniugg.ipynb #a3773bcd
 def train_stage2(
     feats: torch.Tensor,
     data: Mapping,
@@ -1009,6 +996,7 @@ def train_stage2(
         rec = rec.view(batch, 2, T, D)
         o = dec(rec[:, 0], rec[:, 1])
         lp = conf_loss(o["pts"], o["conf"], data["pts"][i], data["mask"][i])
+        # Eq. (3): feature MSE + γ KL + ConfLoss of the decoded reconstructions (decoder fine-tuned)
         loss = mse + gamma * kl + w_pts * lp
         opt.zero_grad()
         loss.backward()
@@ -1041,7 +1029,7 @@ def vqa_tokenizer(questions: Sequence[Mapping]):
     )
     return make_tokenizer("word", texts, add_bos=False)
 
-
+# %% ../nbs/13_uniugg.ipynb #5ee37039
 class UnifiedModel(nn.Module):
     """Stage-3 model: a causal LM reading projected reference features, a text prompt and view-query tokens; its
     query-position hidden states condition a `diffusers` UNet denoiser (or, with `head="regression"`, a linear latent
@@ -1101,60 +1089,73 @@ class UnifiedModel(nn.Module):
     def _embed(self, ids: torch.Tensor) -> torch.Tensor:
         return self.llm.get_input_embeddings()(ids)
 
-    def condition(self, ref_feats: torch.Tensor, raymap: torch.Tensor) -> torch.Tensor:
-        "Hidden states (B, T, d) of the LLM at the view-query positions."
-        B, T, _ = ref_feats.shape
-        if raymap.shape != (B, 6, self.grid, self.grid):
-            raise ValueError(f"raymap must be (B, 6, {self.grid}, {self.grid}), got {tuple(raymap.shape)}")
-        q = self.query_mlp(raymap.flatten(2).transpose(1, 2)) + self.query_pos
-        x = torch.cat([self.ref_proj(ref_feats) + self.ref_pos, self._embed(self.prompt_ids.expand(B, -1)), q], 1)
-        h = self.llm.get_decoder()(inputs_embeds=x).last_hidden_state
-        return h[:, -T:]
-
-    def vqa_logits(self, ref_feats: torch.Tensor, q_ids: torch.Tensor, q_len: torch.Tensor) -> torch.Tensor:
-        "Next-token logits (B, V) at the last question token; `q_ids` (B, L) right-padded, `q_len` (B,) true lengths."
-        B, T, _ = ref_feats.shape
-        x = torch.cat([self.ref_proj(ref_feats) + self.ref_pos, self._embed(q_ids)], 1)
-        am = torch.cat(
-            [torch.ones(B, T, dtype=torch.long), (torch.arange(q_ids.shape[1])[None] < q_len[:, None]).long()], 1
-        )
-        h = self.llm.get_decoder()(inputs_embeds=x, attention_mask=am).last_hidden_state
-        return self.llm.get_output_embeddings()(h[torch.arange(B), T + q_len - 1])
-
-    def gen_loss(self, cond: torch.Tensor, z0: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
-        """DDPM loss for target latents `z0` (already scaled): the UNet predicts the noise (epsilon, the paper's
-        choice), the clean latent (`sample`, x0) or the velocity (`v_prediction`); with the regression head, latent
-        MSE."""
-        if self.head == "regression":
-            return F.mse_loss(self._regress(cond), z0)
-        noise = torch.randn(z0.shape, generator=generator)
-        t = torch.randint(0, self.scheduler.config.num_train_timesteps, (len(z0),), generator=generator)
-        zt = self.scheduler.add_noise(z0, noise, t)
-        kind = self.scheduler.config.prediction_type
-        # Eq. (diff): target epsilon, x0 or v = sqrt(abar) eps - sqrt(1 - abar) x0
-        target = noise if kind == "epsilon" else z0 if kind == "sample" else self.scheduler.get_velocity(z0, noise, t)
-        return F.mse_loss(self.unet(zt, t, encoder_hidden_states=cond).sample, target)
-
     def _regress(self, cond):
         B = cond.shape[0]
         return self.reg_head(cond).transpose(1, 2).reshape(B, self.latent, self.grid, self.grid)
 
-    @torch.no_grad()
-    def generate(self, ref_feats: torch.Tensor, raymap: torch.Tensor, steps: int = 20, seed: int = 0) -> torch.Tensor:
-        "Target-view latents (B, latent, h, w), unscaled: DDIM sampling (eta = 0) or the regression head."
-        cond = self.condition(ref_feats, raymap)
-        if self.head == "regression":
-            return self._regress(cond) / self.latent_scale
-        from diffusers import DDIMScheduler
+# %% ../nbs/13_uniugg.ipynb #1827fb30
+@patch
+def condition(self: UnifiedModel, ref_feats: torch.Tensor, raymap: torch.Tensor) -> torch.Tensor:
+    "Hidden states (B, T, d) of the LLM at the view-query positions."
+    B, T, _ = ref_feats.shape
+    if raymap.shape != (B, 6, self.grid, self.grid):
+        raise ValueError(f"raymap must be (B, 6, {self.grid}, {self.grid}), got {tuple(raymap.shape)}")
+    q = self.query_mlp(raymap.flatten(2).transpose(1, 2)) + self.query_pos
+    # Eq. (4): [W_r F^r + patch positions] [the generation prompt] [MLP(raymap) + positions]
+    x = torch.cat([self.ref_proj(ref_feats) + self.ref_pos, self._embed(self.prompt_ids.expand(B, -1)), q], 1)
+    h = self.llm.get_decoder()(inputs_embeds=x).last_hidden_state
+    return h[:, -T:]
 
-        sch = DDIMScheduler.from_config(self.scheduler.config)
-        sch.set_timesteps(steps)
-        z = torch.randn(len(cond), self.latent, self.grid, self.grid, generator=torch.Generator().manual_seed(seed))
-        for t in sch.timesteps:
-            z = sch.step(self.unet(z, t, encoder_hidden_states=cond).sample, t, z).prev_sample
-        return z / self.latent_scale
+# %% ../nbs/13_uniugg.ipynb #eda02a3a
+@patch
+def vqa_logits(self: UnifiedModel, ref_feats: torch.Tensor, q_ids: torch.Tensor, q_len: torch.Tensor) -> torch.Tensor:
+    "Next-token logits (B, V) at the last question token; `q_ids` (B, L) right-padded, `q_len` (B,) true lengths."
+    B, T, _ = ref_feats.shape
+    x = torch.cat([self.ref_proj(ref_feats) + self.ref_pos, self._embed(q_ids)], 1)
+    am = torch.cat(
+        [torch.ones(B, T, dtype=torch.long), (torch.arange(q_ids.shape[1])[None] < q_len[:, None]).long()], 1
+    )
+    h = self.llm.get_decoder()(inputs_embeds=x, attention_mask=am).last_hidden_state
+    return self.llm.get_output_embeddings()(h[torch.arange(B), T + q_len - 1])
 
+# %% ../nbs/13_uniugg.ipynb #8cbfc5d7
+@patch
+def gen_loss(
+    self: UnifiedModel, cond: torch.Tensor, z0: torch.Tensor, generator: torch.Generator | None = None
+) -> torch.Tensor:
+    """DDPM loss for target latents `z0` (already scaled): the UNet predicts the noise (epsilon, the paper's
+    choice), the clean latent (`sample`, x0) or the velocity (`v_prediction`); with the regression head, latent
+    MSE."""
+    if self.head == "regression":
+        return F.mse_loss(self._regress(cond), z0)
+    noise = torch.randn(z0.shape, generator=generator)
+    t = torch.randint(0, self.scheduler.config.num_train_timesteps, (len(z0),), generator=generator)
+    zt = self.scheduler.add_noise(z0, noise, t)
+    kind = self.scheduler.config.prediction_type
+    # Eq. (5): the DDPM loss; its target is epsilon, x0 or v = sqrt(abar) eps - sqrt(1 - abar) x0
+    target = noise if kind == "epsilon" else z0 if kind == "sample" else self.scheduler.get_velocity(z0, noise, t)
+    return F.mse_loss(self.unet(zt, t, encoder_hidden_states=cond).sample, target)
 
+# %% ../nbs/13_uniugg.ipynb #b45578f0
+@patch
+@torch.no_grad()
+def generate(
+    self: UnifiedModel, ref_feats: torch.Tensor, raymap: torch.Tensor, steps: int = 20, seed: int = 0
+) -> torch.Tensor:
+    "Target-view latents (B, latent, h, w), unscaled: DDIM sampling (eta = 0) or the regression head."
+    cond = self.condition(ref_feats, raymap)
+    if self.head == "regression":
+        return self._regress(cond) / self.latent_scale
+    from diffusers import DDIMScheduler
+
+    sch = DDIMScheduler.from_config(self.scheduler.config)
+    sch.set_timesteps(steps)
+    z = torch.randn(len(cond), self.latent, self.grid, self.grid, generator=torch.Generator().manual_seed(seed))
+    for t in sch.timesteps:
+        z = sch.step(self.unet(z, t, encoder_hidden_states=cond).sample, t, z).prev_sample
+    return z / self.latent_scale
+
+# %% ../nbs/13_uniugg.ipynb #14aeafde
 def encode_questions(tok, qs: Sequence[Mapping]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     "Right-padded question ids (B, L), lengths (B,) and answer ids (B,)."
     ids = [tok(q["question"], add_special_tokens=False)["input_ids"] for q in qs]
@@ -1171,7 +1172,7 @@ def encode_questions(tok, qs: Sequence[Mapping]) -> tuple[torch.Tensor, torch.Te
     ans = torch.tensor([a[0] for a in ans])
     return out, torch.tensor([len(x) for x in ids]), ans
 
-
+# %% ../nbs/13_uniugg.ipynb #c2d7746f
 def train_stage3(
     model: UnifiedModel,
     ref_feats: torch.Tensor,
@@ -1227,7 +1228,7 @@ def train_stage3(
         hist.append(h | (dict(gen=lg.item()) if joint else {}))
     return hist
 
-
+# %% ../nbs/13_uniugg.ipynb #4e9580fa
 @torch.no_grad()
 def vqa_accuracy(
     model: UnifiedModel,
@@ -1281,7 +1282,7 @@ def object_tokens(
         raise ValueError(f"object {obj} is not visible in pair {pair}")
     return (cov[:, None] * feats[pair]).sum(0) / cov.sum()
 
-
+# %% ../nbs/13_uniugg.ipynb #6889a46f
 def _probe_features(feats, data, vqa, patch):
     "One feature vector per question: (a, b, a - b) object tokens for closer / left-of, mean and max tokens for count."
     X, y, types = [], [], []
@@ -1300,7 +1301,7 @@ def _probe_features(feats, data, vqa, patch):
             types.append(q["type"])
     return np.array(X), np.array(y), np.array(types)
 
-
+# %% ../nbs/13_uniugg.ipynb #a9ae0efa
 def token_probe(
     feats_tr: torch.Tensor,  # frozen reference tokens of the training pairs (N, T, D)
     data_tr: Mapping,  # the training dataset (for `ids`, `colours`)
@@ -1338,14 +1339,14 @@ def _check_clouds(p, g) -> None:
         raise ValueError("p and g must be non-empty")
     if not (torch.isfinite(p).all() and torch.isfinite(g).all()): raise ValueError("p and g must be finite")
 
-
+# %% ../nbs/13_uniugg.ipynb #f6f4f9a6
 def chamfer(p: torch.Tensor, g: torch.Tensor) -> float:
     "Symmetric Chamfer distance (mean nearest-neighbour L2, both ways) between point sets `p` (N, 3) and `g` (M, 3)."
     _check_clouds(p, g)
     d = torch.cdist(p.double(), g.double())
     return float(d.min(1).values.mean() + d.min(0).values.mean())
 
-
+# %% ../nbs/13_uniugg.ipynb #c91deea9
 def sliced_wasserstein(p: torch.Tensor, g: torch.Tensor, n_projections: int = 64, seed: int = 0) -> float:
     "Sliced Wasserstein-2 distance between point clouds `p` and `g` (POT's `ot.sliced_wasserstein_distance`)."
     import ot
@@ -1357,7 +1358,7 @@ def sliced_wasserstein(p: torch.Tensor, g: torch.Tensor, n_projections: int = 64
         ot.sliced_wasserstein_distance(p.double().numpy(), g.double().numpy(), n_projections=n_projections, seed=seed)
     )
 
-
+# %% ../nbs/13_uniugg.ipynb #c2505a36
 def target_metrics(pred: torch.Tensor, data: Mapping, idx: torch.Tensor, sw: bool = True) -> dict:
     """Per-pair metrics of predicted pointmaps `pred` (B, 2, H, W, 3) (view-1 frame) against `data[...][idx]`:
     target-view Chamfer, depth AbsRel and delta<1.25, sliced Wasserstein; means over the pairs, plus the per-pair
@@ -1387,7 +1388,7 @@ def target_metrics(pred: torch.Tensor, data: Mapping, idx: torch.Tensor, sw: boo
         chamfer_per_pair=ch,
     )
 
-
+# %% ../nbs/13_uniugg.ipynb #32da63f5
 def target_depth(pred: torch.Tensor | None, data: Mapping, idx: torch.Tensor) -> torch.Tensor:
     """Target-view depth maps (B, H, W) seen from camera 2, 0 outside the target's valid pixels. `pred` (B, 2, H, W, 3)
     holds pointmaps in view 1's frame: each is rescaled to the ground truth's metric scale (both normalised by their
@@ -1404,7 +1405,7 @@ def target_depth(pred: torch.Tensor | None, data: Mapping, idx: torch.Tensor) ->
     z = torch.einsum("bhwi,bij->bhwj", X, data["R12"][idx])[..., 2]  # R^T (X - t), z only
     return z.clamp(min=0) * mask
 
-
+# %% ../nbs/13_uniugg.ipynb #187bf0a4
 def mmd_rbf(x: torch.Tensor, y: torch.Tensor, bandwidth: float | None = None) -> float:
     """Unbiased squared maximum mean discrepancy between the sample sets `x` (n, d) and `y` (m, d) under the Gaussian
     kernel $k(a, b) = \\exp(-\\|a-b\\|^2 / 2h^2)$; the bandwidth $h$ defaults to the median pairwise distance within `y`
@@ -1430,13 +1431,13 @@ def mmd_rbf(x: torch.Tensor, y: torch.Tensor, bandwidth: float | None = None) ->
         - 2 * k(x, y).mean()
     )
 
-
+# %% ../nbs/13_uniugg.ipynb #ed841241
 def depth_set_mmd(pred: torch.Tensor, data: Mapping, idx: torch.Tensor, pool: int = 2) -> float:
     "Set-level MMD between the generated target depth maps of `pred` and the true ones, both average-pooled by `pool`."
     f = lambda d: F.avg_pool2d(d[:, None].float(), pool).flatten(1)
     return mmd_rbf(f(target_depth(pred, data, idx)), f(target_depth(None, data, idx)))
 
-
+# %% ../nbs/13_uniugg.ipynb #22ac9804
 def image_metric_hooks(real: torch.Tensor, fake: torch.Tensor) -> dict:
     """FID / KID / LPIPS of image batches (B, 3, H, W) in [0, 1] when `torchmetrics[image]` (with its Inception weights)
     and `lpips` are usable (the hook for real use). The result always has `missing`: for every metric it could not
@@ -1483,7 +1484,7 @@ def image_metric_hooks(real: torch.Tensor, fake: torch.Tensor) -> dict:
         warnings.warn("image_metric_hooks skipped " + "; ".join(f"{k}: {v}" for k, v in missing.items()))
     return out | dict(missing=missing)
 
-
+# %% ../nbs/13_uniugg.ipynb #da6daab5
 @torch.no_grad()
 def decode_pair(vae: SpatialVAE, decoder: SpatialDecoder, z_ref: torch.Tensor, z_tgt: torch.Tensor) -> torch.Tensor:
     """Latents of the reference and target views -> VAE decoder -> spatial decoder -> pointmaps (B, 2, H, W, 3) in view
@@ -1566,7 +1567,7 @@ def gap_closure(
         if empty == "nan":
             return float("nan")
         raise ValueError("copy and oracle have the same mean: the gap is empty")
-    # Eq. (gap): (copy - generated) / (copy - oracle), means over the test pairs
+    # Eq. (6): (copy - generated) / (copy - oracle), means over the test pairs
     return float((c - g) / (c - o))
 
 # %% ../nbs/13_uniugg.ipynb #b118eb94
