@@ -20,11 +20,12 @@ from fastcore.basics import patch
 from .core import check_int, progress
 
 # %% auto #0
-__all__ = ['EXPAND_ITERS', 'sign_pm', 'bcq_greedy', 'bcq_fit_scales', 'sign_patterns', 'bcq_nearest_codes', 'bcq_reconstruct',
-           'bcq_quantize', 'BCQCode', 'anybcq_quantize', 'relative_error', 'pack_code', 'group_size_for',
-           'AnyBCQLinear', 'guard_save_pretrained', 'quantize_model', 'set_model_precision', 'save_quantized',
-           'load_quantized', 'blockwise_reconstruct', 'rtn_quantize', 'nested_uniform', 'nested_kmeans', 'separate_bcq',
-           'fake_quantize_model']
+__all__ = ['EXPAND_ITERS', 'REAL_METHODS', 'sign_pm', 'bcq_greedy', 'bcq_fit_scales', 'sign_patterns', 'bcq_nearest_codes',
+           'bcq_reconstruct', 'bcq_quantize', 'BCQCode', 'anybcq_quantize', 'relative_error', 'pack_code',
+           'group_size_for', 'AnyBCQLinear', 'guard_save_pretrained', 'quantize_model', 'set_model_precision',
+           'save_quantized', 'load_quantized', 'blockwise_reconstruct', 'rtn_quantize', 'nested_uniform',
+           'nested_kmeans', 'separate_bcq', 'fake_quantize_model', 'method_weights', 'spread_window_nll',
+           'real_weight_table']
 
 # %% ../nbs/28_anybcq.ipynb #5fe3355b
 def _check_groups(w: torch.Tensor, name: str = "w") -> None:
@@ -810,3 +811,120 @@ def fake_quantize_model(
             if isinstance(mod, nn.Linear): mod.weight.copy_(fn(mod.weight.data, n))
             else: mod.weight.copy_(fn(mod.weight.data.T, n).T)
     return m
+
+# %% ../nbs/28_anybcq.ipynb #b7a1c0d2
+REAL_METHODS = ("AnyBCQ", "separate BCQ", "RTN", "nested uniform", "greedy BCQ (no refits)",
+                "nested BCQ (frozen scales)", "nested k-means", "AnyBCQ (0 rounds)", "naive truncation")
+
+def method_weights(
+    method: str,              # one of `REAL_METHODS`
+    W: torch.Tensor,          # weight (N, K) = (out, in) features, float; `group_size` divides K
+    bits: Sequence[int],      # the precisions, a contiguous range such as (2, 3, 4)
+    group_size: int = 128,    # inputs per group (one scale set, or one min/max, per group)
+    iters: int = 20,          # alternating refits of a BCQ base (AnyBCQ, separate and nested BCQ)
+    expand_iters: int = EXPAND_ITERS,  # AnyBCQ's rounds per added plane
+    kmeans_iters: int = 25,   # Lloyd iterations per level of nested k-means
+) -> dict[int, torch.Tensor]:
+    "{p: dequantised weight} of `W` under `method` (section 8's quantisers) at every precision in `bits`."
+    if method not in REAL_METHODS: raise ValueError(f"method must be one of {REAL_METHODS}, got {method!r}")
+    lo, hi = min(bits), max(bits)
+    if method in ("AnyBCQ", "AnyBCQ (0 rounds)", "nested BCQ (frozen scales)", "greedy BCQ (no refits)"):
+        kw = {"AnyBCQ": dict(iters=iters, expand_iters=expand_iters),
+              "AnyBCQ (0 rounds)": dict(iters=iters, expand_iters=0),
+              "nested BCQ (frozen scales)": dict(iters=iters, refit_scales=False),
+              "greedy BCQ (no refits)": dict(iters=0, refit_scales=False)}[method]
+        code = anybcq_quantize(W, lo, hi, group_size, **kw)
+        return {p: code.weight(p) for p in bits}
+    if method == "nested k-means": return nested_kmeans(W, lo, hi, kmeans_iters)
+    if method == "separate BCQ": return {p: separate_bcq(W, p, group_size, iters) for p in bits}
+    if method == "RTN": return {p: rtn_quantize(W, p, group_size) for p in bits}
+    return {p: nested_uniform(W, p, hi, group_size, centre=method == "nested uniform") for p in bits}
+
+# %% ../nbs/28_anybcq.ipynb #b7a1c0d4
+@torch.no_grad()
+def spread_window_nll(
+    model: nn.Module,         # causal LM: `model(input_ids=...).logits`
+    ids: torch.Tensor,        # one 1-D token stream (e.g. `encode_corpus` of a split's documents)
+    n_windows: int,           # windows, spread evenly from the stream's start to its end, >= 1
+    seq_len: int = 512,       # tokens per window, >= 2
+) -> torch.Tensor:
+    ("Mean next-token NLL (nats) of each of `n_windows` windows of `seq_len` tokens spread evenly over `ids` (as "
+     "`zoo.real_perplexity` places them), float64; its exp-mean is the perplexity.")
+    n_windows, seq_len = check_int("n_windows", n_windows, 1), check_int("seq_len", seq_len, 2)
+    if not isinstance(ids, torch.Tensor) or ids.dim() != 1: raise ValueError("ids must be a 1-D tensor of token ids")
+    if len(ids) < seq_len + 1: raise ValueError(f"ids holds {len(ids)} tokens, fewer than seq_len + 1 = {seq_len + 1}")
+    starts = torch.linspace(0, len(ids) - seq_len - 1, n_windows).long().tolist()
+    out = []
+    for s in starts:
+        x = ids[s:s + seq_len][None].long()
+        logits = model(input_ids=x, use_cache=False).logits[0, :-1].float()
+        out.append(F.cross_entropy(logits, x[0, 1:]).double())
+    return torch.stack(out)
+
+# %% ../nbs/28_anybcq.ipynb #b7a1c0d6
+def real_weight_table(
+    model: nn.Module,                # causal LM, left unchanged (its copies' `nn.Linear` layers but `skip` quantised)
+    tok,                             # its tokenizer (documents are joined with its eos token, `encode_corpus`)
+    texts: dict,                     # split name -> list of documents, e.g. {"prose": zoo.real_texts("prose")}
+    methods: Sequence[str] = REAL_METHODS[:5],  # methods of `REAL_METHODS`, in the order they are run
+    bits: Sequence[int] = (2, 3, 4),  # precisions: a contiguous range (one AnyBCQ code serves them all)
+    group_size: int = 128,           # inputs per group, reduced per layer by `group_size_for` where it does not divide
+    max_tokens: int = 4_096,         # evaluation tokens per split (max_tokens // seq_len windows), >= seq_len
+    seq_len: int = 512,              # tokens per evaluation window, >= 2
+    iters: int = 20,                 # alternating refits of each BCQ base
+    expand_iters: int = EXPAND_ITERS,  # AnyBCQ's rounds per added plane
+    kmeans_iters: int = 25,          # Lloyd iterations per level of nested k-means
+    skip: Sequence[str] = ("lm_head",),  # layer names (or name suffixes) left in floating point
+    callback: Callable[[dict], None] | None = None,  # called with the table so far after each method (e.g. to save it)
+) -> dict:
+    ("Perplexity of `model` on each split of `texts`, unquantised (`fp`) and under each method at each precision "
+     "(`ppl[method][split][p]`), with per-window NLLs and each method's seconds (quantising, evaluating). Separate "
+     "BCQ's lowest precision is AnyBCQ's base fit (the same weights), so it reuses AnyBCQ's entry when both run.")
+    if not isinstance(texts, dict) or not texts: raise ValueError("texts must be a non-empty dict: split -> documents")
+    if not all(isinstance(v, (list, tuple)) and v and all(isinstance(t, str) for t in v) for v in texts.values()):
+        raise ValueError("texts must map each split to a non-empty list of strings")
+    if isinstance(methods, str) or not methods or any(m not in REAL_METHODS for m in methods):
+        raise ValueError(f"methods must be a non-empty sequence of {REAL_METHODS}, got {methods!r}")
+    bits = tuple(check_int("bits", b, 1) for b in bits) if not isinstance(bits, (str, int)) else ()
+    if not bits or bits != tuple(range(bits[0], bits[0] + len(bits))):
+        raise ValueError(f"bits must be a contiguous increasing range such as (2, 3, 4), got {bits!r}")
+    seq_len, max_tokens = check_int("seq_len", seq_len, 2), check_int("max_tokens", max_tokens, 1)
+    if max_tokens < seq_len: raise ValueError(f"max_tokens ({max_tokens}) must be >= seq_len ({seq_len})")
+    from .tinylm import encode_corpus
+    was, model = model.training, model.eval()
+    names = _quantisable(model, skip)
+    if not names: raise ValueError("model has no nn.Linear layers to quantise (outside `skip`)")
+    ids = {s: encode_corpus(tok, list(v)) for s, v in texts.items()}
+    nw = max_tokens // seq_len
+    nll = lambda m: {s: spread_window_nll(m, x, nw, seq_len).tolist() for s, x in ids.items()}
+    ppl = lambda w: {s: math.exp(sum(v) / len(v)) for s, v in w.items()}
+    t0 = time.time()
+    fp_nll = nll(model)
+    out = {"settings": dict(methods=list(methods), bits=list(bits), group_size=group_size, max_tokens=max_tokens,
+                            seq_len=seq_len, windows=nw, iters=iters, expand_iters=expand_iters,
+                            kmeans_iters=kmeans_iters, skip=list(skip), layers=len(names),
+                            weights=sum(model.get_submodule(n).weight.numel() for n in names)),
+           "tokens": {s: len(x) for s, x in ids.items()}, "fp": ppl(fp_nll), "fp_nll": fp_nll,
+           "fp_seconds": time.time() - t0, "ppl": {}, "nll": {}, "seconds": {}, "shared": {}}
+    for m in methods:
+        t0 = time.time()
+        share = m == "separate BCQ" and "AnyBCQ" in out["ppl"]           # its lowest precision = AnyBCQ's base fit
+        todo = [p for p in bits if not (share and p == bits[0])]
+        copies = {p: copy.deepcopy(model) for p in todo}
+        with torch.no_grad():
+            for n in names:
+                W = model.get_submodule(n).weight.data.float()
+                Wq = method_weights(m, W, todo if m == "separate BCQ" else bits, group_size_for(W.shape[1], group_size),
+                                    iters, expand_iters, kmeans_iters)
+                for p in todo: copies[p].get_submodule(n).weight.data.copy_(Wq[p])
+        tq, t1 = time.time() - t0, time.time()
+        w = {p: nll(copies.pop(p)) for p in todo}
+        if share:
+            w[bits[0]] = out["nll"]["AnyBCQ"][bits[0]]
+            out["shared"][m] = {bits[0]: "AnyBCQ"}
+        out["nll"][m] = {p: w[p] for p in bits}
+        out["ppl"][m] = {s: {p: ppl(w[p])[s] for p in bits} for s in ids}
+        out["seconds"][m] = {"quantise": tq, "evaluate": time.time() - t1}
+        if callback is not None: callback(out)
+    model.train(was)
+    return out

@@ -376,3 +376,52 @@ def test_prop_anybcq_linear_rejects_bad_inputs(k, d, p):
         lay.set_precision(p)
     with pytest.raises(TypeError, match="fn must be callable"):
         fake_quantize_model(nn.Sequential(nn.Linear(4, 4)), k)
+
+
+# --- the real-weight table (issue #63, item 3): the function the SmolLM2 run calls, on a tiny Llama ---------------
+from iclr26.anybcq import REAL_METHODS, method_weights, real_weight_table, spread_window_nll  # noqa: E402
+
+
+def _tiny_llama(vocab=1024):
+    from transformers import LlamaConfig, LlamaForCausalLM
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        return LlamaForCausalLM(LlamaConfig(vocab_size=vocab, hidden_size=64, intermediate_size=128,
+                                            num_hidden_layers=2, num_attention_heads=2)).eval()
+
+
+@pytest.mark.slow
+def test_real_weight_table_on_a_tiny_llama(one_torch_thread):
+    from iclr26 import zoo
+    tok, lm = zoo.load_tokenizer(), _tiny_llama()
+    texts = {"prose": ["the cat sat on the mat " * 12], "code": ["def f(x):\n    return x + 1\n" * 6]}
+    before = {k: v.clone() for k, v in lm.state_dict().items()}
+    seen = []
+    t = real_weight_table(lm, tok, texts, methods=REAL_METHODS, group_size=32, max_tokens=48, seq_len=24, iters=2,
+                          expand_iters=2, kmeans_iters=2, callback=lambda r: seen.append(list(r["ppl"])))
+    assert all(torch.equal(before[k], v) for k, v in lm.state_dict().items())          # the model is left unchanged
+    assert [s[-1] for s in seen] == list(REAL_METHODS) and t["settings"]["windows"] == 2
+    assert set(t["fp"]) == {"prose", "code"} and t["settings"]["layers"] == 14            # 7 linear layers per block
+    for m in REAL_METHODS:
+        assert set(t["ppl"][m]) == {"prose", "code"} and t["seconds"][m]["quantise"] >= 0
+        for s in texts:
+            assert sorted(t["ppl"][m][s]) == [2, 3, 4] and all(math.isfinite(v) for v in t["ppl"][m][s].values())
+            assert all(len(t["nll"][m][p][s]) == 2 for p in (2, 3, 4))
+    assert t["ppl"]["separate BCQ"]["code"][2] == t["ppl"]["AnyBCQ"]["code"][2]       # the shared base fit
+    fp = spread_window_nll(lm, torch.arange(100) % 1024, 2, seq_len=24)
+    assert fp.shape == (2,) and fp.dtype == torch.float64
+
+
+def test_real_weight_table_bad_inputs():
+    tok, lm = object(), _tiny_llama(64)
+    ok = {"a": ["x y z"]}
+    for kw, msg in [(dict(texts={}), "texts must be"), (dict(texts={"a": []}), "non-empty list of strings"),
+                    (dict(methods=("GPTQ",)), "methods must be"), (dict(methods="AnyBCQ"), "methods must be"),
+                    (dict(bits=(2, 4)), "bits must be"), (dict(bits=()), "bits must be"),
+                    (dict(max_tokens=8, seq_len=16), "max_tokens"), (dict(seq_len=1), "seq_len")]:
+        with pytest.raises(ValueError, match=msg):
+            real_weight_table(lm, tok, **{"texts": ok, **kw})
+    with pytest.raises(ValueError, match="method must be one of"):
+        method_weights("GPTQ", _W(), (2, 3))
+    with pytest.raises(ValueError, match="fewer than seq_len"):
+        spread_window_nll(lm, torch.arange(5), 1, seq_len=8)
