@@ -19,14 +19,15 @@ from .tinylm import (KB_RELATIONS, KnowledgeBase, knowledge_base, word_tokenizer
                            collate, pad_id_of, additive_mask, forward_logits, IGNORE_INDEX, fit, TrainConfig)
 from .rl import sequence_logprobs, group_advantages, policy_loss
 
-TAGS = ("<IS>", "</IS>", "<search>", "</search>", "<answer>", "</answer>", "<info>", "</info>")
-
 # %% auto #0
 __all__ = ['TAGS', 'SearchTool', 'Task', 'make_tasks', 'task_prompt', 'parse_action', 'parse_answers', 'normalize_answer',
            'f1_score', 'score', 'MultiObjectiveEnv', 'state_text', 'hop_query', 'rest_text', 'fact_text',
            'scripted_turns', 'agent_tokenizer', 'Episode', 'held_ids', 'official_peak_tokens', 'context_ids',
            'masked_trajectory', 'official_style_trajectory', 'batch_trajectories', 'trajectory_logprobs',
            'run_episodes', 'scripted_episode', 'summarize', 'turn_rows', 'sft_batches', 'grpo_step']
+
+# %% ../nbs/17_mem1.ipynb #8b806d1d
+TAGS = ("<IS>", "</IS>", "<search>", "</search>", "<answer>", "</answer>", "<info>", "</info>")
 
 # %% ../nbs/17_mem1.ipynb #6c3b77ae
 def _phrases() -> dict[str, str]:
@@ -110,6 +111,7 @@ class Task:
     @property
     def k(self) -> int: return len(self.questions)
 
+# %% ../nbs/17_mem1.ipynb #9eba2ba1
 def make_tasks(
     kb: KnowledgeBase,  # the knowledge base the questions are drawn from
     k: int,             # objectives (questions) per task (>= 1)
@@ -131,6 +133,7 @@ def make_tasks(
         out.append(Task([q["question"] for q in qs], [q["answer"] for q in qs], [q["chain"] for q in qs]))
     return out
 
+# %% ../nbs/17_mem1.ipynb #09995ed2
 def task_prompt(
     task: Task,  # the task whose questions are written out
 ) -> str:
@@ -149,6 +152,7 @@ def parse_action(
     if m is None: return "error", "no well-formed <search> or <answer> action"
     return m.group(1), m.group(2).strip()
 
+# %% ../nbs/17_mem1.ipynb #f5bf1a64
 def parse_answers(
     arg: str,  # the argument of an `<answer>` action, answers separated by ';'
     k: int,    # number of answers expected (padded with '' or cut)
@@ -157,6 +161,7 @@ def parse_answers(
     parts = [" ".join(p.split()) for p in arg.split(";")]
     return (parts + [""] * k)[:k]
 
+# %% ../nbs/17_mem1.ipynb #fb280bd2
 def normalize_answer(
     s: str,  # an answer string
 ) -> str:
@@ -167,6 +172,7 @@ def normalize_answer(
     s = re.sub(r"\b(a|an|the)\b", " ", s)
     return " ".join(s.split())
 
+# %% ../nbs/17_mem1.ipynb #f3c2bb9d
 def f1_score(
     pred: str,  # the predicted answer
     gold: str,  # the gold answer
@@ -178,6 +184,7 @@ def f1_score(
     pr, rc = common / len(p), common / len(g)
     return 2 * pr * rc / (pr + rc)
 
+# %% ../nbs/17_mem1.ipynb #ee0c7aab
 def score(
     answers: Sequence[str],  # one answer string per question of `task`, in order
     task: Task,              # the task scored against
@@ -186,6 +193,7 @@ def score(
     if isinstance(answers, str) or not all(isinstance(a, str) for a in answers):
         raise TypeError("answers must be a sequence of strings (one per question)")
     if len(answers) != task.k: raise ValueError(f"answers must hold task.k = {task.k} answers, got {len(answers)}")
+    # Eq. (1): the reward, Σ over the k questions of normalised exact match
     em = sum(float(normalize_answer(a) == normalize_answer(b)) for a, b in zip(answers, task.answers))
     f1 = sum(f1_score(a, b) for a, b in zip(answers, task.answers))
     return {"em": em, "em_k": em / task.k, "f1": f1}
@@ -238,6 +246,7 @@ def state_text(
     s += "".join(f" {q}" for q in pending)
     return "<IS>" + s + "</IS>"
 
+# %% ../nbs/17_mem1.ipynb #7ddd4c06
 def hop_query(
     chain: Sequence[Sequence[str]],  # a question's hops, each [subject, relation, object]
     j: int,                          # index of the hop searched (0-based)
@@ -246,6 +255,7 @@ def hop_query(
     "The search for hop `j` of `chain` from `entity`: 'the <relation phrase> of <entity>'."
     return f"the {KB_RELATIONS[chain[j][1]][2]} of {entity}"
 
+# %% ../nbs/17_mem1.ipynb #2bb83055
 def rest_text(
     chain: Sequence[Sequence[str]],  # a question's hops, each [subject, relation, object]
     j: int,                          # number of hops already solved
@@ -256,6 +266,7 @@ def rest_text(
     for c in chain[j:]: inner = f"the {KB_RELATIONS[c[1]][2]} of {inner}"
     return inner
 
+# %% ../nbs/17_mem1.ipynb #58df04df
 def fact_text(
     hop: Sequence[str],  # a fact [subject, relation, object]
 ) -> str:
@@ -263,6 +274,7 @@ def fact_text(
     s, r, o = hop
     return KB_RELATIONS[r][3].format(s=s, o=o)
 
+# %% ../nbs/17_mem1.ipynb #0d2bd142
 def scripted_turns(
     tool: SearchTool,                  # the search tool
     task: Task,                        # the task to solve
@@ -353,12 +365,15 @@ class Episode:
     @property
     def peak_tokens(self) -> int:
         "Most tokens ever held in context, prompt included: max over turns of context + generated tokens."
+        # Eq. (3): peak tokens, max_t |c_t| + |y_t|
         return max((c + len(g) for c, g in zip(self.ctx_lens, self.gen_ids)), default=len(self.prompt_ids))
     @property
     def dependency(self) -> int:
         "Σ over turns of generated tokens × context length (the attention work the episode depends on)."
+        # Eq. (4): dependency, Σ_t |y_t| |c_t|
         return sum(len(g) * c for c, g in zip(self.ctx_lens, self.gen_ids))
 
+# %% ../nbs/17_mem1.ipynb #f5e1177d
 def held_ids(
     ep: Episode,       # the episode (its `state_end_id` selects the truncation null)
     g: Sequence[int],  # one generated turn's token ids
@@ -368,6 +383,7 @@ def held_ids(
     c = ep.state_end_id
     return list(g[g.index(c) + 1:]) if c is not None and c in g else list(g)
 
+# %% ../nbs/17_mem1.ipynb #4144ac84
 def official_peak_tokens(
     ep: Episode,          # a rollout (or scripted episode)
     prune: bool,          # True: MEM1 (context = prompt + latest turn and observation); False: full context
@@ -385,6 +401,7 @@ def official_peak_tokens(
     if not prune: return sum(len(a) + len(b) for a, b in zip(g, o))
     return max(len(g[j]) + (len(held_ids(ep, g[j - 1])) + len(o[j - 1]) if j else 0) for j in range(len(g)))
 
+# %% ../nbs/17_mem1.ipynb #044e4f57
 def context_ids(
     ep: Episode,  # the episode so far
     prune: bool,  # True: MEM1 (context = prompt + latest turn and observation); False: full context
@@ -393,6 +410,7 @@ def context_ids(
     truncation null, `ep.state_end_id` set: the latest action and observation, its state dropped); full context keeps
     all."""
     if prune:
+        # Eq. (2): c_t = [prompt; IS_{t-1}; a_{t-1}; o_{t-1}]
         segs = [held_ids(ep, ep.gen_ids[-1]) + ep.obs_ids[-1]] if ep.gen_ids else []
     else:
         segs = [g + o for g, o in zip(ep.gen_ids, ep.obs_ids)]
@@ -434,6 +452,7 @@ def masked_trajectory(
     return {"input_ids": torch.tensor(ids), "allowed": causal & same, "position_ids": torch.tensor(pos),
             "loss_mask": torch.tensor(loss), "turn_index": torch.tensor(turn)}
 
+# %% ../nbs/17_mem1.ipynb #d7d39ca5
 def official_style_trajectory(
     ep: Episode,  # a rollout (or scripted episode)
     # token id of `</IS>` that ends a turn's state (None: the whole turn is the action)
@@ -463,7 +482,6 @@ def official_style_trajectory(
     return {"input_ids": torch.tensor(ids), "allowed": causal & see, "position_ids": torch.arange(L),
             "loss_mask": gen.long(), "turn_index": torch.where(gen, s, torch.full_like(s, -1))}
 
-
 # %% ../nbs/17_mem1.ipynb #85acd2d8
 def batch_trajectories(
     trajs: Sequence[dict],  # masked trajectories (`masked_trajectory` dicts), non-empty
@@ -485,6 +503,7 @@ def batch_trajectories(
         out["allowed"][b, n:, n:] = torch.eye(L - n, dtype=torch.bool)   # padding attends to itself (no NaN)
     return out
 
+# %% ../nbs/17_mem1.ipynb #e014c346
 def trajectory_logprobs(
     model,               # causal LM scored with the trajectory's attention pattern and position ids
     ep_or_batch,         # an `Episode`, one `masked_trajectory` dict, or a `batch_trajectories` batch
@@ -506,6 +525,7 @@ def _bos(tok) -> list[int]:
     "[bos id], or [] for a tokenizer without a bos token."
     return [tok.bos_token_id] if tok.bos_token_id is not None else []
 
+# %% ../nbs/17_mem1.ipynb #90401332
 @torch.no_grad()
 def run_episodes(
     model,                                     # causal LM playing the agent (run in eval mode, previous mode restored)
@@ -583,6 +603,7 @@ def run_episodes(
     finally:
         model.train(was_training)
 
+# %% ../nbs/17_mem1.ipynb #561f882b
 def scripted_episode(
     tok,                               # tokenizer that encodes the turns and observations
     tool: SearchTool,                  # the search tool
@@ -623,6 +644,7 @@ def summarize(
             "n_em_pos": sum(e.reward > 0 for e in eps), "dependency": sum(e.dependency for e in eps) / n,
             "turns": sum(len(e.gen_ids) for e in eps) / n, "seconds": max(e.seconds for e in eps)}
 
+# %% ../nbs/17_mem1.ipynb #a9928872
 def turn_rows(
     ep: Episode,  # a rollout (or scripted episode)
     prune: bool,  # True: MEM1 (context = prompt + latest turn and observation); False: full context
@@ -642,6 +664,7 @@ def turn_rows(
         rows.append({"input_ids": ctx + g, "labels": [IGNORE_INDEX] * len(ctx) + list(g)})
     return rows
 
+# %% ../nbs/17_mem1.ipynb #cfa70d34
 def sft_batches(
     eps: Sequence[Episode],  # demonstration episodes (non-empty)
     prune: bool,             # True: MEM1 (context = prompt + latest turn and observation); False: full context
@@ -691,6 +714,7 @@ def grpo_step(
     rep = [t for t in tasks for _ in range(group_size)]
     eps = run_episodes(model, tok, tool, rep, prune, do_sample=True, temperature=temperature, generator=generator)
     rewards = torch.tensor([e.reward for e in eps])
+    # Eq. (6): advantages whitened within each task's group of G episodes
     adv = group_advantages(rewards, group_size)
     pad = pad_id_of(tok)
     b = batch_trajectories([masked_trajectory(e, prune) for e in eps], pad)
@@ -706,6 +730,7 @@ def grpo_step(
     model.train()
     for _ in range(inner_steps):
         lp, m = trajectory_logprobs(model, b)
+        # Eq. (5): the clipped token objective with the k3 KL penalty (its negative is the loss)
         loss, stats = policy_loss(lp, old.to(dev), adv.to(dev), m.float(), eps_low=eps_clip, ref_logp=ref_lp, beta=beta)
         opt.zero_grad()
         loss.backward()
