@@ -18,6 +18,7 @@ import pandas as pd
 from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, log_expit
 from scipy.stats import kendalltau
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['C_ELO', 'RIDGE', 'WINNER_CODES', 'METHODS', 'win_prob', 'load_lmarena', 'load_lmarena_ratings', 'synthetic_ratings',
@@ -46,8 +47,10 @@ def win_prob(
     C: float = C_ELO,  # logistic scale C of the ratings (C_ELO = ln 10 / 400: a 400-point gap is 10:1 odds)
 ):
     "Bradley–Terry probability that a model rated `ri` beats one rated `rj`: $1/(1+e^{-C(r_i-r_j)})$."
+    # Eq. (1): the Bradley–Terry (Elo) win probability
     return expit(C * (np.asarray(ri, float) - np.asarray(rj, float)))
 
+# %% ../nbs/23_arena.ipynb #04ab2400
 def load_lmarena() -> pd.DataFrame:
     ("The 55 LMArena models (106,134 battles) shipped in `iclr26/data/lmarena_elo.json` (MIT, from arenakit 0.1.1): "
      "`elo`, `battles`, `rank`, strongest first.")
@@ -59,6 +62,7 @@ def load_lmarena_ratings() -> pd.Series:
     "The 55 LMArena Elo ratings (see `load_lmarena`), strongest first."
     return load_lmarena()["elo"].astype(float)
 
+# %% ../nbs/23_arena.ipynb #7f1f27e2
 def synthetic_ratings(
     n: int,                       # number of models (>= 2)
     spread: float | None = None,  # s.d. of the skills in Elo points (None: the s.d. of the 55 LMArena ratings)
@@ -70,6 +74,7 @@ def synthetic_ratings(
     spread = float(load_lmarena_ratings().std(ddof=0)) if spread is None else _check_pos("spread", spread)
     return mean + spread * np.random.default_rng(seed).standard_normal(n)
 
+# %% ../nbs/23_arena.ipynb #ce57b27e
 class BTArena:
     "A Bradley–Terry arena simulator: models with true `ratings` battle; a battle is a tie with probability `tie_rate`."
     def __init__(
@@ -122,6 +127,7 @@ class BTArena:
         j = np.array([self.index[b] for _, b in pairs], dtype=np.int64)
         return battle_table(self.models, i, j, self.outcomes(i, j) if len(pairs) else np.zeros(0))
 
+# %% ../nbs/23_arena.ipynb #c11acd71
 def traffic_pair_probs(
     battles_per_model,  # battle count b_i per model (array or Series, >= 0, >= 2 positive)
 ) -> np.ndarray:
@@ -137,6 +143,7 @@ def traffic_pair_probs(
     q = b[pi] * b[pj]
     return q / q.sum()
 
+# %% ../nbs/23_arena.ipynb #302ea96f
 def traffic_log_counts(
     battles_per_model,  # battle count b_i per model: pair (i, j) is drawn with probability ∝ b_i b_j
     n_battles: int,     # total battles of the simulated log
@@ -147,6 +154,7 @@ def traffic_log_counts(
     n_battles = _check_int("n_battles", n_battles, 1)
     return np.random.default_rng(seed).multinomial(n_battles, traffic_pair_probs(battles_per_model)).astype(np.int64)
 
+# %% ../nbs/23_arena.ipynb #dbe7843d
 class ReplayArena:
     ("A finite battle log replayed pair by pair in order: `per_pair` battles for every pair (a balanced log) or "
      "`pair_counts` battles per pair (an uneven log, e.g. `traffic_log_counts`); its m-ELO fit is the 'full-data' "
@@ -257,6 +265,7 @@ def load_battles(
         .reset_index(drop=True)
     )
 
+# %% ../nbs/23_arena.ipynb #c41954ae
 def battle_arrays(
     battles,                # a battle log in any form `load_battles` reads
     models: Sequence[str],  # model ids defining the indices (an id not in it raises)
@@ -271,6 +280,7 @@ def battle_arrays(
     if np.any(i == j): raise ValueError("battles contain a model playing itself (model_a == model_b)")
     return i, j, df["winner"].map(WINNER_CODES).to_numpy(float)
 
+# %% ../nbs/23_arena.ipynb #d0802065
 def battle_table(
     models: Sequence[str],  # model names; index k names model k
     i,                      # index of model a (model_a) per battle, int array
@@ -290,6 +300,7 @@ def battle_table(
         }
     )
 
+# %% ../nbs/23_arena.ipynb #6a7ee39d
 def win_matrix(
     i,              # index of model a (model_a) per battle, int array
     j,              # index of model b (model_b) per battle, same shape as `i`
@@ -312,16 +323,20 @@ def win_matrix(
 def _laplacian(A: np.ndarray) -> np.ndarray:
     return np.diag(A.sum(1)) - A
 
+# %% ../nbs/23_arena.ipynb #a4fbe869
 def _loglik(r, W, C, ridge):
     return float(
+        # Eq. (2): sum of W_ij log P_ij minus the ridge prior
         (W * log_expit(C * (r[:, None] - r[None, :]))).sum() - 0.5 * ridge * C * C * ((r - r.mean()) ** 2).sum()
     )
 
+# %% ../nbs/23_arena.ipynb #8590bbf9
 def _prior_precision(N: int, C: float, ridge: float) -> np.ndarray:
     ("Hessian of the ridge term: $\\lambda C^2(\\mathbf 1 - \\mathbf{11}^\\top/N)$, the Laplacian of a complete graph "
      "of weight $\\lambda/N$.")
     return ridge * C * C * (np.eye(N) - 1.0 / N)
 
+# %% ../nbs/23_arena.ipynb #d37246f5
 def _newton(W, r, anchor, C, ridge, tol, max_iter):
     "Newton ascent of the m-ELO log-likelihood from `r` (modified copy returned, with the iteration count)."
     N = W.shape[0]
@@ -334,6 +349,7 @@ def _newton(W, r, anchor, C, ridge, tol, max_iter):
     for it in range(1, max_iter + 1):
         P = expit(C * (r[:, None] - r[None, :]))
         g = C * (W - n * P).sum(1) - ridge * C * C * (r - r.mean())
+        # Eq. (3): the negative Hessian, C^2 L(n_ij P_ij P_ji) + prior
         H = C * C * _laplacian(n * P * (1.0 - P)) + prior
         try: step = np.linalg.solve(H[np.ix_(free, free)], g[free])
         except np.linalg.LinAlgError:
@@ -350,12 +366,14 @@ def _newton(W, r, anchor, C, ridge, tol, max_iter):
         if np.max(np.abs(t * step)) < tol: return r, it
     return r, max_iter
 
+# %% ../nbs/23_arena.ipynb #21e91d9e
 def n_components(
     counts: np.ndarray,  # N×N matrix of battle counts (or weights); an edge wherever an entry is > 0
 ) -> int:
     "Number of connected components of the comparison graph with edge weights `counts`."
     return int(connected_components(np.asarray(counts) > 0, directed=False)[0])
 
+# %% ../nbs/23_arena.ipynb #79cc526e
 def fit_mle(
     wins: np.ndarray,                # N×N win matrix W (W_ij = wins of i over j, ties ½ each; diagonal ignored)
     anchor: int = 0,                 # index of the model whose rating is fixed (the likelihood only sees differences)
@@ -402,6 +420,7 @@ def fit_mle(
         )
     return r
 
+# %% ../nbs/23_arena.ipynb #63284856
 def online_elo(
     i,                                       # index of model a (model_a) per battle, int array
     j,                                       # index of model b (model_b) per battle, same shape as `i`
@@ -444,8 +463,10 @@ def bt_weights(
     "Per-battle Fisher weights $w_{ij} = C^2 P_{ij} P_{ji}$ at `ratings` (an N×N matrix)."
     r = _check_ratings(ratings)
     P = expit(C * (r[:, None] - r[None, :]))
+    # Eq. (4): the per-battle weight w_ij = C^2 P_ij P_ji
     return C * C * P * (1.0 - P)
 
+# %% ../nbs/23_arena.ipynb #c501e7b4
 def pair_counts(
     i,              # index of model a (model_a) per battle, int array
     j,              # index of model b (model_b) per battle, same shape as `i`
@@ -457,6 +478,7 @@ def pair_counts(
     np.add.at(n, (np.asarray(i, np.int64), np.asarray(j, np.int64)), 1.0)
     return n + n.T
 
+# %% ../nbs/23_arena.ipynb #513ae877
 def fisher_information(
     ratings,           # ratings r at which I_S(r) is evaluated
     counts,            # symmetric N×N battle counts n_ij
@@ -469,8 +491,10 @@ def fisher_information(
     if n.shape != (r.size, r.size): raise ValueError(f"counts must be {r.size}×{r.size}, got {n.shape}")
     if not (np.isfinite(n).all() and (n >= 0).all()): raise ValueError("counts must be finite and >= 0")
     if not np.allclose(n, n.T): raise ValueError("counts must be symmetric (n_ij = n_ji)")
+    # Eq. (4): I_S = C^2 L(n_ij P_ij P_ji)
     return _laplacian(n * bt_weights(r, C))
 
+# %% ../nbs/23_arena.ipynb #9b2cfafd
 def drop_anchor(
     M: np.ndarray,    # square N×N matrix
     anchor: int = 0,  # index of the row and column to drop
@@ -482,6 +506,7 @@ def drop_anchor(
     keep = np.arange(M.shape[0]) != anchor
     return M[np.ix_(keep, keep)]
 
+# %% ../nbs/23_arena.ipynb #104d4092
 def _check_fisher(I, anchor) -> np.ndarray:
     "`I` as a finite square N×N float matrix (N >= 2), with `anchor` one of its models."
     I = np.asarray(I, float)
@@ -495,6 +520,7 @@ def _check_fisher(I, anchor) -> np.ndarray:
 def _connected_fisher(I):
     return n_components(np.abs(I - np.diag(np.diag(I))) > 0) == 1
 
+# %% ../nbs/23_arena.ipynb #07a42898
 def d_info(
     I: np.ndarray,    # N×N Fisher information matrix (e.g. `fisher_information(...)`, anchor not yet dropped)
     anchor: int = 0,  # index of the anchor model whose rating is fixed (its row and column are dropped)
@@ -504,8 +530,10 @@ def d_info(
     I = _check_fisher(I, anchor)
     if not _connected_fisher(I): return 0.0
     sign, logdet = np.linalg.slogdet(drop_anchor(I, anchor))
+    # Eq. (5): D-info = |I_S|^(1/(N-1))
     return float(np.exp(logdet / (I.shape[0] - 1))) if sign > 0 else 0.0
 
+# %% ../nbs/23_arena.ipynb #1723d082
 def a_info(
     I: np.ndarray,    # N×N Fisher information matrix (e.g. `fisher_information(...)`, anchor not yet dropped)
     anchor: int = 0,  # index of the anchor model whose rating is fixed (its row and column are dropped)
@@ -513,6 +541,7 @@ def a_info(
     "A-info $\\operatorname{tr} I_S^{-1}$ of an N×N Fisher matrix with the anchor dropped (inf when not connected)."
     I = _check_fisher(I, anchor)
     if not _connected_fisher(I): return float("inf")
+    # Eq. (5): A-info = tr I_S^-1
     return float(np.trace(np.linalg.inv(drop_anchor(I, anchor))))
 
 # %% ../nbs/23_arena.ipynb #a1e1d6f0
@@ -551,45 +580,56 @@ class FisherState:
         self.Sigma2 = S @ S if self.track_square else None
         return self
 
-    def set_inverse(self, w: np.ndarray, inv_reduced: np.ndarray) -> "FisherState":
-        ("Install weights `w` and an already computed inverse of the anchor-dropped Fisher matrix (used by the "
-         "scheduler's Newton step).")
-        S = np.zeros((self.n, self.n))
-        S[np.ix_(self.keep, self.keep)] = inv_reduced
-        self.w, self.Sigma = w, S
-        self.Sigma2 = S @ S if self.track_square else None
-        return self
+# %% ../nbs/23_arena.ipynb #43490b47
+@patch
+def set_inverse(self: FisherState, w: np.ndarray, inv_reduced: np.ndarray) -> "FisherState":
+    ("Install weights `w` and an already computed inverse of the anchor-dropped Fisher matrix (used by the "
+     "scheduler's Newton step).")
+    S = np.zeros((self.n, self.n))
+    S[np.ix_(self.keep, self.keep)] = inv_reduced
+    self.w, self.Sigma = w, S
+    self.Sigma2 = S @ S if self.track_square else None
+    return self
 
-    def add(self, i: int, j: int, w: float | None = None) -> "FisherState":
-        ("Add one battle on pair (`i`, `j`) with Fisher weight `w` (default $w_{ij}$ at the last rebuild): "
-         "Sherman–Morrison, $O(N^2)$.")
-        w = self.w[i, j] if w is None else float(w)
-        S = self.Sigma
-        s = S[:, i] - S[:, j]
-        q = s[i] - s[j]
-        beta = w / (1.0 + w * q)
-        if self.track_square:
-            t = S @ s
-            self.Sigma2 += -beta * (np.outer(s, t) + np.outer(t, s)) + beta * beta * float(s @ s) * np.outer(s, s)
-        S -= beta * np.outer(s, s)
-        return self
+# %% ../nbs/23_arena.ipynb #c70ffa4c
+@patch
+def add(self: FisherState, i: int, j: int, w: float | None = None) -> "FisherState":
+    ("Add one battle on pair (`i`, `j`) with Fisher weight `w` (default $w_{ij}$ at the last rebuild): "
+     "Sherman–Morrison, $O(N^2)$.")
+    w = self.w[i, j] if w is None else float(w)
+    S = self.Sigma
+    s = S[:, i] - S[:, j]
+    q = s[i] - s[j]
+    beta = w / (1.0 + w * q)
+    if self.track_square:
+        t = S @ s
+        self.Sigma2 += -beta * (np.outer(s, t) + np.outer(t, s)) + beta * beta * float(s @ s) * np.outer(s, s)
+    S -= beta * np.outer(s, s)
+    return self
 
-    def d_gain(self, i, j) -> np.ndarray:
-        ("D-criterion gain $w_{ij}(\\Sigma_{ii}+\\Sigma_{jj}-2\\Sigma_{ij})$ of pairs (`i`, `j`): $\\log\\det$ rises "
-         "by $\\log(1+\\text{gain})$.")
-        S = self.Sigma
-        d = np.diag(S)
-        return self.w[i, j] * (d[i] + d[j] - 2.0 * S[i, j])
+# %% ../nbs/23_arena.ipynb #83840cea
+@patch
+def d_gain(self: FisherState, i, j) -> np.ndarray:
+    ("D-criterion gain $w_{ij}(\\Sigma_{ii}+\\Sigma_{jj}-2\\Sigma_{ij})$ of pairs (`i`, `j`): $\\log\\det$ rises "
+     "by $\\log(1+\\text{gain})$.")
+    S = self.Sigma
+    d = np.diag(S)
+    # Eq. (6): the D-gain w_ij (Sigma_ii + Sigma_jj - 2 Sigma_ij)
+    return self.w[i, j] * (d[i] + d[j] - 2.0 * S[i, j])
 
-    def a_gain(self, i, j) -> np.ndarray:
-        ("A-criterion gain: the drop of $\\operatorname{tr}\\Sigma$ if one battle on (`i`, `j`) were added "
-         "(Sherman–Morrison).")
-        if not self.track_square: raise ValueError("track_square: A-gains need FisherState(..., track_square=True)")
-        S, S2 = self.Sigma, self.Sigma2
-        d, d2 = np.diag(S), np.diag(S2)
-        w = self.w[i, j]
-        return w * (d2[i] + d2[j] - 2.0 * S2[i, j]) / (1.0 + w * (d[i] + d[j] - 2.0 * S[i, j]))
+# %% ../nbs/23_arena.ipynb #27ca3889
+@patch
+def a_gain(self: FisherState, i, j) -> np.ndarray:
+    ("A-criterion gain: the drop of $\\operatorname{tr}\\Sigma$ if one battle on (`i`, `j`) were added "
+     "(Sherman–Morrison).")
+    if not self.track_square: raise ValueError("track_square: A-gains need FisherState(..., track_square=True)")
+    S, S2 = self.Sigma, self.Sigma2
+    d, d2 = np.diag(S), np.diag(S2)
+    w = self.w[i, j]
+    # Eq. (7): the drop of tr Sigma by Sherman–Morrison
+    return w * (d2[i] + d2[j] - 2.0 * S2[i, j]) / (1.0 + w * (d[i] + d[j] - 2.0 * S[i, j]))
 
+# %% ../nbs/23_arena.ipynb #ab159a3e
 def brute_force_gains(
     # N×N Fisher information matrix (e.g. `fisher_information(...)`, anchor not yet dropped); the current information
     I: np.ndarray,
@@ -633,6 +673,7 @@ def _check_index(a, name: str) -> np.ndarray:
     if x.dtype.kind == "f" and x.size == 0: return x.astype(np.int64)
     raise TypeError(f"{name} must hold integer model indices, got {x.dtype} values {x.ravel()[:3].tolist()}")
 
+# %% ../nbs/23_arena.ipynb #ef3b9b0a
 class ArenaScheduler:
     ("Adaptive pair selection for an arena: `next_pairs(k)`, `update(battles)`, `ratings()`, `add_model(name)`; "
      "`method` is one of `METHODS`.")
@@ -699,210 +740,220 @@ class ArenaScheduler:
         self.counts = np.zeros((self.N, self.N))
         self.wins = np.zeros((self.N, self.N))
         self.r = np.full(self.N, self.init_rating)
-        self.fisher = (
-            FisherState(self.N, self.anchor, self.C, self.ridge, track_square=(method == "a-opt"))
-            if method in ("a-opt", "d-opt")
-            else None
-        )
+        self.fisher = (FisherState(self.N, self.anchor, self.C, self.ridge, track_square=(method == "a-opt"))
+                       if method in ("a-opt", "d-opt") else None)
         if self.fisher is not None and self.design_ratings is not None:
             self.fisher.rebuild(self.design_ratings, self.counts)
         self.n_battles, self._stale, self._fstale = 0, 0, 0
         self._set_index_helpers()
         self._log: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
-    def _set_index_helpers(self):
-        self._keep = np.arange(self.N) != self.anchor
-        self._ix = np.ix_(self._keep, self._keep)
-        self._prior = _prior_precision(self.N, self.C, self.ridge)
-
     def __repr__(self): return f"ArenaScheduler({self.N} models, method={self.method!r}, {self.n_battles} battles)"
 
-    def refit(self, tol: float = 1e-6) -> np.ndarray:
-        "Refit the m-ELO ratings to convergence (Newton, warm start) and rebuild the Fisher state; return the ratings."
-        self.r, _ = _newton(self.wins, self.r, self.anchor, self.C, self.ridge, tol, 100)
-        if self.fisher is not None: self.fisher.rebuild(self._design(), self.counts)
-        self._stale = self._fstale = 0
-        return self.r
+# %% ../nbs/23_arena.ipynb #6335be00
+@patch
+def _set_index_helpers(self: ArenaScheduler):
+    self._keep = np.arange(self.N) != self.anchor
+    self._ix = np.ix_(self._keep, self._keep)
+    self._prior = _prior_precision(self.N, self.C, self.ridge)
 
-    def _design(self) -> np.ndarray:
-        "The ratings the Fisher weights are evaluated at: `design_ratings` if given, else the current fit."
-        return self.r if self.design_ratings is None else self.design_ratings
+# %% ../nbs/23_arena.ipynb #ccbd234d
+@patch
+def observe(self: ArenaScheduler, i, j, y) -> "ArenaScheduler":
+    ("Record battles `(i, j, y)` given as index arrays (y: 1 = `i` wins, 0 = `j` wins, 0.5 = tie); the Fisher "
+     "state gets rank-one updates, the ratings wait for the next refit.")
+    i, j = _check_index(i, "i"), _check_index(j, "j")
+    try: y = np.atleast_1d(np.asarray(y, float))
+    except (TypeError, ValueError): raise TypeError("y must hold numbers (1, 0 or 0.5)") from None
+    if not (i.shape == j.shape == y.shape): raise ValueError("i, j and y must have the same shape")
+    if i.size and (min(i.min(), j.min()) < 0 or max(i.max(), j.max()) >= self.N):
+        raise ValueError(f"model indices must lie in [0, {self.N})")
+    if np.any(i == j): raise ValueError("a model cannot battle itself (i == j)")
+    if not ((y == 0.0) | (y == 0.5) | (y == 1.0)).all(): raise ValueError("y must hold 0, 0.5 or 1")
+    np.add.at(self.wins, (i, j), y)
+    np.add.at(self.wins, (j, i), 1.0 - y)
+    np.add.at(self.counts, (i, j), 1.0)
+    np.add.at(self.counts, (j, i), 1.0)
+    if self.fisher is not None:
+        for a, b in zip(i.tolist(), j.tolist()): self.fisher.add(a, b)
+    self.n_battles += i.size
+    self._stale += i.size
+    self._fstale += i.size
+    self._log.append((i, j, y))
+    return self
 
-    def newton_step(self) -> np.ndarray:
-        ("One warm-started Newton step of the m-ELO fit; its inverse Hessian is the new $\\Sigma$ (one $O(N^3)$ "
-         "inverse per refit).")
-        C, r = self.C, self.r
-        P = expit(C * (r[:, None] - r[None, :]))
-        A = self.counts * P * (1.0 - P)
-        H = C * C * (np.diag(A.sum(1)) - A) + self._prior
-        Sr = np.linalg.inv(H[self._ix])
-        g = C * (self.wins - self.counts * P).sum(1) - self.ridge * C * C * (r - r.mean())
-        r[self._keep] += Sr @ g[self._keep]
-        if self.fisher is not None:
-            if self.design_ratings is None: self.fisher.set_inverse(C * C * P * (1.0 - P), Sr)
-            else: self.fisher.rebuild(self.design_ratings, self.counts)
-        self._stale = self._fstale = 0
-        return r
+# %% ../nbs/23_arena.ipynb #38679509
+@patch
+def refit(self: ArenaScheduler, tol: float = 1e-6) -> np.ndarray:
+    "Refit the m-ELO ratings to convergence (Newton, warm start) and rebuild the Fisher state; return the ratings."
+    self.r, _ = _newton(self.wins, self.r, self.anchor, self.C, self.ridge, tol, 100)
+    if self.fisher is not None: self.fisher.rebuild(self._design(), self.counts)
+    self._stale = self._fstale = 0
+    return self.r
 
-    def _top(self, gains: np.ndarray, k: int) -> np.ndarray:
-        g = gains * (1.0 + 1e-9 * self.rng.random(gains.size))   # random tie-breaking
-        return np.array([int(np.argmax(g))]) if k == 1 else np.argpartition(-g, k - 1)[:k]
+@patch
+def _design(self: ArenaScheduler) -> np.ndarray:
+    "The ratings the Fisher weights are evaluated at: `design_ratings` if given, else the current fit."
+    return self.r if self.design_ratings is None else self.design_ratings
 
-    def select(self, k: int = 1, available=None) -> tuple[np.ndarray, np.ndarray]:
-        """Index arrays `(i, j)` of the next `k` pairs (top-K batch mode for `k > 1`).
+# %% ../nbs/23_arena.ipynb #42b3a388
+@patch
+def newton_step(self: ArenaScheduler) -> np.ndarray:
+    ("One warm-started Newton step of the m-ELO fit; its inverse Hessian is the new $\\Sigma$ (one $O(N^3)$ "
+     "inverse per refit).")
+    C, r = self.C, self.r
+    P = expit(C * (r[:, None] - r[None, :]))
+    A = self.counts * P * (1.0 - P)
+    # Eq. (3): the negative Hessian at the current ratings
+    H = C * C * (np.diag(A.sum(1)) - A) + self._prior
+    Sr = np.linalg.inv(H[self._ix])
+    g = C * (self.wins - self.counts * P).sum(1) - self.ridge * C * C * (r - r.mean())
+    r[self._keep] += Sr @ g[self._keep]
+    if self.fisher is not None:
+        if self.design_ratings is None: self.fisher.set_inverse(C * C * P * (1.0 - P), Sr)
+        else: self.fisher.rebuild(self.design_ratings, self.counts)
+    self._stale = self._fstale = 0
+    return r
 
-        `available` (replaying a finite log): the unused battles of every pair (i<j, row-major). Every rule then
-        chooses among pairs with battles left; 'random' draws a random remaining battle (pair probability
-        proportional to its remaining battles, times `pair_probs` if given)."""
-        k = _check_int("k", k, 1)
-        M = self.pi.size
-        if k > M: raise ValueError(f"k must be <= {M} (the number of pairs), got {k}")
-        ok = None
-        if available is not None:
-            av = np.asarray(available, float)
-            if av.shape != (M,) or np.any(av < 0) or not np.isfinite(av).all():
-                raise ValueError(f"available must hold {M} non-negative counts (pairs i<j)")
-            ok = av > 0
-            if not ok.any(): raise ValueError("available: no pair has battles left")
-            k = min(k, int(ok.sum()))
-        if self.method == "random":
-            if ok is None:
-                m = (
-                    self.rng.integers(M, size=k)
-                    if self.pair_probs is None
-                    else self.rng.choice(M, size=k, p=self.pair_probs)
-                )
-            else:
-                q = av if self.pair_probs is None else self.pair_probs * ok
-                m = self.rng.choice(M, size=k, p=q / q.sum())
-            return self.pi[m], self.pj[m]
-        # battles arrived since the last fit: refit to convergence (a warm-started Newton run, usually 1-3 steps), so
-        # that a bulk `observe()` is never ranked at stale ratings
-        if self.design_ratings is not None:
-            if self._fstale >= self.refit_every:   # fixed design ratings: no fit is needed to rank pairs; rebuild Σ
-                self.fisher.rebuild(self.design_ratings, self.counts)   # (no drift of the rank-one updates)
-                self._fstale = 0
-        elif self._stale >= self.refit_every: self.refit()
-        if self.method == "nearest":
-            d = np.abs(self.r[:, None] - self.r[None, :]) + 1e-9 * self.rng.random((self.N, self.N))
-            np.fill_diagonal(d, np.inf)
-            if ok is not None:
-                A = np.zeros((self.N, self.N), bool)
-                A[self.pi, self.pj] = A[self.pj, self.pi] = ok
-                d[~A] = np.inf
-                a = self.rng.choice(np.flatnonzero(A.any(1)), size=k)
-            else: a = self.rng.integers(self.N, size=k)
-            b = d[a].argmin(1)
-            return np.minimum(a, b), np.maximum(a, b)
-        if self.method == "ada-pair":
-            v = bt_weights(self.r, self.C)[self.pi, self.pj] / self.C ** 2
-            n = self.counts[self.pi, self.pj]
-            score = np.sqrt(v / (n + 1)) - np.sqrt(v / (n + 2))
-            if ok is not None: score = score * ok
-            m = self.rng.choice(M, size=k, replace=False, p=score / score.sum())
-            return self.pi[m], self.pj[m]
-        gains = self.fisher.d_gain(self.pi, self.pj) if self.method == "d-opt" else self.fisher.a_gain(self.pi, self.pj)
-        if ok is not None: gains = np.where(ok, gains, -np.inf)
-        m = self._top(gains, k)
+# %% ../nbs/23_arena.ipynb #a7a71e4e
+@patch
+def _top(self: ArenaScheduler, gains: np.ndarray, k: int) -> np.ndarray:
+    g = gains * (1.0 + 1e-9 * self.rng.random(gains.size))   # random tie-breaking
+    return np.array([int(np.argmax(g))]) if k == 1 else np.argpartition(-g, k - 1)[:k]
+
+@patch
+def select(self: ArenaScheduler, k: int = 1, available=None) -> tuple[np.ndarray, np.ndarray]:
+    """Index arrays `(i, j)` of the next `k` pairs (top-K batch mode for `k > 1`).
+
+    `available` (replaying a finite log): the unused battles of every pair (i<j, row-major). Every rule then
+    chooses among pairs with battles left; 'random' draws a random remaining battle (pair probability
+    proportional to its remaining battles, times `pair_probs` if given)."""
+    k = _check_int("k", k, 1)
+    M = self.pi.size
+    if k > M: raise ValueError(f"k must be <= {M} (the number of pairs), got {k}")
+    ok = None
+    if available is not None:
+        av = np.asarray(available, float)
+        if av.shape != (M,) or np.any(av < 0) or not np.isfinite(av).all():
+            raise ValueError(f"available must hold {M} non-negative counts (pairs i<j)")
+        ok = av > 0
+        if not ok.any(): raise ValueError("available: no pair has battles left")
+        k = min(k, int(ok.sum()))
+    if self.method == "random":
+        if ok is None:
+            m = (self.rng.integers(M, size=k) if self.pair_probs is None
+                 else self.rng.choice(M, size=k, p=self.pair_probs))
+        else:
+            q = av if self.pair_probs is None else self.pair_probs * ok
+            m = self.rng.choice(M, size=k, p=q / q.sum())
         return self.pi[m], self.pj[m]
+    # battles arrived since the last fit: refit to convergence (a warm-started Newton run, usually 1-3 steps), so
+    # that a bulk `observe()` is never ranked at stale ratings
+    if self.design_ratings is not None:
+        if self._fstale >= self.refit_every:   # fixed design ratings: no fit is needed to rank pairs; rebuild Σ
+            self.fisher.rebuild(self.design_ratings, self.counts)   # (no drift of the rank-one updates)
+            self._fstale = 0
+    elif self._stale >= self.refit_every: self.refit()
+    if self.method == "nearest":
+        d = np.abs(self.r[:, None] - self.r[None, :]) + 1e-9 * self.rng.random((self.N, self.N))
+        np.fill_diagonal(d, np.inf)
+        if ok is not None:
+            A = np.zeros((self.N, self.N), bool)
+            A[self.pi, self.pj] = A[self.pj, self.pi] = ok
+            d[~A] = np.inf
+            a = self.rng.choice(np.flatnonzero(A.any(1)), size=k)
+        else: a = self.rng.integers(self.N, size=k)
+        b = d[a].argmin(1)
+        return np.minimum(a, b), np.maximum(a, b)
+    if self.method == "ada-pair":
+        v = bt_weights(self.r, self.C)[self.pi, self.pj] / self.C ** 2
+        n = self.counts[self.pi, self.pj]
+        score = np.sqrt(v / (n + 1)) - np.sqrt(v / (n + 2))
+        if ok is not None: score = score * ok
+        m = self.rng.choice(M, size=k, replace=False, p=score / score.sum())
+        return self.pi[m], self.pj[m]
+    gains = self.fisher.d_gain(self.pi, self.pj) if self.method == "d-opt" else self.fisher.a_gain(self.pi, self.pj)
+    if ok is not None: gains = np.where(ok, gains, -np.inf)
+    m = self._top(gains, k)
+    return self.pi[m], self.pj[m]
 
-    def observe(self, i, j, y) -> "ArenaScheduler":
-        ("Record battles `(i, j, y)` given as index arrays (y: 1 = `i` wins, 0 = `j` wins, 0.5 = tie); the Fisher "
-         "state gets rank-one updates, the ratings wait for the next refit.")
-        i, j = _check_index(i, "i"), _check_index(j, "j")
-        try: y = np.atleast_1d(np.asarray(y, float))
-        except (TypeError, ValueError): raise TypeError("y must hold numbers (1, 0 or 0.5)") from None
-        if not (i.shape == j.shape == y.shape): raise ValueError("i, j and y must have the same shape")
-        if i.size and (min(i.min(), j.min()) < 0 or max(i.max(), j.max()) >= self.N):
-            raise ValueError(f"model indices must lie in [0, {self.N})")
-        if np.any(i == j): raise ValueError("a model cannot battle itself (i == j)")
-        if not ((y == 0.0) | (y == 0.5) | (y == 1.0)).all(): raise ValueError("y must hold 0, 0.5 or 1")
-        np.add.at(self.wins, (i, j), y)
-        np.add.at(self.wins, (j, i), 1.0 - y)
-        np.add.at(self.counts, (i, j), 1.0)
-        np.add.at(self.counts, (j, i), 1.0)
-        if self.fisher is not None:
-            for a, b in zip(i.tolist(), j.tolist()): self.fisher.add(a, b)
-        self.n_battles += i.size
-        self._stale += i.size
-        self._fstale += i.size
-        self._log.append((i, j, y))
-        return self
+# %% ../nbs/23_arena.ipynb #63a210af
+@patch
+def next_pairs(self: ArenaScheduler, k: int = 1) -> list[tuple[str, str]]:
+    "The next `k` pairs to show, as `(model_a, model_b)` names (sides in random order)."
+    i, j = self.select(k)
+    flip = self.rng.random(i.size) < 0.5
+    return [
+        (self.models[b], self.models[a]) if f else (self.models[a], self.models[b])
+        for a, b, f in zip(i.tolist(), j.tolist(), flip)
+    ]
 
-    def next_pairs(self, k: int = 1) -> list[tuple[str, str]]:
-        "The next `k` pairs to show, as `(model_a, model_b)` names (sides in random order)."
-        i, j = self.select(k)
-        flip = self.rng.random(i.size) < 0.5
-        return [
-            (self.models[b], self.models[a]) if f else (self.models[a], self.models[b])
-            for a, b, f in zip(i.tolist(), j.tolist(), flip)
-        ]
+# %% ../nbs/23_arena.ipynb #0a97994e
+@patch
+def update(self: ArenaScheduler, battles) -> "ArenaScheduler":
+    ("Record judged battles: a Chatbot-Arena table (or the 55k format), a list of records, or a list of "
+     "`(model_a, model_b, winner)` tuples; with `auto_refit` (default) the ratings and Fisher state are then "
+     "refitted to convergence.")
+    if isinstance(battles, (list, tuple)) and battles and isinstance(battles[0], (list, tuple)):
+        battles = [dict(zip(("model_a", "model_b", "winner"), b)) for b in battles]
+    self.observe(*battle_arrays(battles, self.models))
+    if self.auto_refit and self._stale: self.refit()
+    return self
 
-    def update(self, battles) -> "ArenaScheduler":
-        ("Record judged battles: a Chatbot-Arena table (or the 55k format), a list of records, or a list of "
-         "`(model_a, model_b, winner)` tuples; with `auto_refit` (default) the ratings and Fisher state are then "
-         "refitted to convergence.")
-        if isinstance(battles, (list, tuple)) and battles and isinstance(battles[0], (list, tuple)):
-            battles = [dict(zip(("model_a", "model_b", "winner"), b)) for b in battles]
-        self.observe(*battle_arrays(battles, self.models))
-        if self.auto_refit and self._stale: self.refit()
-        return self
+# %% ../nbs/23_arena.ipynb #68af52b0
+@patch
+def add_model(self: ArenaScheduler, name: str, rating: float | None = None) -> "ArenaScheduler":
+    ("Add a new model `name` to a running arena (initial rating `rating`, default the mean current rating); it "
+     "has no battles yet, so its prior variance makes the information rules pick it early.")
+    name = str(name)
+    if name in self.index: raise ValueError(f"name: model {name!r} is already in the arena")
+    if self.pair_probs is not None or self.design_ratings is not None:
+        raise ValueError("add_model: pair_probs or design_ratings were given for the old model set; build a new "
+                         "scheduler")
+    rating = float(self.r.mean()) if rating is None else float(rating)
+    if not math.isfinite(rating): raise ValueError("rating must be finite")
+    N = self.N
+    self.models.append(name)
+    self.index[name] = N
+    self.N = N + 1
+    pad = lambda A: np.pad(A, ((0, 1), (0, 1)))
+    self.counts, self.wins = pad(self.counts), pad(self.wins)
+    self.r = np.r_[self.r, rating]
+    self.pi, self.pj = np.triu_indices(self.N, 1)
+    self._set_index_helpers()
+    if self.fisher is not None:
+        self.fisher = FisherState(
+            self.N, self.anchor, self.C, self.ridge, track_square=(self.method == "a-opt")
+        ).rebuild(self._design(), self.counts)
+    self._stale = self._fstale = 0
+    return self
 
-    def add_model(self, name: str, rating: float | None = None) -> "ArenaScheduler":
-        ("Add a new model `name` to a running arena (initial rating `rating`, default the mean current rating); it "
-         "has no battles yet, so its prior variance makes the information rules pick it early.")
-        name = str(name)
-        if name in self.index: raise ValueError(f"name: model {name!r} is already in the arena")
-        if self.pair_probs is not None or self.design_ratings is not None:
-            raise ValueError("add_model: pair_probs or design_ratings were given for the old model set; build a new "
-                             "scheduler")
-        rating = float(self.r.mean()) if rating is None else float(rating)
-        if not math.isfinite(rating): raise ValueError("rating must be finite")
-        N = self.N
-        self.models.append(name)
-        self.index[name] = N
-        self.N = N + 1
-        pad = lambda A: np.pad(A, ((0, 1), (0, 1)))
-        self.counts, self.wins = pad(self.counts), pad(self.wins)
-        self.r = np.r_[self.r, rating]
-        self.pi, self.pj = np.triu_indices(self.N, 1)
-        self._set_index_helpers()
-        if self.fisher is not None:
-            self.fisher = FisherState(
-                self.N, self.anchor, self.C, self.ridge, track_square=(self.method == "a-opt")
-            ).rebuild(self._design(), self.counts)
-        self._stale = self._fstale = 0
-        return self
+# %% ../nbs/23_arena.ipynb #a339c317
+@patch
+def battle_log(self: ArenaScheduler) -> pd.DataFrame:
+    "Every battle recorded so far, as a Chatbot-Arena table."
+    if not self._log: return battle_table(self.models, [], [], [])
+    return battle_table(self.models, *(np.concatenate(x) for x in zip(*self._log)))
 
-    def battle_log(self) -> pd.DataFrame:
-        "Every battle recorded so far, as a Chatbot-Arena table."
-        if not self._log: return battle_table(self.models, [], [], [])
-        return battle_table(self.models, *(np.concatenate(x) for x in zip(*self._log)))
+# %% ../nbs/23_arena.ipynb #375532a0
+@patch
+def ratings(self: ArenaScheduler) -> pd.Series:
+    "Current m-ELO ratings (refitted if battles arrived since the last fit), strongest first."
+    if self._stale: self.refit()
+    return pd.Series(self.r, index=self.models, name="rating").sort_values(ascending=False)
 
-    def ratings(self) -> pd.Series:
-        "Current m-ELO ratings (refitted if battles arrived since the last fit), strongest first."
-        if self._stale: self.refit()
-        return pd.Series(self.r, index=self.models, name="rating").sort_values(ascending=False)
-
-    def rating_intervals(self, n_boot: int = 200, level: float = 0.95, seed: int | None = None) -> pd.DataFrame:
-        ("Bootstrap intervals of the m-ELO ratings (battles resampled with replacement; see `bootstrap_ratings`), "
-         "strongest first.")
-        if not self._log: raise ValueError("rating_intervals: no battles recorded yet")
-        i, j, y = (np.concatenate(x) for x in zip(*self._log))
-        out = bootstrap_ratings(
-            i,
-            j,
-            y,
-            self.N,
-            n_boot=n_boot,
-            level=level,
-            anchor=self.anchor,
-            anchor_rating=float(self.ratings()[self.models[self.anchor]]),
-            C=self.C,
-            ridge=self.ridge,
-            seed=seed,
-        )
-        return out.set_axis(self.models).sort_values("rating", ascending=False)
+# %% ../nbs/23_arena.ipynb #ff563c3f
+@patch
+def rating_intervals(self: ArenaScheduler, n_boot: int = 200, level: float = 0.95,
+                     seed: int | None = None) -> pd.DataFrame:
+    ("Bootstrap intervals of the m-ELO ratings (battles resampled with replacement; see `bootstrap_ratings`), "
+     "strongest first.")
+    if not self._log: raise ValueError("rating_intervals: no battles recorded yet")
+    i, j, y = (np.concatenate(x) for x in zip(*self._log))
+    out = bootstrap_ratings(i, j, y, self.N, n_boot=n_boot, level=level, anchor=self.anchor,
+                            anchor_rating=float(self.ratings()[self.models[self.anchor]]), C=self.C,
+                            ridge=self.ridge, seed=seed)
+    return out.set_axis(self.models).sort_values("rating", ascending=False)
 
 # %% ../nbs/23_arena.ipynb #3f4293c3
 def bootstrap_ratings(
@@ -967,6 +1018,7 @@ def pairwise_consistency(
     if not keep.any(): raise ValueError("ref ranks every model equal: consistency is undefined")
     return float(np.mean((de[keep] == dr[keep]) + 0.5 * (de[keep] == 0)))
 
+# %% ../nbs/23_arena.ipynb #d935568d
 def kendall_tau(
     est,  # estimated ratings of the N models
     ref,  # reference ratings
@@ -976,6 +1028,7 @@ def kendall_tau(
     if e.size != r.size: raise ValueError(f"est and ref must have the same length, got {e.size} and {r.size}")
     return float(kendalltau(e, r).statistic)
 
+# %% ../nbs/23_arena.ipynb #0871232f
 def rating_rmse(
     est,   # estimated ratings (Elo units)
     true,  # true ratings in the same model order
@@ -1009,6 +1062,32 @@ def reference_ratings(
     W[pj, pi] = (n - ties - w) + 0.5 * ties
     return fit_mle(W, anchor=0, anchor_rating=float(r[0]), C=C, ridge=ridge, check_connected=False)
 
+# %% ../nbs/23_arena.ipynb #41e04488
+def _selection_arena(r, per_pair, traffic, reference, C, ridge, tie_rate, s_arena):
+    ("The arena of one `run_selection` run and its full-data `reference`: a replayed log with the given `traffic`, a "
+     "balanced replayed log, or (`per_pair=None`) a fresh simulator.")
+    N = r.size
+    if traffic is not None:
+        if per_pair is None:
+            raise ValueError("per_pair: the traffic protocol replays a finite log; give its size per pair")
+        per_pair = _check_int("per_pair", per_pair, 1)
+        b = np.asarray(traffic, float)
+        if b.shape != (N,): raise ValueError(f"traffic must hold one battle count per model ({N}), got shape {b.shape}")
+        s_arena, s_log = s_arena.spawn(2)
+        arena = ReplayArena(r, C=C, tie_rate=tie_rate, seed=s_arena,
+                            pair_counts=traffic_log_counts(b, per_pair * N * (N - 1) // 2, seed=s_log))
+        if reference is None:
+            reference = fit_mle(arena.full_wins(), anchor=0, anchor_rating=float(r[0]), C=C, ridge=ridge,
+                                check_connected=False)
+    elif per_pair is not None:
+        arena = ReplayArena(r, per_pair=per_pair, C=C, tie_rate=tie_rate, seed=s_arena)
+        if reference is None:
+            reference = fit_mle(arena.full_wins(), anchor=0, anchor_rating=float(r[0]), C=C, ridge=ridge,
+                                check_connected=False)
+    else: arena = BTArena(r, C=C, tie_rate=tie_rate, seed=s_arena)
+    return arena, reference
+
+# %% ../nbs/23_arena.ipynb #2fc53f5e
 def run_selection(
     true_ratings,                 # the true skills of the N models (Elo units), array or pandas Series
     method: str,                  # selection rule, one of `METHODS`
@@ -1044,63 +1123,24 @@ def run_selection(
     if not cps: raise ValueError("checkpoints must name at least one budget")
     s_arena, s_sched, s_anchor = np.random.SeedSequence(seed).spawn(3)
     if anchor is None: anchor = int(np.random.default_rng(s_anchor).integers(N))
-    if traffic is not None:
-        if per_pair is None:
-            raise ValueError("per_pair: the traffic protocol replays a finite log; give its size per pair")
-        per_pair = _check_int("per_pair", per_pair, 1)
-        b = np.asarray(traffic, float)
-        if b.shape != (N,): raise ValueError(f"traffic must hold one battle count per model ({N}), got shape {b.shape}")
-        s_arena, s_log = s_arena.spawn(2)
-        arena = ReplayArena(
-            r,
-            C=C,
-            tie_rate=tie_rate,
-            seed=s_arena,
-            pair_counts=traffic_log_counts(b, per_pair * N * (N - 1) // 2, seed=s_log),
-        )
-        if reference is None:
-            reference = fit_mle(
-                arena.full_wins(), anchor=0, anchor_rating=float(r[0]), C=C, ridge=ridge, check_connected=False
-            )
-    elif per_pair is not None:
-        arena = ReplayArena(r, per_pair=per_pair, C=C, tie_rate=tie_rate, seed=s_arena)
-        if reference is None:
-            reference = fit_mle(
-                arena.full_wins(), anchor=0, anchor_rating=float(r[0]), C=C, ridge=ridge, check_connected=False
-            )
-    else: arena = BTArena(r, C=C, tie_rate=tie_rate, seed=s_arena)
+    arena, reference = _selection_arena(r, per_pair, traffic, reference, C, ridge, tie_rate, s_arena)
     sched = ArenaScheduler(
         N, method=method, anchor=anchor, C=C, ridge=ridge, refit_every=refit_every, seed=s_sched, pair_probs=pair_probs,
         design_ratings=r if oracle_design else None,
     )
     ref = None if reference is None else _check_ratings(reference, "reference")
-    out = {
-        k_: []
-        for k_ in (
-            "battles",
-            "consistency_true",
-            "consistency_full",
-            "tau_true",
-            "tau_full",
-            "rmse",
-            "d_info",
-            "a_info",
-            "anchor_freq",
-            "select_s",
-        )
-    }
+    out = {k_: [] for k_ in ("battles", "consistency_true", "consistency_full", "tau_true", "tau_full", "rmse",
+                             "d_info", "a_info", "anchor_freq", "select_s")}
     t_sel, r_hat = 0.0, np.full(N, 1000.0)
     for cp in cps:
         while sched.n_battles < cp:
             t0 = time.perf_counter()
-            i, j = sched.select(
-                min(k, cp - sched.n_battles), available=arena.remaining() if traffic is not None else None
-            )
+            i, j = sched.select(min(k, cp - sched.n_battles),
+                                available=arena.remaining() if traffic is not None else None)
             t_sel += time.perf_counter() - t0
             sched.observe(i, j, arena.outcomes(i, j))
-        r_hat = fit_mle(
-            sched.wins, anchor=anchor, anchor_rating=1000.0, C=C, ridge=ridge, init=r_hat, check_connected=False
-        )
+        r_hat = fit_mle(sched.wins, anchor=anchor, anchor_rating=1000.0, C=C, ridge=ridge, init=r_hat,
+                        check_connected=False)
         I_true = fisher_information(r, sched.counts, C)
         out["battles"].append(cp)
         out["consistency_true"].append(pairwise_consistency(r_hat, r))
@@ -1117,9 +1157,8 @@ def run_selection(
         for K in elo_k:
             snaps = online_elo(li, lj, ly, N, K=K, C=C, snapshots=cps)
             out[f"elo{K:g}_consistency_true"] = [pairwise_consistency(e, r) for e in snaps]
-            out[f"elo{K:g}_consistency_full"] = [
-                pairwise_consistency(e, ref) if ref is not None else float("nan") for e in snaps
-            ]
+            out[f"elo{K:g}_consistency_full"] = [pairwise_consistency(e, ref) if ref is not None else float("nan")
+                                                 for e in snaps]
     out = {k_: np.asarray(v) for k_, v in out.items()}
     out.update(method=method, k=k, anchor=anchor, seed=seed, fresh=getattr(arena, "fresh", 0), oracle=oracle_design)
     if keep_counts: out["counts"] = sched.counts.copy()
