@@ -69,9 +69,10 @@ def jsd(logp: torch.Tensor, logq: torch.Tensor) -> torch.Tensor:
     logp, logq = logp.double(), logq.double()
     logm = torch.logaddexp(logp, logq) - LN2
     kl = lambda a: (a.exp() * (a - logm)).nansum(-1)   # 0·log0 = 0
+    # Eq. (2): ½ KL(p‖m) + ½ KL(q‖m)
     return (0.5 * kl(logp) + 0.5 * kl(logq)).clamp(min=0).float()
 
-
+# %% ../nbs/24_reasoning_hallucination.ipynb #3d85fbd9
 def _check_layers(layers, N: int) -> list[int]:
     layers = list(range(1, N + 1)) if layers is None else [int(j) for j in layers]
     if not layers: raise ValueError("layers is empty")
@@ -90,7 +91,7 @@ def _resolve_norm(model, norm, final_norm):
         raise TypeError("final_norm must be 'auto', a callable or None")
     return final_norm
 
-
+# %% ../nbs/24_reasoning_hallucination.ipynb #b9169de9
 def _run_hooked(runner, blocks, layers, input_ids, attention_mask, output_attentions):
     "One forward of `runner` with hooks on the decoder `blocks`: (output, {j: hidden state after layer j})."
     caught = {}
@@ -107,7 +108,7 @@ def _run_hooked(runner, blocks, layers, input_ids, attention_mask, output_attent
         raise ValueError("the model returned no attention weights: build it with attn='eager'")
     return out, caught
 
-
+# %% ../nbs/24_reasoning_hallucination.ipynb #3a901d68
 @torch.no_grad()
 def logit_lens(model, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
                layers: Sequence[int] | None = None, final_norm: str | Callable | None = "auto",
@@ -131,7 +132,7 @@ def logit_lens(model, input_ids: torch.Tensor, attention_mask: torch.Tensor | No
     if output_attentions: res["attentions"] = out.attentions
     return res
 
-
+# %% ../nbs/24_reasoning_hallucination.ipynb #42420964
 def late_layers(n_layers: int, late_frac: float = 0.5) -> list[int]:
     "The late layers J (1-based, excluding the final layer N): the last ⌈late_frac·N⌉ layers before N, at least one."
     if isinstance(n_layers, bool) or not isinstance(n_layers, int) or n_layers < 2:
@@ -140,7 +141,7 @@ def late_layers(n_layers: int, late_frac: float = 0.5) -> list[int]:
     k = max(1, math.ceil(late_frac * n_layers))
     return list(range(max(1, n_layers - k), n_layers))
 
-
+# %% ../nbs/24_reasoning_hallucination.ipynb #ab0bd82e
 def token_reasoning_scores(lens_logprobs: torch.Tensor, final_logprobs: torch.Tensor,
                            agg: str = "mean") -> torch.Tensor:
     """Per-token Reasoning Score: (1/|J|) Σ_{j∈J} JSD(q_N(t), q_j(t)) for `agg='mean'` (bounded by ln 2), or the sum
@@ -149,6 +150,7 @@ def token_reasoning_scores(lens_logprobs: torch.Tensor, final_logprobs: torch.Te
     if lens_logprobs.shape[1:] != final_logprobs.shape:
         raise ValueError(f"lens_logprobs [J, ...] and final_logprobs [...] do not match: {tuple(lens_logprobs.shape)} "
                          f"vs {tuple(final_logprobs.shape)}")
+    # Eq. (1): JSD(q_N(t) || q_j(t)) for each late layer j; the mean (or sum) over J
     d = jsd(final_logprobs.expand_as(lens_logprobs), lens_logprobs)
     return d.mean(0) if agg == "mean" else d.sum(0)
 
@@ -204,6 +206,7 @@ def lens_token_stats(model, input_ids: torch.Tensor, attention_mask: torch.Tenso
         nll[:, s:s + tgt.shape[1]] = (-fin[:, :tgt.shape[1]].gather(-1, tgt[..., None])[..., 0]).cpu()
         acc = torch.zeros(B, e - s, device=fin.device)
         for j in J:                                                      # one layer's [B, c, V] at a time
+            # Eq. (1): accumulate JSD(q_N(t) || q_j(t)) over j in J
             acc += jsd(fin, proj(hs[j][:, s:e]))
         R[:, s:e] = (acc / len(J) if agg == "mean" else acc).cpu()
     res = {"R": R, "entropy": ent, "nll": nll, "layers": J, "n_layers": N}
@@ -215,13 +218,13 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> float:
     if len(x) < 2 or np.std(x) < 1e-12 or np.std(y) < 1e-12: return 0.0
     return float(np.corrcoef(x, y)[0, 1])
 
-
+# %% ../nbs/24_reasoning_hallucination.ipynb #3d89361e
 def _encode_pair(tokenizer, prompt: str, completion: str) -> tuple[list[int], int]:
     p = tokenizer(prompt, add_special_tokens=True)["input_ids"]
     c = tokenizer(completion, add_special_tokens=False)["input_ids"]
     return p + c, len(p)
 
-
+# %% ../nbs/24_reasoning_hallucination.ipynb #ca2a1711
 def _pad_right(seqs: Sequence[Sequence[int]], pad_id: int, device) -> tuple[torch.Tensor, torch.Tensor]:
     "Right-padded [B, L] ids and mask: with a causal model the real tokens see no padding (= unbatched outputs)."
     L = max(len(x) for x in seqs)
@@ -232,7 +235,7 @@ def _pad_right(seqs: Sequence[Sequence[int]], pad_id: int, device) -> tuple[torc
         mask[i, :len(x)] = 1
     return ids.to(device), mask.to(device)
 
-
+# %% ../nbs/24_reasoning_hallucination.ipynb #b5f4e287
 @torch.no_grad()
 def analyze_batch(model, tokenizer, prompt_ids: Sequence[Sequence[int]], completion_ids: Sequence[Sequence[int]],
                   late_frac: float = 0.5, layers: Sequence[int] | None = None, agg: str = "mean", delim: str = "\n",
@@ -283,6 +286,7 @@ def analyze_batch(model, tokenizer, prompt_ids: Sequence[Sequence[int]], complet
             nll_tok = nll_all[i, P - 1:T - 1].numpy()
             ent_tok = ent_all[i, P - 1:T - 1].numpy()
             spans = step_spans([text(t) for t in c], delim) or [(0, len(c))]
+            # Eq. (1): R_k, the mean of R(t) over the tokens of step c_k
             R = np.array([r_tok[s:e].mean() for s, e in spans])
             ppl = np.array([math.exp(nll_tok[s:e].mean()) for s, e in spans])
             K = len(spans)
@@ -306,14 +310,14 @@ def analyze_batch(model, tokenizer, prompt_ids: Sequence[Sequence[int]], complet
                         "token_nll": nll_tok, "layers": J})
     return out
 
-
+# %% ../nbs/24_reasoning_hallucination.ipynb #5ca6f606
 def analyze_ids(model, tokenizer, prompt_ids: Sequence[int], completion_ids: Sequence[int], **kwargs) -> dict:
     "`analyze_batch` of one trace given as token ids."
     if not len(prompt_ids) or not len(completion_ids):
         raise ValueError("prompt_ids and completion_ids must be non-empty")
     return analyze_batch(model, tokenizer, [list(prompt_ids)], [list(completion_ids)], **kwargs)[0]
 
-
+# %% ../nbs/24_reasoning_hallucination.ipynb #af2adf4d
 def analyze_trace(model, tokenizer, prompt: str, completion: str, **kwargs) -> dict:
     "`analyze_ids` on text: the prompt (with the tokenizer's special tokens) and the completion (without)."
     if not isinstance(prompt, str) or not isinstance(completion, str):
@@ -346,6 +350,7 @@ class RHD:
         if len(y) != len(rows): raise ValueError(f"rows ({len(rows)}) and labels ({len(y)}) differ in length")
         if len(set(y.tolist())) < 2:
             raise ValueError("labels hold one class only: need truthful and hallucinated traces")
+        # Eq. (3): the α of the RHD score, by logistic regression
         self.model_ = make_pipeline(StandardScaler(), LogisticRegression(C=self.C, max_iter=1000)).fit(self._X(rows), y)
         return self
     @property
@@ -401,11 +406,12 @@ def auc_se(auc: float, n_pos: int, n_neg: int) -> float:
     SE² = [A(1−A) + (n₊−1)(Q₁−A²) + (n₋−1)(Q₂−A²)] / (n₊n₋), Q₁ = A/(2−A), Q₂ = 2A²/(1+A)."""
     if not 0 <= auc <= 1: raise ValueError(f"auc must be in [0, 1], got {auc}")
     if n_pos < 1 or n_neg < 1: raise ValueError(f"n_pos and n_neg must be >= 1, got {n_pos}, {n_neg}")
+    # Eq. (4): Hanley & McNeil's Q1, Q2, then SE
     q1, q2 = auc / (2 - auc), 2 * auc ** 2 / (1 + auc)
     return float(math.sqrt(max(0.0, auc * (1 - auc) + (n_pos - 1) * (q1 - auc ** 2) + (n_neg - 1) * (q2 - auc ** 2))
                            / (n_pos * n_neg)))
 
-
+# %% ../nbs/24_reasoning_hallucination.ipynb #a6fb7744
 def within_pool_auc(rows: Sequence[Mapping], labels: Sequence[int], pools: Sequence[str],
                     baselines: Mapping[str, Sequence[float]], detectors: Mapping[str, Sequence[str]],
                     n_repeats: int = 5, seed: int = 0, min_class: int = 5) -> dict:
@@ -444,10 +450,10 @@ def fast_auc(y: np.ndarray, s: np.ndarray) -> np.ndarray:
     n1 = y.sum(-1)
     n0 = y.shape[-1] - n1
     with np.errstate(invalid="ignore", divide="ignore"):
-        # Eq. (Mann–Whitney): AUC = (Σ_{positives} rank − n₁(n₁+1)/2) / (n₁ n₀)
+        # Eq. (5): AUC = (Σ_{positives} rank − n₁(n₁+1)/2) / (n₁ n₀)
         return ((r * y).sum(-1) - n1 * (n1 + 1) / 2) / (n1 * n0)
 
-
+# %% ../nbs/24_reasoning_hallucination.ipynb #fefe5c78
 def paired_auc_diff(labels: Sequence[int],  # 0/1 labels of the n traces
                     scores_a: np.ndarray,  # [R, n] out-of-fold scores of detector a (R cross-fitting repeats) or [n]
                     scores_b: np.ndarray,  # [R, n] or [n] scores of detector b, on the same traces
@@ -478,7 +484,6 @@ def paired_auc_diff(labels: Sequence[int],  # 0/1 labels of the n traces
     return {"diff": auc_a - auc_b, "lo": float(lo), "hi": float(hi), "auc_a": auc_a, "auc_b": auc_b,
             "p_le_0": float(np.mean(d <= 0)), "n": int(len(y)), "n_pos": int(y.sum())}
 
-
 # %% ../nbs/24_reasoning_hallucination.ipynb #1921741d
 def eigenscore(embeddings: torch.Tensor | np.ndarray, alpha: float = 1e-3) -> float:
     """EigenScore (INSIDE, Chen et al. 2024) of K sampled answers' embeddings [K, d]: (1/K) log det(Σ + αI) with
@@ -491,7 +496,7 @@ def eigenscore(embeddings: torch.Tensor | np.ndarray, alpha: float = 1e-3) -> fl
     S = Zc @ Zc.T / Z.shape[1]
     return float(torch.linalg.eigvalsh(S + alpha * torch.eye(len(S), dtype=S.dtype)).clamp(min=1e-300).log().mean())
 
-
+# %% ../nbs/24_reasoning_hallucination.ipynb #2c9ab3aa
 @torch.no_grad()
 def batch_embeddings(model, tokenizer, prompts: Sequence[str], completions: Sequence[str], layer: int | None = None,
                      batch_size: int = 256) -> torch.Tensor:
@@ -513,7 +518,7 @@ def batch_embeddings(model, tokenizer, prompts: Sequence[str], completions: Sequ
         out.append(h[torch.arange(len(x), device=dev), am.sum(1) - 1].float().cpu())
     return torch.cat(out)
 
-
+# %% ../nbs/24_reasoning_hallucination.ipynb #bea34104
 def sample_embeddings(model, tokenizer, prompt: str, completions: Sequence[str],
                       layer: int | None = None) -> torch.Tensor:
     "Hidden state (decoder layer `layer`, default the middle one) at the last token of each prompt + completion [K, d]."
@@ -527,10 +532,10 @@ def shaping_potential(R: np.ndarray | Sequence[float], alpha: float = 1.0, tau: 
     R = np.asarray(R, dtype=np.float64)
     if R.ndim != 1: raise ValueError(f"R must be 1-D (one Reasoning Score per step), got shape {R.shape}")
     if not np.isfinite(R).all(): raise ValueError("R must be finite (no NaN or inf)")
-    # R̃_k = α R_k 1[R_k ≤ τ]; Φ = −R̃
+    # Eq. (6): R̃_k = α R_k 1[R_k ≤ τ]; Φ = −R̃
     return -np.where(R <= tau, alpha * R, 0.0)
 
-
+# %% ../nbs/24_reasoning_hallucination.ipynb #9ae088f4
 def _potentials(R: np.ndarray, alpha: float, tau: float) -> np.ndarray:
     "Φ(s_0..s_K) of one trace of K steps: Φ(s_0) = Φ(s_K) = 0 (no step before the first; the answer ends the trace)."
     K = len(R)
@@ -553,10 +558,10 @@ def shaped_step_rewards(step_R: Sequence[float], outcome: float, alpha: float = 
     phi = _potentials(R, alpha, tau)
     r = np.zeros(len(R))
     r[-1] = float(outcome)
-    # Eq. (GRPO-R shaping): r̄_k = r_k + γ Φ(s_k) − Φ(s_{k−1})
+    # Eq. (6): r̄_k = r_k + γ Φ(s_k) − Φ(s_{k−1})
     return r + gamma * phi[1:] - phi[:-1]
 
-
+# %% ../nbs/24_reasoning_hallucination.ipynb #02de37d1
 def shaping_to_go(step_R: Sequence[float], alpha: float = 1.0, tau: float = 0.1, gamma: float = 1.0) -> np.ndarray:
     """Shaping part of the reward-to-go seen by the tokens of step k (k = 1..K):
     G_k = Σ_{k'≥k} (γΦ(s_k') − Φ(s_{k'−1})).
@@ -564,6 +569,7 @@ def shaping_to_go(step_R: Sequence[float], alpha: float = 1.0, tau: float = 0.1,
     earlier steps only (see the derivation below)."""
     R = np.asarray(step_R, dtype=np.float64)
     shaped = shaped_step_rewards(R, 0.0, alpha, tau, gamma)
+    # Eq. (7): the reward-to-go G_k of the shaping rewards
     return shaped[::-1].cumsum()[::-1].copy()
 
 # %% ../nbs/24_reasoning_hallucination.ipynb #20eded8a
@@ -611,6 +617,7 @@ def grpo_r_advantages(step_R: Sequence[Sequence[float]], step_ends: Sequence[Seq
     bonus = torch.zeros(N, T)                      # shaping part of each token's advantage, before the std
     for i, (R, ends) in enumerate(zip(step_R, step_ends)):
         R = np.asarray(R, dtype=np.float64)
+        # Eq. (7): G_k for the potential credit; R~_k for the own-step credit
         per_step = shaping_to_go(R, alpha, tau, gamma) if credit == "potential" else -_potentials(R, alpha, tau)[1:]
         s = 0
         for g, e in zip(per_step, ends):
@@ -776,7 +783,7 @@ def well_formed(completion: str, n_steps: int) -> bool:
         prev = int(m.group(4))
     return int(lines[-1]) == prev
 
-
+# %% ../nbs/24_reasoning_hallucination.ipynb #e9f7b47d
 def misled_steps(record: Mapping, completion: str) -> list[bool | None]:
     """For each line of `completion` on a NoOp `record` (see `chain_records`): True if the step's operand is the NoOp
     number where the prompt's operand differs, False if the step is the reference step, None otherwise."""
@@ -813,7 +820,7 @@ def first_wrong_step(record: Mapping,  # a record of `chain_records` (prompt, st
         if c != (a + b if o == "+" else a - b): return k, "slip"
     return None, None
 
-
+# %% ../nbs/24_reasoning_hallucination.ipynb #5e7eeb76
 def error_confidence(row: Mapping,  # a detection row: 'record', 'completion', and analyze_batch's 'spans', 'token_nll'
                      p: float = 0.9  # the confidence level
                      ) -> dict:
@@ -826,4 +833,3 @@ def error_confidence(row: Mapping,  # a detection row: 'record', 'completion', a
     else: s, e = row["spans"][k]
     min_p = float(np.exp(-nll[s:e].max())) if e > s else float("nan")
     return {"k": k, "kind": kind, "min_p": min_p, "confident": bool(min_p >= p)}
-
