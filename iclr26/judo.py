@@ -1272,7 +1272,9 @@ def lookup_records(
     letters, a think that already names one option's text (a random option, so the image cannot give it away), and the
     loss on the letter that follows that text in the prompt and on the rest of the JUDO ending: `target_prefix`
     '<think> answer TEXT', target 'X </think><answer>X</answer>' (the first pass of this curriculum ended the target
-    at '</think>' and so taught the model to stop before its answer)."""
+    at '</think>' and so taught the model to stop before its answer). `solution` is the letter. *(The letter token here
+    is 'X', without the leading space of the prompt's ' X'; a light probe that trained the prompt's own ' X' instead
+    learnt the lookup more slowly, see §6b.)*"""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"n must be an int >= 1, got {n!r}")
     rng, metas = np.random.default_rng(seed + 5), list((ds.train if metas is None else metas).values())
@@ -1295,6 +1297,7 @@ def lookup_records(
                 "prompt": mcq_prompt({**qa, "Options": opts}),
                 "target_prefix": f"<think> answer {opts[letter]}",
                 "target": f"{letter} </think><answer>{letter}</answer>",
+                "solution": letter,
             }
         )
     return out
@@ -1358,17 +1361,24 @@ def sft_stage(
     )
 
 
-def lookup_accuracy(model: TinyVLM, tok, records: Sequence[Mapping], batch_size: int = 128) -> float:
-    "Greedy exact-match accuracy of the letter after each lookup record's prompt + `target_prefix` (held-out records)."
+def lookup_accuracy(
+    model: TinyVLM,  # the VLM whose language side is tested
+    tok,  # its tokenizer
+    records: Sequence[Mapping],  # held-out `lookup_records`
+    batch_size: int = 128,  # records decoded at once
+) -> float:
+    """Greedy exact-match accuracy of the letter after each lookup record's prompt + `target_prefix` (held-out
+    records), on the token sequence training used: prompt and prefix joined with no space (a space would add a lone
+    ' ' token before `<think>` that no training sequence has; issue #55)."""
     if not records:
         raise ValueError("records is empty")
     hits = []
     for i in range(0, len(records), batch_size):
         rs = records[i : i + batch_size]
         *_, texts = vlm_generate(
-            model, tok, torch.stack([r["images"] for r in rs]), [f"{r['prompt']} {r['target_prefix']}" for r in rs], 1
+            model, tok, torch.stack([r["images"] for r in rs]), [f"{r['prompt']}{r['target_prefix']}" for r in rs], 1
         )
-        hits += [t.strip() == r["target"].split()[0] for t, r in zip(texts, rs)]
+        hits += [t.strip() == r["solution"] for t, r in zip(texts, rs)]
     return float(np.mean(hits))
 
 

@@ -388,13 +388,24 @@ def test_lookup_records_loss_on_letter_only(ds):
             (v.rsplit(" ", 1)[1], v.rsplit(" ", 1)[0]) for v in r["prompt"].split("options : ")[1].split(" , ")
         )
         text = r["target_prefix"].split("answer ", 1)[1]
-        letter = r["target"].split()[0]
+        letter = r["solution"]
         assert prompt_opts[letter] == text
     r = _tokenize_records(tok, recs[:1])[0]
     supervised = [t for t, lab in zip(r["_ids"], r["_labels"]) if lab != -100]
-    assert tok.decode(supervised[:1]) == recs[0]["target"].split()[0] and supervised[-1] == tok.eos_token_id
+    assert tok.decode(supervised[:1]).strip() == recs[0]["solution"] and supervised[-1] == tok.eos_token_id
     with pytest.raises(ValueError):
         lookup_records(ds, 0)
+
+
+def test_lookup_accuracy_decodes_the_trained_sequence(ds):
+    # issue #55: lookup_accuracy decodes after the very token sequence training used (prompt + target_prefix with no
+    # space: no lone ' ' token before <think>), and the supervised letter is the answer letter
+    tok = build_tokenizer(ds, 8)
+    for r in lookup_records(ds, 20, seed=3):
+        ids = lambda s_: tok(s_, add_special_tokens=False)["input_ids"]
+        prompt_ids = tok(r["prompt"])["input_ids"]
+        assert tok(r["prompt"] + r["target_prefix"])["input_ids"] == prompt_ids + ids(r["target_prefix"])
+        assert tok.decode(ids(r["target"])[:1]).strip() == r["solution"]
 
 
 def test_sub_cell_labels_and_perception(ds):
