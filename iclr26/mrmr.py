@@ -311,6 +311,101 @@ class RetrievalTask:
     def query_captions(self, i: int) -> dict: return self.captions.get(f"query-{self.queries['id'].iat[i]}", {})
     def doc_captions(self, j: int) -> dict: return self.captions.get(f"corpus-{self.corpus['id'].iat[j]}", {})
 
+# %% ../nbs/16_mrmr.ipynb #6e430351
+def _task_frames(source, split: str, extra: bool | str, spec: Mapping, revision: str | None):
+    """`load_task`'s first stage: the `query`, `corpus` and `qrels` configurations of `source` (the corpus with the
+    distractor configuration appended when `extra` asks for it, each row's `source` column naming its part), and
+    the image bases of the query and corpus configurations."""
+    q, qbase = _read_config(source, "query", split, revision)
+    c, cbase = _read_config(source, "corpus", split, revision)
+    r, _ = _read_config(source, "qrels", split, revision)
+    for what, df in (("query", q), ("corpus", c), ("qrels", r)):
+        if df is None: raise ValueError(f"source {str(source)[:80]!r} has no {what!r} configuration")
+    extra_name = (extra if isinstance(extra, str) else spec.get("extra")) if extra else None
+    parts = [c.assign(source="corpus")]
+    if extra_name:
+        e, ebase = _read_config(source, extra_name, split, revision)
+        if e is not None:
+            e = e.copy()
+            # the official Knowledge loader's ids (and ids for rows that have none)
+            if spec.get("extra_ids") == "reindex" or "id" not in e or e["id"].isna().any():
+                e["id"] = [f"redo-{split}-{i}" for i in range(len(e))]
+            parts.append(e.assign(source=extra_name))
+    corpus = pd.concat(parts, ignore_index=True)
+    return q, qbase, corpus, cbase, r
+
+# %% ../nbs/16_mrmr.ipynb #aeefd513
+def _task_qrels(r: pd.DataFrame) -> dict[str, dict[str, int]]:
+    "The qrels frame `r` (either column spelling; `score` 1 when absent) as `{query_id: {corpus_id: score}}`."
+    # qrels: both column spellings
+    ren = {"query-id": "query_id", "corpus-id": "corpus_id", "qid": "query_id", "docid": "corpus_id"}
+    r = r.rename(columns={k: v for k, v in ren.items() if k in r.columns})
+    if not {"query_id", "corpus_id"} <= set(r.columns):
+        raise ValueError(f"qrels must have query_id/corpus_id (or query-id/corpus-id) columns, got {list(r.columns)}")
+    if "score" not in r: r["score"] = 1
+    qrels: dict[str, dict[str, int]] = {}
+    for qi, di, s in zip(r["query_id"].astype(str), r["corpus_id"].astype(str), r["score"]):
+        qrels.setdefault(qi, {})[di] = int(s)
+    return qrels
+
+# %% ../nbs/16_mrmr.ipynb #ac3f562f
+def _task_queries(q: pd.DataFrame, qbase, roots: dict, name: str, spec: Mapping,
+                  category_map: Mapping | None) -> pd.DataFrame:
+    """The queries frame of task `name` (id, text, images, modality, category, subtask) from the query configuration
+    `q`; image paths are resolved against `qbase` and counted in `roots['query']`."""
+    import warnings
+    # queries
+    cmap = category_map if category_map is not None else spec.get("category_map")
+    if "category" in q: cats = q["category"].astype(str)
+    else:
+        if cmap: warnings.warn(f"task {name!r}: the query configuration has no 'category' column; its queries cannot "
+                               f"be split into the paper's subtasks and are reported as one subtask "
+                               f"{name.capitalize()!r}")
+        cats = pd.Series([spec.get("subtask", name.capitalize())] * len(q))
+    queries = pd.DataFrame({
+        "id": q["id"].astype(str),
+        "text": [t if isinstance(t, str) else "" for t in q.get("text", pd.Series([""] * len(q)))],
+        "images": [_images(row, qbase, roots["query"]) for row in q.to_dict("records")],
+        "modality": q.get("modality", pd.Series(["text"] * len(q))).astype(str),
+        "category": cats.to_numpy()})
+    if cmap: queries["subtask"] = [cmap.get(x, x) for x in queries["category"]]
+    else: queries["subtask"] = spec.get("subtask", name.capitalize())
+    return queries
+
+# %% ../nbs/16_mrmr.ipynb #7f398e50
+def _task_docs(corpus: pd.DataFrame, base, roots: dict) -> pd.DataFrame:
+    """The documents frame (id, text, images, vision, modality, source) from the concatenated `corpus`; image and
+    `vision` paths are resolved against `base` and counted in `roots['corpus']`."""
+    docs = pd.DataFrame({
+        "id": corpus["id"].astype(str),
+        "text": [t if isinstance(t, str) else "" for t in corpus.get("text", pd.Series([""] * len(corpus)))],
+        "images": [_images({k: v for k, v in row.items() if k != "vision"}, base, roots["corpus"])
+                   for row in corpus.to_dict("records")],
+        "vision": [_load_path(v, base, roots["corpus"]) if isinstance(v, (str, Path))
+                   else v if _present(v) else None
+                   for v in corpus.get("vision", pd.Series([None] * len(corpus)))],
+        "modality": corpus.get("modality", pd.Series(["text"] * len(corpus))).astype(str),
+        "source": corpus["source"]})
+    return docs
+
+# %% ../nbs/16_mrmr.ipynb #2b8d935b
+def _task_candidates(docs: pd.DataFrame, queries: pd.DataFrame, qrels: Mapping, name: str,
+                     proto: str) -> dict[str, list[str]] | None:
+    """Each query's own candidates under `hit@1-of-4` (None under other protocols): its qrels documents in the corpus
+    and the corpus' `<query id>_<i>` documents; fewer than 2 for any query raises."""
+    cands = None
+    if proto == "hit@1-of-4":   # each query's own candidates: its qrels docs and the corpus' '<query id>_<i>' docs
+        in_corpus = set(docs["id"])
+        by_prefix: dict[str, list[str]] = {}
+        for d in docs["id"]:
+            m = re.fullmatch(r"(.+)_(\d+)", d)
+            if m: by_prefix.setdefault(m.group(1), []).append(d)
+        cands = {qi: sorted((set(qrels.get(qi, {})) & in_corpus) | set(by_prefix.get(qi, [])))
+                 for qi in queries["id"]}
+        few = [qi for qi, v in cands.items() if len(v) < 2]
+        if few: raise ValueError(f"task {name!r}: queries with fewer than 2 candidates under {proto}: {few[:5]}")
+    return cands
+
 # %% ../nbs/16_mrmr.ipynb #f351d18d
 def load_task(
     source,  # a folder, a mapping {config: rows}, or a hub dataset name such as 'MRMRbenchmark/knowledge'
@@ -332,77 +427,19 @@ def load_task(
     `extra=False` leaves out the distractor corpus (`pin_p`); `revision` is the hub snapshot (default: the one
     pinned in `MRMR_REVISIONS` for `MRMRbenchmark/<task>`, else the latest); `strict` raises on qrels that name
     unknown ids (default: warn and count, see `RetrievalTask`)."""
-    import warnings
     if name is None:
         name = Path(str(source)).name.lower() if not isinstance(source, Mapping) else None
         if name is None: raise ValueError("name is required when source is a mapping")
     spec = MRMR_TASKS.get(name, dict(protocol="ndcg@10", category_map=None, extra=None, prompt=""))
     if revision is None and isinstance(source, str) and source == spec.get("hf"): revision = MRMR_REVISIONS.get(name)
-    q, qbase = _read_config(source, "query", split, revision)
-    c, cbase = _read_config(source, "corpus", split, revision)
-    r, _ = _read_config(source, "qrels", split, revision)
-    for what, df in (("query", q), ("corpus", c), ("qrels", r)):
-        if df is None: raise ValueError(f"source {str(source)[:80]!r} has no {what!r} configuration")
-    extra_name = (extra if isinstance(extra, str) else spec.get("extra")) if extra else None
-    parts = [c.assign(source="corpus")]
-    if extra_name:
-        e, ebase = _read_config(source, extra_name, split, revision)
-        if e is not None:
-            e = e.copy()
-            # the official Knowledge loader's ids (and ids for rows that have none)
-            if spec.get("extra_ids") == "reindex" or "id" not in e or e["id"].isna().any():
-                e["id"] = [f"redo-{split}-{i}" for i in range(len(e))]
-            parts.append(e.assign(source=extra_name))
-    corpus = pd.concat(parts, ignore_index=True)
-    # qrels: both column spellings
-    ren = {"query-id": "query_id", "corpus-id": "corpus_id", "qid": "query_id", "docid": "corpus_id"}
-    r = r.rename(columns={k: v for k, v in ren.items() if k in r.columns})
-    if not {"query_id", "corpus_id"} <= set(r.columns):
-        raise ValueError(f"qrels must have query_id/corpus_id (or query-id/corpus-id) columns, got {list(r.columns)}")
-    if "score" not in r: r["score"] = 1
-    qrels: dict[str, dict[str, int]] = {}
-    for qi, di, s in zip(r["query_id"].astype(str), r["corpus_id"].astype(str), r["score"]):
-        qrels.setdefault(qi, {})[di] = int(s)
-    # queries
-    cmap = category_map if category_map is not None else spec.get("category_map")
-    if "category" in q: cats = q["category"].astype(str)
-    else:
-        if cmap: warnings.warn(f"task {name!r}: the query configuration has no 'category' column; its queries cannot "
-                               f"be split into the paper's subtasks and are reported as one subtask "
-                               f"{name.capitalize()!r}")
-        cats = pd.Series([spec.get("subtask", name.capitalize())] * len(q))
+    q, qbase, corpus, cbase, r = _task_frames(source, split, extra, spec, revision)
+    qrels = _task_qrels(r)
     roots: dict[str, dict[str, int]] = {"query": {}, "corpus": {}}
-    queries = pd.DataFrame({
-        "id": q["id"].astype(str),
-        "text": [t if isinstance(t, str) else "" for t in q.get("text", pd.Series([""] * len(q)))],
-        "images": [_images(row, qbase, roots["query"]) for row in q.to_dict("records")],
-        "modality": q.get("modality", pd.Series(["text"] * len(q))).astype(str),
-        "category": cats.to_numpy()})
-    if cmap: queries["subtask"] = [cmap.get(x, x) for x in queries["category"]]
-    else: queries["subtask"] = spec.get("subtask", name.capitalize())
+    queries = _task_queries(q, qbase, roots, name, spec, category_map)
     base = cbase or qbase
-    docs = pd.DataFrame({
-        "id": corpus["id"].astype(str),
-        "text": [t if isinstance(t, str) else "" for t in corpus.get("text", pd.Series([""] * len(corpus)))],
-        "images": [_images({k: v for k, v in row.items() if k != "vision"}, base, roots["corpus"])
-                   for row in corpus.to_dict("records")],
-        "vision": [_load_path(v, base, roots["corpus"]) if isinstance(v, (str, Path))
-                   else v if _present(v) else None
-                   for v in corpus.get("vision", pd.Series([None] * len(corpus)))],
-        "modality": corpus.get("modality", pd.Series(["text"] * len(corpus))).astype(str),
-        "source": corpus["source"]})
+    docs = _task_docs(corpus, base, roots)
     proto = protocol or spec.get("protocol", "ndcg@10")
-    cands = None
-    if proto == "hit@1-of-4":   # each query's own candidates: its qrels docs and the corpus' '<query id>_<i>' docs
-        in_corpus = set(docs["id"])
-        by_prefix: dict[str, list[str]] = {}
-        for d in docs["id"]:
-            m = re.fullmatch(r"(.+)_(\d+)", d)
-            if m: by_prefix.setdefault(m.group(1), []).append(d)
-        cands = {qi: sorted((set(qrels.get(qi, {})) & in_corpus) | set(by_prefix.get(qi, [])))
-                 for qi in queries["id"]}
-        few = [qi for qi, v in cands.items() if len(v) < 2]
-        if few: raise ValueError(f"task {name!r}: queries with fewer than 2 candidates under {proto}: {few[:5]}")
+    cands = _task_candidates(docs, queries, qrels, name, proto)
     if captions is None: caps = {}
     elif isinstance(captions, Mapping) and all(isinstance(v, Mapping) for v in captions.values()):
         caps = {str(k): dict(v) for k, v in captions.items()}
@@ -1439,34 +1476,10 @@ def theorem_distractors(
                                                            n=int(rng.integers(2, 40)), f=str(rng.choice(fields))))
     return out
 
-# %% ../nbs/16_mrmr.ipynb #d2b6a24d
-def _diagram(shapes, rng) -> list[dict]:
-    if len(shapes) == 1: return [dict(shape=shapes[0], color=INK, x=0.5, y=0.5, r=0.3)]
-    return [dict(shape=s, color=INK, x=0.3 + 0.4 * k, y=float(rng.uniform(0.4, 0.6)), r=0.18)
-            for k, s in enumerate(shapes)]
-
-def make_mini_mrmr(
-    n_knowledge: int = 200,      # Knowledge queries
-    n_theorem: int = 96,         # Theorem queries
-    n_negation: int = 120,       # Negation queries (4 candidate documents each)
-    n_design: int = 96,          # Design queries
-    n_traffic: int = 96,         # Traffic queries
-    n_extra: int = 120,          # Knowledge distractor documents (`pin_p`), half of them hard negatives
-    size: int = 32,              # image side in pixels
-    seed: int = 0,               # seed of the whole benchmark
-    n_theorem_extra: int = 240,  # filler statements in the Theorem task's `pin_p` (`theorem_distractors`)
-) -> dict[str, dict]:
-    """A synthetic mini-MRMR: {task: {'query', 'corpus', 'qrels'[, 'pin_p'], '_scenes'}} in MRMR's schema (images
-    as RGB arrays, qrels as `query_id`/`corpus_id`, or `query-id`/`corpus-id` for Negation). `_scenes` keeps each
-    picture's scene so that captions (clean or noisy) can be made with `mini_captions`. The theorem task's `pin_p` holds
-    the near misses and `n_theorem_extra` filler statements (`theorem_distractors`). Load with `load_task(d, name)`."""
-    for nm, v in dict(n_knowledge=n_knowledge, n_theorem=n_theorem, n_negation=n_negation, n_design=n_design,
-                      n_traffic=n_traffic).items():
-        check_int(nm, v, 1)
-    if not isinstance(n_extra, int) or n_extra < 0: raise ValueError(f"n_extra must be an int >= 0, got {n_extra!r}")
-    rng = np.random.default_rng(seed)
-    out: dict[str, dict] = {}
-    # ---- knowledge
+# %% ../nbs/16_mrmr.ipynb #f781ab13
+def _mini_knowledge(rng: np.random.Generator, n_knowledge: int, n_extra: int, size: int) -> dict:
+    """`make_mini_mrmr`'s Knowledge task: one document per (colour, shape) concept (half of them with its picture),
+    `n_extra` `pin_p` distractors (half of them hard negatives), `n_knowledge` picture queries, drawn from `rng`."""
     cats = list(KNOWLEDGE_FRAMES)
     concepts = [(c, s) for c in COLORS for s in SHAPES]
     order = rng.permutation(len(concepts))
@@ -1516,8 +1529,17 @@ def make_mini_mrmr(
         queries.append(row)
         scenes[f"query-kq{i}"] = sc
         qrels.append(dict(query_id=f"kq{i}", corpus_id=f"k{concepts.index((c, s))}", score=1))
-    out["knowledge"] = dict(query=queries, corpus=corpus, pin_p=extra, qrels=qrels, _scenes=scenes)
-    # ---- theorem
+    return dict(query=queries, corpus=corpus, pin_p=extra, qrels=qrels, _scenes=scenes)
+
+# %% ../nbs/16_mrmr.ipynb #850a73aa
+def _diagram(shapes, rng) -> list[dict]:
+    if len(shapes) == 1: return [dict(shape=shapes[0], color=INK, x=0.5, y=0.5, r=0.3)]
+    return [dict(shape=s, color=INK, x=0.3 + 0.4 * k, y=float(rng.uniform(0.4, 0.6)), r=0.18)
+            for k, s in enumerate(shapes)]
+
+def _mini_theorem(rng: np.random.Generator, n_theorem: int, n_theorem_extra: int, size: int, seed: int) -> dict:
+    """`make_mini_mrmr`'s Theorem task: one document per theorem, the `pin_p` distractors (`theorem_distractors`
+    with `seed + 1`), and `n_theorem` diagram queries (each active theorem once first), drawn from `rng`."""
     corpus = [dict(id=f"t{k}", text=t[3], image=None, modality="text", vision=render_document(None, seed=2000 + k))
               for k, t in enumerate(THEOREMS)]
     t_extra = [dict(id=f"tp{e}", text=txt, image=None, modality="text", vision=render_document(None, seed=5000 + e))
@@ -1534,7 +1556,12 @@ def make_mini_mrmr(
                             modality="image,text", category=sub_cat[cat]))
         scenes[f"query-tq{i}"] = {"image_1": {"caption": cap.format(a=a, b=b)}}
         qrels.append(dict(query_id=f"tq{i}", corpus_id=f"t{k}", score=1))
-    out["theorem"] = dict(query=queries, corpus=corpus, pin_p=t_extra, qrels=qrels, _scenes=scenes)
+    return dict(query=queries, corpus=corpus, pin_p=t_extra, qrels=qrels, _scenes=scenes)
+
+# %% ../nbs/16_mrmr.ipynb #b1a83480
+def _mini_negation(rng: np.random.Generator, n_negation: int, size: int) -> dict:
+    """`make_mini_mrmr`'s Negation task: `n_negation` two-shape pictures, each with 4 candidate statements (3 true, 1
+    that contradicts the picture: the relevant one), in shuffled slots `nq<i>_1`..`nq<i>_4`, drawn from `rng`."""
     # ---- negation: 4 candidates per query, one contradicts the picture
     queries, corpus, qrels, scenes = [], [], [], {}
     for i in range(n_negation):
@@ -1556,7 +1583,14 @@ def make_mini_mrmr(
             if j == 3: qrels.append({"query-id": f"nq{i}", "corpus-id": f"nq{i}_{slot + 1}", "score": 1})
         queries.append(dict(id=f"nq{i}", text="", image=render_scene(objs, size), modality="image"))
         scenes[f"query-nq{i}"] = {"image": objs}
-    out["negation"] = dict(query=queries, corpus=corpus, qrels=qrels, _scenes=scenes)
+    return dict(query=queries, corpus=corpus, qrels=qrels, _scenes=scenes)
+
+# %% ../nbs/16_mrmr.ipynb #c03dc58f
+def _mini_rules(rng: np.random.Generator, n_design: int, n_traffic: int, size: int) -> dict[str, dict]:
+    """`make_mini_mrmr`'s two rule-violation tasks, `{'design': ..., 'traffic': ...}`: one rule per ordered pair of
+    shapes ("a must never be above / left of b"), and `n_design` / `n_traffic` scenes that break one, drawn from
+    `rng`."""
+    out: dict[str, dict] = {}
     # ---- rule violations: design (above) and traffic (left of)
     for task, n, rel, noun, tmpl, q in (
             ("design", n_design, "above", "element", "Design guideline {k}: a {a} must never be placed above a {b}.",
@@ -1577,6 +1611,34 @@ def make_mini_mrmr(
             scenes[f"query-{task[0]}q{i}"] = {"image_1": objs}
             qrels.append(dict(query_id=f"{task[0]}q{i}", corpus_id=f"{task[0]}r{k}", score=1))
         out[task] = dict(query=queries, corpus=corpus, qrels=qrels, _scenes=scenes)
+    return out
+
+# %% ../nbs/16_mrmr.ipynb #d2b6a24d
+def make_mini_mrmr(
+    n_knowledge: int = 200,      # Knowledge queries
+    n_theorem: int = 96,         # Theorem queries
+    n_negation: int = 120,       # Negation queries (4 candidate documents each)
+    n_design: int = 96,          # Design queries
+    n_traffic: int = 96,         # Traffic queries
+    n_extra: int = 120,          # Knowledge distractor documents (`pin_p`), half of them hard negatives
+    size: int = 32,              # image side in pixels
+    seed: int = 0,               # seed of the whole benchmark
+    n_theorem_extra: int = 240,  # filler statements in the Theorem task's `pin_p` (`theorem_distractors`)
+) -> dict[str, dict]:
+    """A synthetic mini-MRMR: {task: {'query', 'corpus', 'qrels'[, 'pin_p'], '_scenes'}} in MRMR's schema (images
+    as RGB arrays, qrels as `query_id`/`corpus_id`, or `query-id`/`corpus-id` for Negation). `_scenes` keeps each
+    picture's scene so that captions (clean or noisy) can be made with `mini_captions`. The theorem task's `pin_p` holds
+    the near misses and `n_theorem_extra` filler statements (`theorem_distractors`). Load with `load_task(d, name)`."""
+    for nm, v in dict(n_knowledge=n_knowledge, n_theorem=n_theorem, n_negation=n_negation, n_design=n_design,
+                      n_traffic=n_traffic).items():
+        check_int(nm, v, 1)
+    if not isinstance(n_extra, int) or n_extra < 0: raise ValueError(f"n_extra must be an int >= 0, got {n_extra!r}")
+    rng = np.random.default_rng(seed)   # one generator, drawn from task by task in this order
+    out: dict[str, dict] = {}
+    out["knowledge"] = _mini_knowledge(rng, n_knowledge, n_extra, size)
+    out["theorem"] = _mini_theorem(rng, n_theorem, n_theorem_extra, size, seed)
+    out["negation"] = _mini_negation(rng, n_negation, size)
+    out.update(_mini_rules(rng, n_design, n_traffic, size))
     return out
 
 # %% ../nbs/16_mrmr.ipynb #55a076a0
