@@ -890,7 +890,7 @@ def real_weight_table(
         raise ValueError(f"bits must be a contiguous increasing range such as (2, 3, 4), got {bits!r}")
     seq_len, max_tokens = check_int("seq_len", seq_len, 2), check_int("max_tokens", max_tokens, 1)
     if max_tokens < seq_len: raise ValueError(f"max_tokens ({max_tokens}) must be >= seq_len ({seq_len})")
-    from .tinylm import encode_corpus
+    from iclr26.tinylm import encode_corpus
     was, model = model.training, model.eval()
     names = _quantisable(model, skip)
     if not names: raise ValueError("model has no nn.Linear layers to quantise (outside `skip`)")
