@@ -30,8 +30,10 @@ def laplace_cdf(
 ) -> torch.Tensor:
     "The Laplace(0, 1) CDF $\\sigma(x)$ that maps inputs to grid percentiles."
     e = torch.exp(-x.abs())
+    # Eq. (1): sigma(x) = e^x / 2 for x <= 0, 1 - e^-x / 2 for x > 0
     return torch.where(x > 0, 1.0 - 0.5 * e, 0.5 * e)
 
+# %% ../nbs/26_lmkan.ipynb #ccca3059
 def laplace_knots(
     grid_size: int,                      # number of grid cells G, an int >= 3 (gives G+1 knots)
     dtype: torch.dtype = torch.float32,  # dtype of the returned knots
@@ -46,6 +48,7 @@ def laplace_knots(
     b0, bG = 2 * inner[0] - inner[1], 2 * inner[-1] - inner[-2]
     return torch.cat([b0[None], inner, bG[None]]).to(dtype)
 
+# %% ../nbs/26_lmkan.ipynb #2440eef7
 def locate(
     x: torch.Tensor,      # inputs of any shape (floating point)
     knots: torch.Tensor,  # the G+1 grid knots b_0..b_G, e.g. `laplace_knots(G)`
@@ -54,6 +57,7 @@ def locate(
     if not isinstance(x, torch.Tensor) or not x.is_floating_point():
         raise TypeError(f"x must be a floating-point tensor, got {getattr(x, 'dtype', type(x).__name__)}")
     G = knots.numel() - 1
+    # Eq. (2): cell i(x) = clamp(floor(G sigma(x)), 0, G-1), then the in-cell coordinate u(x)
     i = (laplace_cdf(x) * G).to(torch.int64).clamp_(0, G - 1)
     lo, hi = knots[i], knots[i + 1]
     return i, (x - lo) / (hi - lo)
@@ -80,6 +84,7 @@ class _BagLookup(torch.autograd.Function):
             g_w = torch.bmm(rows.index_select(0, flat).view(B, K, Q), gy.unsqueeze(-1)).squeeze(-1)
         return g_rows, None, g_w
 
+# %% ../nbs/26_lmkan.ipynb #a5f619ce
 def lmkan_lookup(
     x: torch.Tensor,      # inputs, (B, N_in) float with N_in even: pairs (x_2p, x_2p+1) feed one 2-D function each
     table: torch.Tensor,  # lookup table P, (G+1, G+1, N_out, N_in/2): f_qp's values at the knot pairs (b_i, b_j)
@@ -97,10 +102,13 @@ def lmkan_lookup(
     base = (i * torch.tensor([G1 * P, P], device=x.device)).sum(-1) + torch.arange(P, device=x.device)
     idx = (base.unsqueeze(-1) + torch.tensor([0, P, G1 * P, G1 * P + P], device=x.device)).view(B, 4 * P)
     ab = torch.stack([1 - u, u], -1)                                      # (B, P, coordinate, lower/upper)
+    # Eq. (4): the four bilinear weights of the corners P_ij, P_i,j+1, P_i+1,j, P_i+1,j+1
     w = (ab[:, :, 0, :, None] * ab[:, :, 1, None, :]).reshape(B, 4 * P)   # (1-u)(1-v), (1-u)v, u(1-v), uv
     rows = table.permute(0, 1, 3, 2).reshape(G1 * G1 * P, Q)              # row (i, j, p) holds N_out values
+    # Eq. (3): y_q = sum_p f_qp(x_2p, x_2p+1), one weighted bag of 4 N_in/2 table rows per sample
     return _BagLookup.apply(rows, idx, w.to(rows.dtype)).to(x.dtype)
 
+# %% ../nbs/26_lmkan.ipynb #b12b8e64
 def hat_basis(
     x: torch.Tensor,      # inputs of any shape (float)
     knots: torch.Tensor,  # the G+1 grid knots b_0..b_G, e.g. `laplace_knots(G)`
@@ -118,6 +126,7 @@ def hat_basis(
     out[..., 1:] += inside * t
     return out
 
+# %% ../nbs/26_lmkan.ipynb #c0a75fa8
 def lmkan_dense_reference(
     x: torch.Tensor,      # inputs, (B, N_in) float with N_in even: pairs (x_2p, x_2p+1) feed one 2-D function each
     table: torch.Tensor,  # lookup table P, (G+1, G+1, N_out, N_in/2): f_qp's values at the knot pairs (b_i, b_j)
@@ -126,6 +135,7 @@ def lmkan_dense_reference(
     ("Explicit-basis lmKAN layer, $\\sum_p \\sum_{k,l} P_{klqp}\\,\\phi_k(x_{2p})\\phi_l(x_{2p+1})$: slow, for tests "
      "only.")
     phi1, phi2 = hat_basis(x[:, 0::2], knots), hat_basis(x[:, 1::2], knots)     # (B, P, G+1)
+    # Eq. (3) with Eq. (4) written as hat functions: sum_p sum_kl P_klqp phi_k(x_2p) phi_l(x_2p+1)
     return torch.einsum("bpk,bpl,klqp->bq", phi1, phi2, table.to(x.dtype))
 
 # %% ../nbs/26_lmkan.ipynb #12bb50d0
@@ -144,6 +154,7 @@ class _OneHotBilinear(torch.autograd.Function):
         if ctx.needs_input_grad[1]: g_A = torch.matmul(gy, T.transpose(1, 2))     # (P, B, (G+1)^2)
         return g_T, g_A
 
+# %% ../nbs/26_lmkan.ipynb #4e3f9b6d
 def lmkan_onehot(
     x: torch.Tensor,      # inputs, (B, N_in) float with N_in even: pairs (x_2p, x_2p+1) feed one 2-D function each
     table: torch.Tensor,  # lookup table P, (G+1, G+1, N_out, N_in/2): f_qp's values at the knot pairs (b_i, b_j)
@@ -157,6 +168,7 @@ def lmkan_onehot(
     corner = torch.tensor([0, 1, G1, G1 + 1], device=x.device)            # (i, j), (i, j+1), (i+1, j), (i+1, j+1)
     idx = (i[..., 0] * G1 + i[..., 1]).unsqueeze(-1) + corner             # (B, P, 4) cells of the flat (G+1)^2 grid
     ab = torch.stack([1 - u, u], -1)
+    # Eq. (4): the bilinear weights, scattered below into a dense one-hot matrix over the (G+1)^2 knots
     w = (ab[:, :, 0, :, None] * ab[:, :, 1, None, :]).reshape(B, P, 4)    # (1-u)(1-v), (1-u)v, u(1-v), uv
     T = table.permute(3, 0, 1, 2).reshape(P, G1 * G1, Q)
     A = torch.zeros(P, B, G1 * G1, dtype=T.dtype, device=x.device)
@@ -218,42 +230,6 @@ class LMKAN2D(nn.Module):
         self.register_buffer("knots", laplace_knots(grid_size))
         self.reset_parameters()
 
-    def reset_parameters(self) -> None:
-        "Paper init $\\mathcal U(\\pm s/\\sqrt{N_{in}})$ (`init='uniform'`), or a random linear map of output std $s$."
-        N, s = self.in_features, self.init_scale
-        if self.init == "uniform":
-            nn.init.uniform_(self.table, -s / math.sqrt(N), s / math.sqrt(N))
-            return
-        bound = math.sqrt(3.0) * s / math.sqrt(N)                              # Var(w) = s^2 / N_in
-        W = torch.empty(self.out_features, N, dtype=self.table.dtype, device=self.table.device).uniform_(-bound, bound)
-        b = self.knots.to(self.table.dtype)
-        with torch.no_grad():   # P_ijqp = W_q,2p b_i + W_q,2p+1 b_j: bilinear interpolation is exact on it
-            lin = W[:, 0::2][None, None] * b[:, None, None, None] + W[:, 1::2][None, None] * b[None, :, None, None]
-            self.table.copy_(lin)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if not isinstance(x, torch.Tensor): raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
-        if not x.is_floating_point(): raise TypeError(f"x must be floating point, got {x.dtype}")
-        if x.shape[-1] != self.in_features:
-            raise ValueError(f"x must have {self.in_features} features in its last dim, got shape {tuple(x.shape)}")
-        lead = x.shape[:-1]
-        x2 = x.reshape(-1, self.in_features)
-        check = self.check_inputs if self.check_inputs is not None else x2.device.type == "cpu"
-        if check and not bool(torch.isfinite(x2).all()):     # a host sync: CPU only unless check_inputs=True
-            raise ValueError("x contains non-finite values (nan or inf); lmKAN tables can only be looked up at "
-                             "finite inputs")
-        # constant beyond the outer knots
-        if not self.extrapolate: x2 = x2.clamp(min=self.knots[0], max=self.knots[-1])
-        impl = self.cpu_impl
-        # one CPU thread: the one-hot matmuls are faster in training at N_out >= 16, the gather otherwise
-        if impl == "auto":
-            training = torch.is_grad_enabled() and self.table.requires_grad
-            impl = "onehot" if training and self.out_features >= 16 else "lookup"
-        cpu = lmkan_onehot if impl == "onehot" else lmkan_lookup
-        # CUDA tensors -> the Triton kernel, CPU -> the PyTorch path (backend="triton": the interpreter on CPU)
-        y = dispatch(_kernel.lmkan, cpu, x2.contiguous(), self.table, self.knots, backend=self.backend)
-        return y.reshape(*lead, self.out_features)
-
     def flops(self) -> int:
         "Inference FLOPs per sample: 4 multiply-adds (8 FLOPs) per (output, pair) = $4N_\\text{in}N_\\text{out}$."
         return 4 * self.in_features * self.out_features
@@ -278,6 +254,48 @@ class LMKAN2D(nn.Module):
         return (f"in_features={self.in_features}, out_features={self.out_features}, grid_size={self.grid_size}, "
                 f"init={self.init!r}, extrapolate={self.extrapolate}, backend={self.backend!r}")
 
+# %% ../nbs/26_lmkan.ipynb #6736ca97
+from fastcore.basics import patch
+
+@patch
+def reset_parameters(self: LMKAN2D) -> None:
+    "Paper init $\\mathcal U(\\pm s/\\sqrt{N_{in}})$ (`init='uniform'`), or a random linear map of output std $s$."
+    N, s = self.in_features, self.init_scale
+    if self.init == "uniform":
+        nn.init.uniform_(self.table, -s / math.sqrt(N), s / math.sqrt(N))
+        return
+    bound = math.sqrt(3.0) * s / math.sqrt(N)                              # Var(w) = s^2 / N_in
+    W = torch.empty(self.out_features, N, dtype=self.table.dtype, device=self.table.device).uniform_(-bound, bound)
+    b = self.knots.to(self.table.dtype)
+    with torch.no_grad():   # P_ijqp = W_q,2p b_i + W_q,2p+1 b_j: bilinear interpolation is exact on it
+        lin = W[:, 0::2][None, None] * b[:, None, None, None] + W[:, 1::2][None, None] * b[None, :, None, None]
+        self.table.copy_(lin)
+
+# %% ../nbs/26_lmkan.ipynb #924c3a35
+@patch
+def forward(self: LMKAN2D, x: torch.Tensor) -> torch.Tensor:
+    if not isinstance(x, torch.Tensor): raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
+    if not x.is_floating_point(): raise TypeError(f"x must be floating point, got {x.dtype}")
+    if x.shape[-1] != self.in_features:
+        raise ValueError(f"x must have {self.in_features} features in its last dim, got shape {tuple(x.shape)}")
+    lead = x.shape[:-1]
+    x2 = x.reshape(-1, self.in_features)
+    check = self.check_inputs if self.check_inputs is not None else x2.device.type == "cpu"
+    if check and not bool(torch.isfinite(x2).all()):     # a host sync: CPU only unless check_inputs=True
+        raise ValueError("x contains non-finite values (nan or inf); lmKAN tables can only be looked up at "
+                         "finite inputs")
+    # constant beyond the outer knots
+    if not self.extrapolate: x2 = x2.clamp(min=self.knots[0], max=self.knots[-1])
+    impl = self.cpu_impl
+    # one CPU thread: the one-hot matmuls are faster in training at N_out >= 16, the gather otherwise
+    if impl == "auto":
+        training = torch.is_grad_enabled() and self.table.requires_grad
+        impl = "onehot" if training and self.out_features >= 16 else "lookup"
+    cpu = lmkan_onehot if impl == "onehot" else lmkan_lookup
+    # CUDA tensors -> the Triton kernel, CPU -> the PyTorch path (backend="triton": the interpreter on CPU)
+    y = dispatch(_kernel.lmkan, cpu, x2.contiguous(), self.table, self.knots, backend=self.backend)
+    return y.reshape(*lead, self.out_features)
+
 # %% ../nbs/26_lmkan.ipynb #6c395b3b
 def hessian_penalty(
     table: torch.Tensor,  # lookup table (G+1, G+1, ...): every trailing index is one 2-D function
@@ -294,11 +312,13 @@ def hessian_penalty(
     hxl, hxr = hl.view(-1, 1, *extra), hr.view(-1, 1, *extra)
     hyl, hyr = hl.view(1, -1, *extra), hr.view(1, -1, *extra)
     c = table[1:-1, 1:-1]
+    # Eq. (5): f_xx, f_yy and f_xy by finite differences on the non-uniform knots
     fxx = 2 / (hxl + hxr) * ((table[2:, 1:-1] - c) / hxr - (c - table[:-2, 1:-1]) / hxl)
     fyy = 2 / (hyl + hyr) * ((table[1:-1, 2:] - c) / hyr - (c - table[1:-1, :-2]) / hyl)
     fxy = (table[2:, 2:] - table[2:, :-2] - table[:-2, 2:] + table[:-2, :-2]) / ((hxl + hxr) * (hyl + hyr))
     return (fxx ** 2 + 2 * fxy ** 2 + fyy ** 2).mean(dim=(0, 1)).sum()
 
+# %% ../nbs/26_lmkan.ipynb #16cefcf9
 def hessian_lambda(
     epoch: float,         # training epoch (finite; fractional allowed)
     lam0: float = 1.0,    # weight lambda_0 at epoch 0
@@ -309,6 +329,7 @@ def hessian_lambda(
     if not math.isfinite(epoch): raise ValueError(f"epoch must be finite, got {epoch}")
     return lam0 * 10 ** (-epoch / decay)
 
+# %% ../nbs/26_lmkan.ipynb #6a9f8604
 def lmkan_schedule(
     step: int,                    # current step, an int in [0, steps]
     steps: int,                   # total training steps, >= 1
@@ -388,6 +409,7 @@ def lmkan_net(
                       "evaluation); use init='linear' or extrapolate=False", UserWarning, stacklevel=2)
     return nn.Sequential(*layers)
 
+# %% ../nbs/26_lmkan.ipynb #3ec0a54e
 def mlp_net(
     sizes: Sequence[int],                    # layer widths, input first (at least two positive ints)
     act: Callable[[], nn.Module] = nn.SiLU,  # activation class, instantiated between linear layers
@@ -401,6 +423,7 @@ def mlp_net(
     for a, b in zip(sizes[:-1], sizes[1:]): layers += [nn.Linear(a, b), act()]
     return nn.Sequential(*layers[:-1])
 
+# %% ../nbs/26_lmkan.ipynb #274c2eaa
 class FastKANLayer(nn.Module):
     "FastKAN layer: LayerNorm -> Gaussian RBFs on a uniform grid -> linear, plus a SiLU -> linear base branch."
     def __init__(
@@ -432,6 +455,7 @@ class FastKANLayer(nn.Module):
         phi = torch.exp(-((self.norm(x)[..., None] - self.grid) / self.denom) ** 2)      # (..., N_in, G)
         return self.spline(phi.flatten(-2)) + self.base(F.silu(x))
 
+# %% ../nbs/26_lmkan.ipynb #d34070ea
 def fastkan_net(
     sizes: Sequence[int],  # layer widths, input first (at least two positive ints)
     num_grids: int = 8,    # RBF centres per input of every `FastKANLayer`
@@ -443,6 +467,7 @@ def fastkan_net(
         raise ValueError(f"sizes must be positive ints, got {sizes}")
     return nn.Sequential(*[FastKANLayer(a, b, num_grids) for a, b in zip(sizes[:-1], sizes[1:])])
 
+# %% ../nbs/26_lmkan.ipynb #c4cecc3a
 def count_flops(
     model: nn.Module,  # module whose `nn.Linear`, `nn.Conv2d` and `LMKAN2D` layers are counted (others count 0)
     spatial: dict | None = None,  # module -> output positions, for layers applied at many positions (default 1)
@@ -460,6 +485,7 @@ def count_flops(
         elif isinstance(m, LMKAN2D): total += m.flops() * n
     return total
 
+# %% ../nbs/26_lmkan.ipynb #32195cf0
 def total_hessian(
     model: nn.Module,  # module holding `LMKAN2D` layers (or none)
 ) -> torch.Tensor:
@@ -467,6 +493,7 @@ def total_hessian(
     pens = [m.hessian_penalty() for m in model.modules() if isinstance(m, LMKAN2D)]
     return torch.stack(pens).sum() if pens else torch.zeros(())
 
+# %% ../nbs/26_lmkan.ipynb #02caea17
 def train_regression(
     model: nn.Module,                                            # regressor to train (MLP, lmKAN or FastKAN)
     sample: Callable[[int], tuple[torch.Tensor, torch.Tensor]],  # `sample(n)` -> batch (x (n, N_in), y (n, N_out))
@@ -523,6 +550,7 @@ def pareto_front(
             best = ex[k]
     return fx[keep], ex[keep]
 
+# %% ../nbs/26_lmkan.ipynb #e9a30312
 def flops_at_error(
     flops: Sequence[float],  # FLOPs per sample of each run (1-D, finite, > 0)
     err: Sequence[float],    # error of each run (1-D, >= 0)
@@ -535,6 +563,7 @@ def flops_at_error(
     if len(fx) == 1: return float(fx[0])
     return float(np.exp(np.interp(np.log(target), np.log(ex[::-1]), np.log(fx[::-1]))))
 
+# %% ../nbs/26_lmkan.ipynb #38b8faf1
 def error_at_flops(
     flops: Sequence[float],  # FLOPs per sample of each run (1-D, finite, > 0)
     err: Sequence[float],    # error of each run (1-D, >= 0)
@@ -546,6 +575,7 @@ def error_at_flops(
     if len(fx) == 0 or not (fx[0] <= target <= fx[-1]): return float("nan")
     return float(np.exp(np.interp(np.log(target), np.log(fx), np.log(ex))))
 
+# %% ../nbs/26_lmkan.ipynb #bc4c4ab8
 def flops_ratios(
     base_flops,  # baseline's FLOPs per sample of each run (1-D, finite, > 0)
     base_err,    # baseline's test error of each run (1-D, >= 0; +inf = diverged)
@@ -557,6 +587,7 @@ def flops_ratios(
     nf, ne = _front(new_flops, new_err, ("new_flops", "new_err"), nan_ok=True)
     return [flops_at_error(base_flops, base_err, e) / f if not math.isnan(e) else float("nan") for f, e in zip(nf, ne)]
 
+# %% ../nbs/26_lmkan.ipynb #75199798
 def equal_flops_ratios(
     base_flops,  # baseline's FLOPs per sample of each run (1-D, finite, > 0)
     base_err,    # baseline's test error of each run (1-D, >= 0; +inf = diverged)
@@ -568,6 +599,7 @@ def equal_flops_ratios(
     _front(new_flops, new_err, ("new_flops", "new_err"), nan_ok=True)
     return [e / error_at_flops(base_flops, base_err, f) for f, e in zip(new_flops, new_err)]
 
+# %% ../nbs/26_lmkan.ipynb #67bd9ec2
 def front_slope(
     flops: Sequence[float],  # FLOPs per sample of each run (1-D, finite, > 0)
     err: Sequence[float],    # error of each run (1-D, > 0)
@@ -679,6 +711,7 @@ def methane_dataset(
         np.savez(f, X=X, E=E)
     return X, E
 
+# %% ../nbs/26_lmkan.ipynb #5c7ba01e
 def throughput(
     model: nn.Module,  # module to time (put in eval mode)
     x: torch.Tensor,   # one input batch, (B, ...)
