@@ -1014,6 +1014,141 @@ def path_kl(
             )
     return tot.mean().item()
 
+# %% ../nbs/10_discrete_sb.ipynb #da6398fd
+def _train_solvers(
+    bench: SBBenchmark,      # the benchmark; its reference chain (in float32) is every solver's chain
+    x0_pool: torch.Tensor,   # (n_train, D) training samples of p0
+    x1_pool: torch.Tensor,   # (n_train, D) training samples of p1, unpaired with x0_pool
+    g: torch.Generator,      # the run's shared generator: initialisations, batches, OT pairings, α-CSBM's pairs
+    *,
+    # the rest as in `run_benchmark`
+    seed: int, model_K: int, small_K: int, steps: int, bm_steps: int, csbm_steps: int, run_csbm: bool, batch: int,
+    lr: float, couplings: Sequence[str], csbm_hidden: int, bm_estimator: str, schedule: str, csbm_refresh: int,
+    ot_steps: int | None, bm_lr: float | None,
+) -> tuple[dict, dict, dict]:
+    """Train `run_benchmark`'s solvers in its order (DLightSB at `model_K` and `small_K`, DLightSB-M per coupling,
+    α-CSBM) and add feature-wise EOT; returns (models, curves, train_s), keyed by method name."""
+    dim, S = bench.D, bench.S
+    chain32 = bench.chain.to(torch.float32)
+    draw = lambda pool: pool[torch.randint(len(pool), (batch,), generator=g)]
+    models, curves, train_s = {}, {}, {}
+    for name, K in [(f"DLightSB (K={model_K})", model_K)] + ([(f"DLightSB (K={small_K})", small_K)] if small_K else []):
+        t0 = time.time()
+        m = DLightSB(chain32, dim, K, init_samples=x1_pool, generator=g)
+        curves[name] = fit(lambda: m.loss(draw(x0_pool), draw(x1_pool)), m.parameters(), steps, lr, desc=name,
+                           schedule=schedule)
+        models[name], train_s[name] = m, time.time() - t0
+    for coupling in couplings:
+        t0 = time.time()
+        name = f"DLightSB-M ({coupling})"
+        m = DLightSB(chain32, dim, model_K, init_samples=x1_pool, generator=g)
+        def bm_loss(m=m, coupling=coupling):
+            a, b = draw(x0_pool), draw(x1_pool)
+            if coupling == "OT": a, b = minibatch_eot_pairs(a, b, bench.chain, g)
+            return m.matching_loss(a, b, g, estimator=bm_estimator)
+        n_steps = bm_steps if coupling == "independent" or ot_steps is None else ot_steps
+        curves[name] = fit(bm_loss, m.parameters(), n_steps, lr if bm_lr is None else bm_lr, desc=name,
+                           schedule=schedule)
+        models[name], train_s[name] = m, time.time() - t0
+    if run_csbm:
+        t0 = time.time()
+        cs = AlphaCSBM(chain32, dim, hidden=csbm_hidden, seed=seed)
+        curves["α-CSBM"] = cs.fit(x0_pool, x1_pool, csbm_steps, batch, refresh=csbm_refresh, generator=g)
+        models["α-CSBM"], train_s["α-CSBM"] = cs, time.time() - t0
+    log_p1 = empirical_log_marginals(x1_pool, S)
+    models["feature-wise EOT"] = FeatureEOT(bench.chain, bench.log_p0_1d.expand(dim, -1), log_p1)
+    return models, curves, train_s
+
+
+# %% ../nbs/10_discrete_sb.ipynb #551af854
+def _sampler(
+    name: str,               # a method: 'oracle (π*)', 'independent', 'prior' or a key of `models`
+    models: dict,            # the trained solvers and feature-wise EOT, from `_train_solvers`
+    bench: SBBenchmark,      # the benchmark (the oracle samples its π*, the prior its reference chain)
+    x1_pool: torch.Tensor,   # (n_train, D) training samples of p1 (the independent coupling draws from them)
+    g: torch.Generator,      # the run's shared generator
+) -> Callable:
+    "The sampler x0 -> x1 of method `name`: each call draws from `g`."
+    m = models.get(name)
+    if name == "oracle (π*)": return lambda x0: bench.sample(x0, g)
+    if name == "independent": return lambda x0: x1_pool[torch.randint(len(x1_pool), (len(x0),), generator=g)]
+    if name == "prior": return lambda x0: categorical(bench.chain.log_qbar[x0], g)
+    if name == "α-CSBM": return lambda x0: m.sample(x0, "forward", g)
+    return lambda x0: m.sample(x0, g)
+
+
+# %% ../nbs/10_discrete_sb.ipynb #685240f0
+def _scores(
+    models: dict,            # the trained solvers and feature-wise EOT, from `_train_solvers`
+    bench: SBBenchmark,      # the benchmark: held-out x0 from p0, the reference x1 from π*
+    x1_pool: torch.Tensor,   # (n_train, D) training samples of p1 (for the independent coupling)
+    g: torch.Generator,      # the run's shared generator
+    *,
+    seed: int, n_eval: int, n_cond: int, m_cond: int,   # as in `run_benchmark`
+) -> dict:
+    """Shape, trend, conditional shape and trend, and C2ST of every method, the oracle and the three baselines first
+    and last: {method: {score: value}}."""
+    S = bench.S
+    sampler = lambda name: _sampler(name, models, bench, x1_pool, g)
+    names = (["oracle (π*)"] + [k for k in models if k != "feature-wise EOT"]
+             + ["independent", "prior", "feature-wise EOT"])
+    x0e = bench.sample_source(n_eval, g)
+    x1e = bench.sample(x0e, g)
+    x0c = bench.sample_source(n_cond, g)
+    out = {}
+    for name in names:
+        f = sampler(name)
+        with torch.no_grad(): x1p = f(x0e)
+        r = {"shape": shape_score(x1e, x1p, S), "trend": trend_score(x1e, x1p, S, seed=seed)}
+        r["cond_shape"], r["cond_trend"] = conditional_scores(lambda x: bench.sample(x, g), f, x0c, m_cond, S)
+        r["c2st"] = c2st(x0e, x1e, x1p, seed)
+        out[name] = r
+    return out
+
+
+# %% ../nbs/10_discrete_sb.ipynb #92c40f06
+def _plan_kls_d2(
+    bench: SBBenchmark,      # a D = 2 benchmark (its plan is enumerated exactly)
+    models: dict,            # the trained solvers and feature-wise EOT, from `_train_solvers`
+    out: dict,               # `_scores`' {method: {score: value}}; gets 'plan_kl' (and α-CSBM's 'plan_kl_note')
+    g: torch.Generator,      # the run's shared generator (α-CSBM's Monte Carlo x0)
+    n_plan_x0: int,          # x0 of α-CSBM's Monte Carlo plan KL
+) -> None:
+    "Exact plan KL(π* || π_θ) at D = 2 of the baselines and the CP solvers; α-CSBM's over `n_plan_x0` sampled x0."
+    p1_exact = exact_plan(bench).sum(0).clamp_min(1e-300).log()
+    X = enumerate_states(bench.S, 2)
+    cond = {"independent": lambda a, b: p1_exact[None, :].expand(len(a), -1),
+            "prior": lambda a, b: cond_matrix(bench, a, b) - bench.log_v(b)[None, :] + bench.log_c(a)[:, None],
+            "feature-wise EOT": lambda a, b: cond_matrix(models["feature-wise EOT"], a, b)}
+    for k, m in models.items():
+        if isinstance(m, DLightSB): cond[k] = (lambda a, b, m=m: cond_matrix(m, a, b))
+    for k, fn in cond.items(): out[k]["plan_kl"] = plan_kl_d2(bench, fn)
+    if "α-CSBM" in models:
+        xs = bench.sample_source(n_plan_x0, g)
+        lt = chain_cond_log_probs_d2(models["α-CSBM"], xs)
+        xi = xs.repeat_interleave(len(X), 0)
+        yj = X.repeat(len(xs), 1)
+        ls = bench.cond_log_prob(xi, yj).view(len(xs), -1)
+        ps = ls.exp()
+        out["α-CSBM"]["plan_kl"] = torch.where(ps > 0, ps * (ls - lt), torch.zeros_like(ps)).sum(1).mean().item()
+        out["α-CSBM"]["plan_kl_note"] = f"Monte Carlo over {n_plan_x0} x0"
+
+
+# %% ../nbs/10_discrete_sb.ipynb #2f679c91
+def _path_kls(
+    bench: SBBenchmark,      # the benchmark whose bridge P* generates the trajectories
+    models: dict,            # the trained solvers and feature-wise EOT, from `_train_solvers`
+    out: dict,               # `_scores`' {method: {score: value}}; gets 'path_kl'
+    g: torch.Generator,      # the run's shared generator (the x0 and their trajectories)
+    n_eval: int,             # as in `run_benchmark`: the path KL uses min(n_eval, 2000) x0
+) -> None:
+    "Monte Carlo path KL(P* || P_θ) of the solvers with a Markov chain (DLightSB, DLightSB-M, α-CSBM) and the prior."
+    x0p = bench.sample_source(min(n_eval, 2000), g)
+    trans = {k: m.transition_log_prob for k, m in models.items() if isinstance(m, (DLightSB, AlphaCSBM))}
+    trans["prior"] = lambda xt, y, t: bench.chain.log_q[xt, y].sum(1)
+    for k, fn in trans.items(): out[k]["path_kl"] = path_kl(bench, fn, x0p, g)
+
+
 # %% ../nbs/10_discrete_sb.ipynb #7dc98669
 ALPHAS = {"gaussian": 0.02, "uniform": 0.005}
 
@@ -1062,77 +1197,11 @@ def run_benchmark(
     bench = SBBenchmark(dim, S, bench_K, prior_type, ALPHAS[prior_type], benchmark_type, seed=seed)
     x0_pool = bench.sample_source(n_train, g)
     x1_pool = bench.sample(bench.sample_source(n_train, g), g)                      # unpaired with x0_pool
-    chain32 = bench.chain.to(torch.float32)
-    draw = lambda pool: pool[torch.randint(len(pool), (batch,), generator=g)]
-    models, curves, train_s = {}, {}, {}
-    for name, K in [(f"DLightSB (K={model_K})", model_K)] + ([(f"DLightSB (K={small_K})", small_K)] if small_K else []):
-        t0 = time.time()
-        m = DLightSB(chain32, dim, K, init_samples=x1_pool, generator=g)
-        curves[name] = fit(lambda: m.loss(draw(x0_pool), draw(x1_pool)), m.parameters(), steps, lr, desc=name,
-                           schedule=schedule)
-        models[name], train_s[name] = m, time.time() - t0
-    for coupling in couplings:
-        t0 = time.time()
-        name = f"DLightSB-M ({coupling})"
-        m = DLightSB(chain32, dim, model_K, init_samples=x1_pool, generator=g)
-        def bm_loss(m=m, coupling=coupling):
-            a, b = draw(x0_pool), draw(x1_pool)
-            if coupling == "OT": a, b = minibatch_eot_pairs(a, b, bench.chain, g)
-            return m.matching_loss(a, b, g, estimator=bm_estimator)
-        n_steps = bm_steps if coupling == "independent" or ot_steps is None else ot_steps
-        curves[name] = fit(bm_loss, m.parameters(), n_steps, lr if bm_lr is None else bm_lr, desc=name,
-                           schedule=schedule)
-        models[name], train_s[name] = m, time.time() - t0
-    if run_csbm:
-        t0 = time.time()
-        cs = AlphaCSBM(chain32, dim, hidden=csbm_hidden, seed=seed)
-        curves["α-CSBM"] = cs.fit(x0_pool, x1_pool, csbm_steps, batch, refresh=csbm_refresh, generator=g)
-        models["α-CSBM"], train_s["α-CSBM"] = cs, time.time() - t0
-    log_p1 = empirical_log_marginals(x1_pool, S)
-    models["feature-wise EOT"] = FeatureEOT(bench.chain, bench.log_p0_1d.expand(dim, -1), log_p1)
-
-    # samplers x0 -> x1 for every method
-    def sampler(name):
-        m = models.get(name)
-        if name == "oracle (π*)": return lambda x0: bench.sample(x0, g)
-        if name == "independent": return lambda x0: x1_pool[torch.randint(n_train, (len(x0),), generator=g)]
-        if name == "prior": return lambda x0: categorical(bench.chain.log_qbar[x0], g)
-        if name == "α-CSBM": return lambda x0: m.sample(x0, "forward", g)
-        return lambda x0: m.sample(x0, g)
-    names = ["oracle (π*)"] + [k for k in models if k != "feature-wise EOT"] + ["independent", "prior", "feature-wise "
-                                                                                                        "EOT"]
-    x0e = bench.sample_source(n_eval, g)
-    x1e = bench.sample(x0e, g)
-    x0c = bench.sample_source(n_cond, g)
-    out = {}
-    for name in names:
-        f = sampler(name)
-        with torch.no_grad(): x1p = f(x0e)
-        r = {"shape": shape_score(x1e, x1p, S), "trend": trend_score(x1e, x1p, S, seed=seed)}
-        r["cond_shape"], r["cond_trend"] = conditional_scores(lambda x: bench.sample(x, g), f, x0c, m_cond, S)
-        r["c2st"] = c2st(x0e, x1e, x1p, seed)
-        out[name] = r
-    # exact plan KL (D = 2) and path KL
-    if dim == 2:
-        p1_exact = exact_plan(bench).sum(0).clamp_min(1e-300).log()
-        X = enumerate_states(S, 2)
-        cond = {"independent": lambda a, b: p1_exact[None, :].expand(len(a), -1),
-                "prior": lambda a, b: cond_matrix(bench, a, b) - bench.log_v(b)[None, :] + bench.log_c(a)[:, None],
-                "feature-wise EOT": lambda a, b: cond_matrix(models["feature-wise EOT"], a, b)}
-        for k, m in models.items():
-            if isinstance(m, DLightSB): cond[k] = (lambda a, b, m=m: cond_matrix(m, a, b))
-        for k, fn in cond.items(): out[k]["plan_kl"] = plan_kl_d2(bench, fn)
-        if "α-CSBM" in models:
-            xs = bench.sample_source(n_plan_x0, g)
-            lt = chain_cond_log_probs_d2(models["α-CSBM"], xs)
-            xi = xs.repeat_interleave(len(X), 0)
-            yj = X.repeat(len(xs), 1)
-            ls = bench.cond_log_prob(xi, yj).view(len(xs), -1)
-            ps = ls.exp()
-            out["α-CSBM"]["plan_kl"] = torch.where(ps > 0, ps * (ls - lt), torch.zeros_like(ps)).sum(1).mean().item()
-            out["α-CSBM"]["plan_kl_note"] = f"Monte Carlo over {n_plan_x0} x0"
-    x0p = bench.sample_source(min(n_eval, 2000), g)
-    trans = {k: m.transition_log_prob for k, m in models.items() if isinstance(m, (DLightSB, AlphaCSBM))}
-    trans["prior"] = lambda xt, y, t: bench.chain.log_q[xt, y].sum(1)
-    for k, fn in trans.items(): out[k]["path_kl"] = path_kl(bench, fn, x0p, g)
+    models, curves, train_s = _train_solvers(
+        bench, x0_pool, x1_pool, g, seed=seed, model_K=model_K, small_K=small_K, steps=steps, bm_steps=bm_steps,
+        csbm_steps=csbm_steps, run_csbm=run_csbm, batch=batch, lr=lr, couplings=couplings, csbm_hidden=csbm_hidden,
+        bm_estimator=bm_estimator, schedule=schedule, csbm_refresh=csbm_refresh, ot_steps=ot_steps, bm_lr=bm_lr)
+    out = _scores(models, bench, x1_pool, g, seed=seed, n_eval=n_eval, n_cond=n_cond, m_cond=m_cond)
+    if dim == 2: _plan_kls_d2(bench, models, out, g, n_plan_x0)     # exact plan KL (D = 2)
+    _path_kls(bench, models, out, g, n_eval)
     return {"metrics": out, "curves": curves, "models": models, "bench": bench, "train_s": train_s}
