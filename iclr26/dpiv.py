@@ -325,43 +325,10 @@ def convergence_gap(
     return (rel(Z.T @ (w1[:, None] * Z) / n, Z.T @ (w1[:, None] * R) / n, theta),
             rel(A.T @ (w2[:, None] * A) / n, A.T @ (w2 * e) / n, beta))
 
-# %% ../nbs/27_dp_iv.ipynb #48bf8c45
-def dp_2s_gd_many(
-    Z: Any,                          # instruments: (n, d_z) shared by all seeds, or one set per seed (S, n, d_z)
-    X: Any,                          # regressors: (n, d_x), or (S, n, d_x) with the stack of `Z`
-    y: Any,                          # outcome: (n,), or (S, n) with the stack of `Z`
-    rhos: Sequence[float],           # total zCDP budgets rho to run (R of them; each split into rho_1 + rho_2)
-    T: int,                          # gradient steps per stage (the noise per step grows as sqrt(T))
-    seeds: Sequence[int] = (0,),     # noise seeds (S of them; with stacked data, one per data set)
-    *,
-    split: float = 0.5,              # share of each budget given to stage 1, rho_1 = split * rho, in (0, 1)
-    eta: float = 0.5,                # stage-1 step size eta, > 0
-    alpha: float = 0.5,              # stage-2 step size alpha, > 0
-    C1: float = 4.0,                 # stage-1 clipping norm C_1 (finite when private)
-    C2: float = 4.0,                 # stage-2 clipping norm C_2 (finite when private)
-    private: bool = True,            # add the calibrated Gaussian noise (False: clipped, noise-free GD)
-    schedule: str = "joint",         # 'joint' (stages step together) or 'sequential' (T stage-1, then T stage-2 steps)
-    noise_factor: float = 1.0,       # multiplier of the calibrated noise, for audits only (< 1 voids the guarantee)
-    trace: bool = False,             # keep Theta_t, beta_t and the released noisy gradients of every step
-    adjacency: str = "replace",      # 'replace' (one record swapped) or 'add_remove' (one added/removed)
-    check_convergence: bool = True,  # rerun noise-free; warn (`DPIVConvergenceWarning`) if T steps fall short
-    conv_tol: float = 0.05,          # relative `convergence_gap` above which the warning is raised, > 0
-) -> DPIVResult:
-    """Run DP-2S-GD for every total budget in `rhos` and every seed in `seeds` (returns arrays of shape `(S, R, ...)`).
-
-    `Z, X, y` are one data set (`(n, d_z)`, `(n, d_x)`, `(n,)`) shared by all seeds, or one per seed
-    (`(S, n, d_z)`, `(S, n, d_x)`, `(S, n)`). Budget $\\rho$ is split as $\\rho_1=$ `split`$\\cdot\\rho$,
-    $\\rho_2=\\rho-\\rho_1$.
-    `adjacency` is the neighbouring notion the noise is calibrated for: 'replace' (one record replaced, $\\Delta=2C/n$)
-    or 'add_remove' (one record added or removed, $\\Delta=C/n$, the normaliser $n$ public).
-    `private=False` drops the noise (clipping still applies unless `C1=C2=inf`). `noise_factor` scales the
-    calibrated noise and exists for audits only: values below 1 void the privacy guarantee. `trace=True`
-    keeps $\\Theta_t$, $\\beta_t$ and the released noisy gradients of every step (arrays `(S, R, T, ...)`).
-    `check_convergence`: also run the same T steps without noise and warn (`DPIVConvergenceWarning`, naming T)
-    when that iterate is farther than `conv_tol` (relative, `convergence_gap`) from its fixed point: the
-    estimate then reflects too few steps, not the privacy noise (Card's weak first stage needs thousands of
-    steps). The check reads the confidential data: it is a diagnostic for the data holder, and the warning
-    is not part of the private release."""
+# %% ../nbs/27_dp_iv.ipynb #5c11d324
+def _gd_checks(Z, X, y, rhos, T, seeds, split, eta, alpha, C1, C2, private, schedule, noise_factor, adjacency,
+               check_convergence, conv_tol):
+    "Check `dp_2s_gd_many`'s arguments (in its order); return the seeds, the `(G, n, .)` data stacks, `T`, the budgets."
     seeds = [check_int("seed", s, 0) for s in np.atleast_1d(seeds)]
     S = len(seeds)
     if S == 0: raise ValueError("seeds must name at least one seed")
@@ -391,6 +358,11 @@ def dp_2s_gd_many(
         raise TypeError(f"check_convergence must be a bool, got {type(check_convergence).__name__}")
     if isinstance(conv_tol, bool) or not isinstance(conv_tol, (int, float, np.floating)) or not 0 < conv_tol < math.inf:
         raise ValueError(f"conv_tol must be a positive finite number, got {conv_tol!r}")
+    return seeds, S, Zg, Xg, yg, G, n, dz, dx, T, rhos, R
+
+# %% ../nbs/27_dp_iv.ipynb #45f58f98
+def _gd_noise(rhos, seeds, n, T, dz, dx, R, split, C1, C2, private, noise_factor, adjacency):
+    "The stage budgets, the calibrated noise scales (Eq. (4)) and the standard-normal draws of every seed."
     rho1, rho2 = split * rhos, (1 - split) * rhos
     if private:
         if math.isinf(C1) or math.isinf(C2):
@@ -404,6 +376,13 @@ def dp_2s_gd_many(
     gens = [np.random.default_rng([27, s]) for s in seeds]
     xi1 = np.stack([g.standard_normal((T, dz, dx)) for g in gens]) if private else None   # (S, T, dz, dx)
     xi2 = np.stack([g.standard_normal((T, dx)) for g in gens]) if private else None        # (S, T, dx)
+    return rho1, rho2, s1, s2, xi1, xi2
+
+# %% ../nbs/27_dp_iv.ipynb #d612e7f4
+def _gd_steps(Zg, Xg, yg, s1, s2, xi1, xi2, S, R, T, eta, alpha, C1, C2, private, schedule, trace):
+    "Run the T steps of Eq. (5)-(6) for every (seed, budget) at once; return the `(G, K, ...)` iterates, the trace."
+    G, n, dz = Zg.shape
+    dx = Xg.shape[2]
     # Fast path (the GEMM form of Eq. (3), see the text above)
     K = S * R // G
     Pzz = np.einsum("gna,gnb->gnab", Zg, Zg).reshape(G, n, dz * dz)
@@ -459,23 +438,74 @@ def dp_2s_gd_many(
             # Eq. (6), at the final Theta_T
             b = b - alpha * G2
     if trace: tr = {k: np.stack(v, axis=2) for k, v in tr.items()}   # (S, R, T, ...)
-    if check_convergence:                      # the noise-free run of the same T steps, one per data set
-        if private:
-            ref = dp_2s_gd_many(Zg, Xg, yg, [1.0], T, list(range(G)), split=split, eta=eta, alpha=alpha, C1=C1, C2=C2,
-                                private=False, schedule=schedule, check_convergence=False)
-            Th0, b0 = ref.theta[:, 0], ref.beta[:, 0]
-        else: Th0, b0 = Th[:, 0], b[:, 0]
-        gaps = np.array([convergence_gap(Zg[g], Xg[g], yg[g], Th0[g], b0[g], C1, C2) for g in range(G)])
-        worst = gaps.max(axis=0)
-        if worst.max() > conv_tol:
-            stage = 1 if worst[0] >= worst[1] else 2
-            warnings.warn(
-                f"DP-2S-GD did not converge in T={T} steps: without noise the stage-{stage} iterate is a relative "
-                f"distance {worst.max():.3g} from its fixed point (stage 1 {worst[0]:.3g}, stage 2 {worst[1]:.3g}; "
-                f"conv_tol={conv_tol:g}), so the estimate reflects too few steps, not the privacy noise. Raise T "
-                "(the noise per step grows only as sqrt(T)), raise the step sizes eta/alpha, or check the "
-                "instrument's strength; check_convergence=False silences this.",
-                DPIVConvergenceWarning, stacklevel=2)
+    return Th, b, tr
+
+# %% ../nbs/27_dp_iv.ipynb #3f017bf5
+def _gd_convergence(Zg, Xg, yg, Th, b, T, split, eta, alpha, C1, C2, private, schedule, conv_tol):
+    "Warn (`DPIVConvergenceWarning`, at the caller of `dp_2s_gd_many`) if the noise-free T steps fall short."
+    G = Zg.shape[0]
+    if private:
+        ref = dp_2s_gd_many(Zg, Xg, yg, [1.0], T, list(range(G)), split=split, eta=eta, alpha=alpha, C1=C1, C2=C2,
+                            private=False, schedule=schedule, check_convergence=False)
+        Th0, b0 = ref.theta[:, 0], ref.beta[:, 0]
+    else: Th0, b0 = Th[:, 0], b[:, 0]
+    gaps = np.array([convergence_gap(Zg[g], Xg[g], yg[g], Th0[g], b0[g], C1, C2) for g in range(G)])
+    worst = gaps.max(axis=0)
+    if worst.max() > conv_tol:
+        stage = 1 if worst[0] >= worst[1] else 2
+        warnings.warn(
+            f"DP-2S-GD did not converge in T={T} steps: without noise the stage-{stage} iterate is a relative "
+            f"distance {worst.max():.3g} from its fixed point (stage 1 {worst[0]:.3g}, stage 2 {worst[1]:.3g}; "
+            f"conv_tol={conv_tol:g}), so the estimate reflects too few steps, not the privacy noise. Raise T "
+            "(the noise per step grows only as sqrt(T)), raise the step sizes eta/alpha, or check the "
+            "instrument's strength; check_convergence=False silences this.",
+            DPIVConvergenceWarning, stacklevel=3)
+
+# %% ../nbs/27_dp_iv.ipynb #48bf8c45
+def dp_2s_gd_many(
+    Z: Any,                          # instruments: (n, d_z) shared by all seeds, or one set per seed (S, n, d_z)
+    X: Any,                          # regressors: (n, d_x), or (S, n, d_x) with the stack of `Z`
+    y: Any,                          # outcome: (n,), or (S, n) with the stack of `Z`
+    rhos: Sequence[float],           # total zCDP budgets rho to run (R of them; each split into rho_1 + rho_2)
+    T: int,                          # gradient steps per stage (the noise per step grows as sqrt(T))
+    seeds: Sequence[int] = (0,),     # noise seeds (S of them; with stacked data, one per data set)
+    *,
+    split: float = 0.5,              # share of each budget given to stage 1, rho_1 = split * rho, in (0, 1)
+    eta: float = 0.5,                # stage-1 step size eta, > 0
+    alpha: float = 0.5,              # stage-2 step size alpha, > 0
+    C1: float = 4.0,                 # stage-1 clipping norm C_1 (finite when private)
+    C2: float = 4.0,                 # stage-2 clipping norm C_2 (finite when private)
+    private: bool = True,            # add the calibrated Gaussian noise (False: clipped, noise-free GD)
+    schedule: str = "joint",         # 'joint' (stages step together) or 'sequential' (T stage-1, then T stage-2 steps)
+    noise_factor: float = 1.0,       # multiplier of the calibrated noise, for audits only (< 1 voids the guarantee)
+    trace: bool = False,             # keep Theta_t, beta_t and the released noisy gradients of every step
+    adjacency: str = "replace",      # 'replace' (one record swapped) or 'add_remove' (one added/removed)
+    check_convergence: bool = True,  # rerun noise-free; warn (`DPIVConvergenceWarning`) if T steps fall short
+    conv_tol: float = 0.05,          # relative `convergence_gap` above which the warning is raised, > 0
+) -> DPIVResult:
+    """Run DP-2S-GD for every total budget in `rhos` and every seed in `seeds` (returns arrays of shape `(S, R, ...)`).
+
+    `Z, X, y` are one data set (`(n, d_z)`, `(n, d_x)`, `(n,)`) shared by all seeds, or one per seed
+    (`(S, n, d_z)`, `(S, n, d_x)`, `(S, n)`). Budget $\\rho$ is split as $\\rho_1=$ `split`$\\cdot\\rho$,
+    $\\rho_2=\\rho-\\rho_1$.
+    `adjacency` is the neighbouring notion the noise is calibrated for: 'replace' (one record replaced, $\\Delta=2C/n$)
+    or 'add_remove' (one record added or removed, $\\Delta=C/n$, the normaliser $n$ public).
+    `private=False` drops the noise (clipping still applies unless `C1=C2=inf`). `noise_factor` scales the
+    calibrated noise and exists for audits only: values below 1 void the privacy guarantee. `trace=True`
+    keeps $\\Theta_t$, $\\beta_t$ and the released noisy gradients of every step (arrays `(S, R, T, ...)`).
+    `check_convergence`: also run the same T steps without noise and warn (`DPIVConvergenceWarning`, naming T)
+    when that iterate is farther than `conv_tol` (relative, `convergence_gap`) from its fixed point: the
+    estimate then reflects too few steps, not the privacy noise (Card's weak first stage needs thousands of
+    steps). The check reads the confidential data: it is a diagnostic for the data holder, and the warning
+    is not part of the private release."""
+    seeds, S, Zg, Xg, yg, G, n, dz, dx, T, rhos, R = _gd_checks(
+        Z, X, y, rhos, T, seeds, split, eta, alpha, C1, C2, private, schedule, noise_factor, adjacency,
+        check_convergence, conv_tol)
+    rho1, rho2, s1, s2, xi1, xi2 = _gd_noise(rhos, seeds, n, T, dz, dx, R, split, C1, C2, private, noise_factor,
+                                             adjacency)
+    Th, b, tr = _gd_steps(Zg, Xg, yg, s1, s2, xi1, xi2, S, R, T, eta, alpha, C1, C2, private, schedule, trace)
+    if check_convergence: _gd_convergence(Zg, Xg, yg, Th, b, T, split, eta, alpha, C1, C2, private, schedule, conv_tol)
+    run = lambda M: M.reshape(S, R, *M.shape[2:])
     return DPIVResult(
         beta=run(b), theta=run(Th), sigma1=s1, sigma2=s2, rho1=rho1, rho2=rho2, T=T, n=n, trace=tr, adjacency=adjacency
     )
