@@ -31,8 +31,10 @@ KERNELS_DIR = Path(__file__).resolve().parent
 
 
 def kernels() -> list[str]:
-    "Names of the kernels that have a benchmark script `kernels/bench_<name>.py`."
-    return sorted(p.stem[len("bench_"):] for p in KERNELS_DIR.glob("bench_*.py"))
+    """Names of the kernels `kernels/<name>.py` that have a benchmark script `kernels/bench_<name>.py` (a bench script
+    without its kernel, such as `bench_anybcq_real.py`, a CPU table on the real model, is not a kernel benchmark)."""
+    names = (p.stem[len("bench_"):] for p in KERNELS_DIR.glob("bench_*.py"))
+    return sorted(n for n in names if (KERNELS_DIR / f"{n}.py").exists())
 
 
 def _env(tiny: bool) -> dict:
