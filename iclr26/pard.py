@@ -29,7 +29,8 @@ __all__ = ['PARD_TOKEN', 'VLLM_METHODS', 'vocab_size_of', 'pard_token_id', 'add_
            'DecodeResult', 'commit_round', 'verify_sampled', 'ar_decode', 'speculative_decode', 'SpecStats', 'decode',
            'run_method', 'forward_cost', 'interleaved_timing', 'median_ratio', 'exact_token_distributions',
            'chi_square_test', 'draft_proposals', 'greedy_rounds', 'simulated_tau', 'save_pard_draft',
-           'vllm_speculative_config', 'vllm_run', 'vllm_python', 'vllm_status', 'vllm_generate']
+           'vllm_speculative_config', 'vllm_run', 'vllm_python', 'vllm_status', 'vllm_generate', 'verify_cost_curve',
+           'cost_model_speedup', 'per_prompt_ratio']
 
 # %% ../nbs/12_pard.ipynb #4ea67a11
 PARD_TOKEN = "<pard>"
@@ -1088,3 +1089,70 @@ def vllm_generate(
         if r.returncode:
             raise RuntimeError(f"vLLM run failed (exit {r.returncode}):\n" + "\n".join(r.stderr.splitlines()[-25:]))
         return json.loads(fout.read_text())
+
+# %% ../nbs/12_pard.ipynb #bdcb4b69
+@torch.inference_mode()
+def verify_cost_curve(
+    models: Mapping[str, Any],              # {name: Hugging Face causal LM}, timed side by side (target, draft)
+    n_tokens: Mapping[str, Sequence[int]],  # {name: the token counts n to time}: one cached pass of n new tokens each
+    context: int = 200,                     # tokens already in each model's KV cache before a timed pass
+    rounds: int = 12,                       # interleaved rounds (>= 2); the first is a warm-up and is dropped
+    seed: int = 0,                          # seed of the random token ids fed (int >= 0)
+) -> dict[str, dict[int, float]]:
+    """Median seconds of one cached forward pass of n new tokens after a `context`-token prefix, for every model and
+    n, measured in interleaved rounds in a rotating order so that load on a shared machine hits every point alike
+    (`forward_cost` times one point at a time). Returns {name: {n: seconds}}; divided by the target's n = 1 entry
+    they give the verify-cost curve and c."""
+    context, rounds = check_int("context", context, 1), check_int("rounds", rounds, 2)
+    extra = sorted(set(n_tokens) - set(models))
+    if extra: raise ValueError(f"n_tokens names models that are not in models: {extra}")
+    g = torch.Generator().manual_seed(check_int("seed", seed, 0))
+    runners = {}
+    for name in n_tokens:
+        runners[name] = _Runner(models[name])
+        runners[name].feed(torch.randint(5, vocab_size_of(models[name]), (context,), generator=g).tolist())
+    jobs = [(name, check_int(f"n_tokens[{name!r}]", n, 1)) for name, ns in n_tokens.items() for n in ns]
+    ts = {j: [] for j in jobs}
+    for r in range(rounds):
+        for name, n in jobs[r % len(jobs):] + jobs[:r % len(jobs)]:
+            R = runners[name]
+            ids = torch.randint(5, vocab_size_of(R.model), (n,), generator=g).tolist()
+            t0 = time.perf_counter()
+            R.feed(ids, keep=n)
+            ts[(name, n)].append(time.perf_counter() - t0)
+            R.crop(context)
+    return {name: {int(n): float(np.median(ts[(name, int(n))][1:])) for n in ns} for name, ns in n_tokens.items()}
+
+# %% ../nbs/12_pard.ipynb #f106f86a
+def cost_model_speedup(
+    tau: float,                        # tokens per target pass (accepted drafts + the target's own token)
+    k: int,                            # draft tokens per round (>= 1)
+    method: str,                       # 'pard' (one draft pass over k tokens) or 'vsd' (k draft passes of one token)
+    target_cost: Mapping[int, float],  # seconds (or any unit) of a target pass of n tokens; needs n = 1 and k + 1
+    draft_cost: Mapping[int, float],   # the same for the draft; needs n = 1, and n = k for 'pard'
+) -> float:
+    "Speed-up over plain decoding that Eq. (4) predicts from τ and the measured pass costs."
+    k = check_int("k", k, 1)
+    if method not in ("pard", "vsd"): raise ValueError(f"method must be 'pard' or 'vsd', got {method!r}")
+    need = {"target_cost": (target_cost, (1, k + 1)), "draft_cost": (draft_cost, (k,) if method == "pard" else (1,))}
+    for name, (d, ns) in need.items():
+        miss = [n for n in ns if n not in d]
+        if miss: raise ValueError(f"{name} lacks the pass costs for n = {miss}")
+    t_draft = draft_cost[k] if method == "pard" else k * draft_cost[1]
+    # Eq. (4): tau * t_T(1) / (t_T(K + 1) + t_D)
+    return tau * target_cost[1] / (target_cost[k + 1] + t_draft)
+
+# %% ../nbs/12_pard.ipynb #139e04b4
+def per_prompt_ratio(
+    times: Mapping[str, list[tuple[int, float]]],  # `interleaved_timing`'s output, jobs named '<method>/<prompt index>'
+    num: str,                                      # method in the numerator of the tokens/s ratio
+    den: str,                                      # method in the denominator
+) -> list[float]:
+    """One speed-up per prompt i: the median over repeats of job `num/i`'s tokens/s over that of `den/i`. These are
+    the units a bootstrap interval over prompts resamples."""
+    idx = sorted(int(n.split("/")[1]) for n in times if n.split("/")[0] == num)
+    if not idx: raise ValueError(f"times has no job named {num!r}/<i>")
+    miss = [i for i in idx if f"{den}/{i}" not in times]
+    if miss: raise ValueError(f"times lacks {den!r} for prompts {miss}")
+    tps = lambda n: float(np.median([t / s for t, s in times[n]]))
+    return [tps(f"{num}/{i}") / tps(f"{den}/{i}") for i in idx]

@@ -467,3 +467,37 @@ def test_property_commit_round_bad_counts(produced, budget):
     else:
         with pytest.raises(ValueError, match="produced|max_new_tokens"):
             commit_round([1, 2, 3], produced, budget)
+
+
+# --- the real-target measurement helpers (issue #63.2)
+def test_verify_cost_curve_times_every_point_and_checks_names(models):
+    from iclr26.pard import verify_cost_curve
+    target, draft = models
+    out = verify_cost_curve({"target": target, "draft": draft}, {"target": [1, 2, 5], "draft": [1]}, context=6,
+                            rounds=3)
+    assert sorted(out["target"]) == [1, 2, 5] and list(out["draft"]) == [1]
+    assert all(s > 0 for d in out.values() for s in d.values())
+    with pytest.raises(ValueError, match="n_tokens"):
+        verify_cost_curve({"target": target}, {"draft": [1]})
+    with pytest.raises(ValueError, match="rounds"):
+        verify_cost_curve({"target": target}, {"target": [1]}, rounds=1)
+
+
+def test_cost_model_speedup_is_eq4():
+    from iclr26.pard import cost_model_speedup
+    tc, dc = {1: 2.0, 2: 2.2, 5: 3.0}, {1: 0.1, 4: 0.2}
+    assert cost_model_speedup(5.0, 4, "pard", tc, dc) == pytest.approx(5.0 * 2.0 / (3.0 + 0.2))
+    assert cost_model_speedup(5.0, 4, "vsd", tc, dc) == pytest.approx(5.0 * 2.0 / (3.0 + 0.4))
+    assert cost_model_speedup(1.0, 1, "vsd", tc, dc) == pytest.approx(2.0 / 2.3)     # no acceptance: a slow-down
+    with pytest.raises(ValueError, match="draft_cost"):
+        cost_model_speedup(2.0, 1, "pard", tc, {4: 0.2})
+    with pytest.raises(ValueError, match="method"):
+        cost_model_speedup(2.0, 1, "eagle", tc, dc)
+
+
+def test_per_prompt_ratio_pairs_prompts_and_takes_medians():
+    from iclr26.pard import per_prompt_ratio
+    times = {"p/0": [(8, 1.0), (8, 2.0), (8, 1.0)], "ar/0": [(8, 2.0)], "p/1": [(3, 1.0)], "ar/1": [(3, 1.0)]}
+    assert per_prompt_ratio(times, "p", "ar") == pytest.approx([2.0, 1.0])   # median 8 tokens/s over 4
+    with pytest.raises(ValueError, match="lacks"):
+        per_prompt_ratio({"p/0": [(1, 1.0)]}, "p", "ar")
