@@ -133,3 +133,27 @@ def test_duet_step_on_real_model(short):
     res = duet_unlearn(m, tok, ["Where is the Nokor company based?"], ["What colour is the sky?"],
                        prefix="You know nothing about the Nokor company. ", steps=2, batch_size=2)
     assert res is not None and not torch.equal(before, m.model.layers[1].self_attn.q_proj.weight.detach())
+
+
+def test_uniugg_lm_slot_on_real_model(short):
+    """UniUGG's unified model takes any Hugging Face causal LM as its language side: on the real (2-layer) model the
+    generation condition, the regression and x0-diffusion losses and the VQA logits are finite, and a step moves
+    the LLM's weights."""
+    from iclr26.uniugg import UnifiedModel
+    model, tok = short
+    m = copy.deepcopy(model)
+    g = torch.Generator().manual_seed(0)
+    ref, ray, z0 = torch.randn(2, 16, 8, generator=g), torch.randn(2, 6, 4, 4, generator=g), torch.randn(2, 4, 4, 4)
+    for head in ("regression", "diffusion"):
+        with torch.random.fork_rng():
+            torch.manual_seed(0)
+            um = UnifiedModel(m, tok, feat_dim=8, grid=4, head=head, unet_channels=(16, 16), prediction="sample")
+        loss = um.gen_loss(um.condition(ref, ray), z0, generator=g)
+        assert torch.isfinite(loss)
+    before = m.model.layers[0].self_attn.q_proj.weight.detach().clone()
+    loss.backward()
+    torch.optim.SGD(m.parameters(), lr=1e-2).step()
+    assert not torch.equal(before, m.model.layers[0].self_attn.q_proj.weight.detach())
+    q = torch.tensor([_ids(tok, "Is the red cube left of the ball?") + [tok.eos_token_id]])
+    logits = um.vqa_logits(ref[:1], q, torch.tensor([q.shape[1] - 1]))
+    assert logits.shape == (1, 49152) and torch.isfinite(logits).all()
