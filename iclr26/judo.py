@@ -41,14 +41,14 @@ __all__ = ['FORMAT_RE', 'STRICT_RE', 'LAZY_RE', 'EARLY_RE', 'LAZY_RE_FIXED', 'EA
            'make_structure_reward', 'seg_score', 'make_seg_f1_reward', 'minilm_encoder', 'make_domain_reward',
            'render_normal', 'add_defect', 'location_of', 'check_pair', 'SynthMMAD', 'load_mmad', 'make_conversation',
            'balance_answer_letters', 'letter_counts', 'knowledge_sentence', 'make_synth_mmad', 'options_text',
-           'mcq_prompt', 'comparison_text', 'domain_gt_text', 'judo_target', 'build_tokenizer', 'domain_qa_pairs',
-           'PatchEncoder', 'TinyVLM', 'vlm_generate', 'vlm_completion_logprobs', 'image_tensor', 'mcq_records',
-           'seg_records', 'domain_records', 'lookup_records', 'sft_stage', 'lookup_accuracy', 'sub_cell_labels',
-           'PerceptionHeads', 'perception_records', 'perception_pretrain', 'perception_accuracy', 'freeze',
-           'judo_advantages', 'JudoGRPOConfig', 'judo_grpo', 'trl_rows', 'judo_reward_funcs', 'judo_trl_config',
-           'judo_trl_trainer', 'mmad_scores', 'evaluate_mmad', 'reasoning_diagnostics', 'constant_letter_baseline',
-           'answer_prior_baseline', 'paired_bootstrap', 'product_prior_baseline', 'perception_predictions',
-           'oracle_baseline', 'train_variant']
+           'mcq_prompt', 'comparison_text', 'domain_gt_text', 'letter_ending', 'judo_target', 'build_tokenizer',
+           'domain_qa_pairs', 'PatchEncoder', 'TinyVLM', 'vlm_generate', 'vlm_completion_logprobs', 'image_tensor',
+           'mcq_records', 'seg_records', 'domain_records', 'lookup_records', 'sft_stage', 'lookup_accuracy',
+           'sub_cell_labels', 'PerceptionHeads', 'perception_records', 'perception_pretrain', 'perception_accuracy',
+           'freeze', 'judo_advantages', 'JudoGRPOConfig', 'judo_grpo', 'trl_rows', 'judo_reward_funcs',
+           'judo_trl_config', 'judo_trl_trainer', 'mmad_scores', 'evaluate_mmad', 'reasoning_diagnostics',
+           'constant_letter_baseline', 'answer_prior_baseline', 'paired_bootstrap', 'product_prior_baseline',
+           'perception_predictions', 'oracle_baseline', 'train_variant']
 
 # %% ../nbs/21_judo.ipynb #77d6cdab
 def _as_mask(mask, name: str = "mask") -> np.ndarray:
@@ -965,12 +965,24 @@ def domain_gt_text(syn: Mapping, facts: Mapping) -> str:
         s += " . " + knowledge_sentence(syn["category"], syn["defect"], facts[(syn["category"], syn["defect"])])
     return s
 
+# %% ../nbs/21_judo.ipynb #p21le01
+def letter_ending(
+    letter: str,  # the chosen option's letter, 'A'..'D'
+) -> str:
+    """The end of a think that names its answer, and the answer after it: `' X</think><answer>X</answer>'`, the one
+    letter-token format of every stage (the JUDO target and its cold start, the lookup pre-stage and its stage-2
+    share, the GRPO rollouts' parse, `lookup_accuracy`). The think's letter is the word token `' X'`, with its leading
+    space (the very token that follows the option's text in the prompt), and `</think>` follows it directly; the
+    `<answer>` letter is `'X'`, as in the answer-only target. *(Issue #55, after the run of 20930d8: the lookup
+    pre-stage had taught `'X'` then a lone `' '` before `</think>`, two other tokens than the JUDO think's.)*"""
+    return f" {letter}</think><answer>{letter}</answer>"
+
 # %% ../nbs/21_judo.ipynb #f4b81e39
 def judo_target(cells_text: str, syn: Mapping, facts: Mapping, answer: str, answer_text: str) -> str:
     """The full JUDO completion for one question: segmentation, comparison + knowledge, the chosen option's text and
     letter, the answer."""
-    think = f"{domain_gt_text(syn, facts)} . answer {answer_text} {answer}"
-    return f"<seg>{cells_text}</seg><think>{think}</think><answer>{answer}</answer>"
+    think = f"{domain_gt_text(syn, facts)} . answer {answer_text}"
+    return f"<seg>{cells_text}</seg><think>{think}{letter_ending(answer)}"
 
 # %% ../nbs/21_judo.ipynb #0560bd37
 def build_tokenizer(ds: SynthMMAD, grid: int):
@@ -1328,10 +1340,10 @@ def lookup_records(
     """The option-lookup curriculum: a question of `metas` (default: the MCQ training split) with freshly shuffled
     letters, a think that already names one option's text (a random option, so the image cannot give it away), and the
     loss on the letter that follows that text in the prompt and on the rest of the JUDO ending: `target_prefix`
-    '<think> answer TEXT', target 'X </think><answer>X</answer>' (the first pass of this curriculum ended the target
-    at '</think>' and so taught the model to stop before its answer). `solution` is the letter. *(The letter token here
-    is 'X', without the leading space of the prompt's ' X'; a light probe that trained the prompt's own ' X' instead
-    learnt the lookup more slowly, see §6b.)*"""
+    '<think> answer TEXT', target `letter_ending(X)` = ' X</think><answer>X</answer>', the very tokens the JUDO think
+    ends with (the first pass of this curriculum ended the target at '</think>' and so taught the model to stop before
+    its answer; until the run of 20930d8 the target was 'X </think><answer>X</answer>', whose 'X' and lone ' ' are
+    other tokens than the think's ' X' and '</think>', see §6b). `solution` is the letter."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"n must be an int >= 1, got {n!r}")
     rng, metas = np.random.default_rng(seed + 5), list((ds.train if metas is None else metas).values())
@@ -1353,7 +1365,7 @@ def lookup_records(
                 "images": tensors[key],
                 "prompt": mcq_prompt({**qa, "Options": opts}),
                 "target_prefix": f"<think> answer {opts[letter]}",
-                "target": f"{letter} </think><answer>{letter}</answer>",
+                "target": letter_ending(letter),
                 "solution": letter,
             }
         )
@@ -1424,18 +1436,21 @@ def lookup_accuracy(
     records: Sequence[Mapping],  # held-out `lookup_records`
     batch_size: int = 128,  # records decoded at once
 ) -> float:
-    """Greedy exact-match accuracy of the letter after each lookup record's prompt + `target_prefix` (held-out
-    records), on the token sequence training used: prompt and prefix joined with no space (a space would add a lone
-    ' ' token before `<think>` that no training sequence has; issue #55)."""
+    """Greedy accuracy of the letter after each lookup record's prompt + `target_prefix` (held-out records): the
+    first decoded token must be the target's first token, the letter token of `letter_ending` (' X', the JUDO
+    think's; issue #55: a stripped text match also counted 'X'). Decoded on the token sequence training used: prompt
+    and prefix joined with no space (a space would add a lone ' ' token before `<think>` that no training sequence
+    has; issue #55)."""
     if not records:
         raise ValueError("records is empty")
     hits = []
     for i in range(0, len(records), batch_size):
         rs = records[i : i + batch_size]
-        *_, texts = vlm_generate(
+        new, *_ = vlm_generate(
             model, tok, torch.stack([r["images"] for r in rs]), [f"{r['prompt']}{r['target_prefix']}" for r in rs], 1
         )
-        hits += [t.strip() == r["solution"] for t, r in zip(texts, rs)]
+        want = [tok(r["target"], add_special_tokens=False)["input_ids"][0] for r in rs]
+        hits += [int(n) == w for n, w in zip(new[:, 0].tolist(), want)]
     return float(np.mean(hits))
 
 # %% ../nbs/21_judo.ipynb #f2fb5a23
@@ -1891,6 +1906,7 @@ def evaluate_mmad(
                     "text": t,
                     "path": r["path"],
                     "answer_text": r.get("answer_text"),
+                    "options": r.get("options"),
                     "synthetic": r.get("synthetic"),
                 }
             )
@@ -1922,10 +1938,16 @@ def reasoning_diagnostics(rows: Sequence[Mapping]) -> dict:
     """Where a JUDO-format answer goes wrong: the fraction of thinks that name the right option text, the accuracy
     when they
     do (the option-text -> letter lookup), and, among defective images, how often the think names the right defect and
-    location."""
-    named, given = [], []
+    location. With the rows' `options`: how often the named text is one of the question's own options, and, when it
+    is, how often the think's letter is the one that follows that text in the prompt (the lookup inside the think)."""
+    named, given, own, looked = [], [], [], []
     for x in rows:
         m = _THINK_CHOICE.search(x.get("text") or "")
+        if x.get("options"):
+            by_text = {v: k for k, v in x["options"].items()}
+            own.append(m is not None and m.group(1).strip() in by_text)
+            if own[-1]:
+                looked.append(by_text[m.group(1).strip()] == m.group(2))
         if m is None or x.get("answer_text") is None:
             named.append(False)
             continue
@@ -1945,6 +1967,14 @@ def reasoning_diagnostics(rows: Sequence[Mapping]) -> dict:
         **{f"think_names_right_{k}": float(np.mean(v)) if v else float("nan") for k, v in facts.items()},
         "think_names_right_option": float(np.mean(named)) if named else float("nan"),
         "accuracy_when_option_named": float(np.mean(given)) if given else float("nan"),
+        **(
+            {
+                "think_names_own_option": float(np.mean(own)),
+                "think_letter_follows_named_option": float(np.mean(looked)) if looked else float("nan"),
+            }
+            if own
+            else {}
+        ),
     }
 
 # %% ../nbs/21_judo.ipynb #d9cb1695

@@ -617,3 +617,79 @@ def test_perception_predictions(ds):
         assert x["defect"] in (None, *APPEARANCE) and x["category"] in CATEGORIES
     with pytest.raises(ValueError):
         perception_predictions(model, heads, recs, list(ds.mmad)[:-1])
+
+
+# ---- issue #55, after the run of 20930d8: one letter-token format for every stage ----------------------------------
+def test_lookup_target_is_the_judo_think_ending(ds):
+    # the lookup pre-stage supervises the very tokens the JUDO think ends with: ' X' (the prompt's own letter token,
+    # with its leading space) directly followed by '</think>', then '<answer>X</answer>'
+    import iclr26.judo as J
+
+    tok = build_tokenizer(ds, 8)
+    ids = lambda s_: tok(s_, add_special_tokens=False)["input_ids"]
+    for L in "ABCD":
+        test_end = ids(L + " </think><answer>" + L + "</answer>")  # the format of the run of 20930d8
+        assert test_end[0] != ids(" " + L)[0] and tok.convert_ids_to_tokens(test_end[1]) == " "
+        assert ids(J.letter_ending(L)) == [ids(" " + L)[0], *ids(f"</think><answer>{L}</answer>")]
+    judo = mcq_records(ds, ds.train, "judo", 8)
+    answer = mcq_records(ds, ds.train, "answer", 8)
+    for r, a in zip(judo, answer):
+        end = ids(J.letter_ending(r["solution"]))
+        assert r["target"].endswith(J.letter_ending(r["solution"])) and ids(r["target"])[-5:] == end
+        assert ids(a["target"]) == end[2:]  # the answer-only target: the same '<answer>X</answer>' tokens
+    for r in _tokenize_records(tok, lookup_records(ds, 40, seed=1)):
+        sup = [t for t, lab in zip(r["_ids"], r["_labels"]) if lab != -100]
+        assert sup == ids(J.letter_ending(r["solution"])) + [tok.eos_token_id]
+        # the supervised letter is the token that follows the named option's text in the prompt
+        p, text = tok(r["prompt"])["input_ids"], ids(" " + r["target_prefix"].split("answer ", 1)[1])
+        at = next(i for i in range(len(p)) if p[i : i + len(text)] == text)
+        assert p[at + len(text)] == sup[0]
+
+
+def test_letter_ending_parsed_by_the_rewards():
+    import iclr26.judo as J
+
+    for L in "ABCD":
+        t = f"<seg>None</seg><think>query matches template : the red washer has no defect . answer yes{J.letter_ending(L)}"
+        assert accuracy_reward([t], [L]) == [1.0] and format_reward([t]) == [0.2]
+        assert structure_reward([t], [L]) == [1.0]
+        assert J._THINK_CHOICE.search(t).groups() == ("yes", L)
+
+
+def test_lookup_accuracy_counts_only_the_think_letter_token(ds, monkeypatch):
+    # a prediction of 'X' (no leading space) is not the think's ' X' and is not a hit (the stripped text match was)
+    import iclr26.judo as J
+
+    tok = build_tokenizer(ds, 8)
+    recs = lookup_records(ds, 6, seed=2)
+    model = TinyVLM(tok, "llama-1L-64", 32, 4, seed=0)
+
+    def fake(pred):
+        def gen(model_, tok_, images, prompts, max_new_tokens, **kw):
+            assert max_new_tokens == 1 and len(prompts) == images.shape[0]
+            new = torch.tensor([tok(pred(r), add_special_tokens=False)["input_ids"][:1] for r in recs[: len(prompts)]])
+            return new, torch.ones_like(new), None, None, [tok.decode(n) for n in new.tolist()]
+
+        return gen
+
+    monkeypatch.setattr(J, "vlm_generate", fake(lambda r: " " + r["solution"]))
+    assert J.lookup_accuracy(model, tok, recs) == 1.0
+    monkeypatch.setattr(J, "vlm_generate", fake(lambda r: r["solution"]))
+    assert J.lookup_accuracy(model, tok, recs) == 0.0
+
+
+def test_reasoning_diagnostics_own_option_and_think_lookup():
+    import iclr26.judo as J
+
+    think = lambda text, L: f"<think>x . answer {text}{J.letter_ending(L)}"
+    rows = [
+        {"text": think("red", "A"), "answer_text": "red", "correct": True, "options": {"A": "red", "B": "blue"}},
+        {"text": think("red", "A"), "answer_text": "blue", "correct": False, "options": {"A": "blue", "B": "red"}},
+        {"text": think("hole", "B"), "answer_text": "red", "correct": False, "options": {"A": "red", "B": "blue"}},
+        {"text": "<answer>A</answer>", "answer_text": "red", "correct": True, "options": {"A": "red", "B": "blue"}},
+    ]
+    d = J.reasoning_diagnostics(rows)
+    assert d["think_names_own_option"] == pytest.approx(0.5)
+    assert d["think_letter_follows_named_option"] == pytest.approx(0.5)
+    assert d["think_names_right_option"] == pytest.approx(0.25)
+    assert "think_names_own_option" not in J.reasoning_diagnostics([{k: v for k, v in rows[0].items() if k != "options"}])
