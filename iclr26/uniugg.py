@@ -28,10 +28,10 @@ __all__ = ['COLOURS', 'SHAPES', 'COUNT_WORDS', 'PRETRAIN_VERSION', 'GEN_PROMPT',
            'CallableTeacher', 'patch_labels', 'train_teacher', 'ViTEncoder', 'SpatialDecoder', 'avg_dist_normalise',
            'conf_loss', 'regr_loss', 'infonce_match', 'semantic_loss', 'GeoSemModel', 'Stage1Config', 'stage1_losses',
            'warmup_cosine', 'train_stage1', 'loss_drop', 'pretrain_geometry', 'SpatialVAE', 'kl_normal', 'encode_all',
-           'train_stage2', 'vqa_tokenizer', 'UnifiedModel', 'encode_questions', 'train_stage3', 'vqa_accuracy',
-           'object_tokens', 'token_probe', 'chamfer', 'sliced_wasserstein', 'target_metrics', 'target_depth', 'mmd_rbf',
-           'depth_set_mmd', 'image_metric_hooks', 'decode_pair', 'novel_mask', 'pair_metrics', 'gap_closure',
-           'gap_closure_ci']
+           'train_stage2', 'vqa_tokenizer', 'UnifiedModel', 'encode_questions', 'grounding_targets', 'grounding_loss',
+           'train_stage3', 'vqa_accuracy', 'object_tokens', 'token_probe', 'chamfer', 'sliced_wasserstein',
+           'target_metrics', 'target_depth', 'mmd_rbf', 'depth_set_mmd', 'image_metric_hooks', 'decode_pair',
+           'novel_mask', 'pair_metrics', 'gap_closure', 'gap_closure_ci']
 
 # %% ../nbs/13_uniugg.ipynb #4d9d21a1
 COLOURS = {"red": (0.85, 0.15, 0.15), "green": (0.15, 0.7, 0.2), "blue": (0.15, 0.3, 0.9),
@@ -1085,6 +1085,7 @@ class UnifiedModel(nn.Module):
         else:
             self.reg_head = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, latent))
         self.register_buffer("latent_scale", torch.tensor(1.0))
+        self.ground_proj = nn.Linear(d, d)  # Eq. (7): the name-token query of the grounding loss (issue #54)
 
     def _embed(self, ids: torch.Tensor) -> torch.Tensor:
         return self.llm.get_input_embeddings()(ids)
@@ -1108,15 +1109,23 @@ def condition(self: UnifiedModel, ref_feats: torch.Tensor, raymap: torch.Tensor)
 
 # %% ../nbs/13_uniugg.ipynb #eda02a3a
 @patch
-def vqa_logits(self: UnifiedModel, ref_feats: torch.Tensor, q_ids: torch.Tensor, q_len: torch.Tensor) -> torch.Tensor:
-    "Next-token logits (B, V) at the last question token; `q_ids` (B, L) right-padded, `q_len` (B,) true lengths."
+def vqa_logits(
+    self: UnifiedModel,
+    ref_feats: torch.Tensor,  # reference tokens (B, T, D)
+    q_ids: torch.Tensor,  # right-padded question ids (B, L)
+    q_len: torch.Tensor,  # true question lengths (B,)
+    return_hidden: bool = False,  # also return the LLM's last hidden states (B, T + L, d)
+) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+    "Next-token logits (B, V) at the last question token (and, with `return_hidden`, the hidden states)."
     B, T, _ = ref_feats.shape
     x = torch.cat([self.ref_proj(ref_feats) + self.ref_pos, self._embed(q_ids)], 1)
     am = torch.cat(
         [torch.ones(B, T, dtype=torch.long), (torch.arange(q_ids.shape[1])[None] < q_len[:, None]).long()], 1
     )
     h = self.llm.get_decoder()(inputs_embeds=x, attention_mask=am).last_hidden_state
-    return self.llm.get_output_embeddings()(h[torch.arange(B), T + q_len - 1])
+    logits = self.llm.get_output_embeddings()(h[torch.arange(B), T + q_len - 1])
+    return (logits, h) if return_hidden else logits
+
 
 # %% ../nbs/13_uniugg.ipynb #8cbfc5d7
 @patch
@@ -1172,44 +1181,103 @@ def encode_questions(tok, qs: Sequence[Mapping]) -> tuple[torch.Tensor, torch.Te
     ans = torch.tensor([a[0] for a in ans])
     return out, torch.tensor([len(x) for x in ids]), ans
 
+# %% ../nbs/13_uniugg.ipynb #fdbe0a39
+def grounding_targets(
+    tok,  # the tokenizer of the questions
+    qs: Sequence[Mapping],  # questions (dicts with `question`)
+    scene: Sequence[int],  # the scene index of each question
+    ids: torch.Tensor,  # reference-view object ids (N, H, W)
+    colours: Sequence[Sequence[str]],  # the object colours per scene (object id = index + 1)
+    patch: int,  # patch size in pixels
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per question, up to two named objects: the position (K, 2) of the last token of each name in the question
+    (-1: none, e.g. count questions) and the object's patch coverage normalised to sum 1 (K, 2, T)."""
+    T = (ids.shape[-1] // patch) * (ids.shape[-2] // patch)
+    pos, cov = torch.full((len(qs), 2), -1, dtype=torch.long), torch.zeros(len(qs), 2, T)
+    for k, (q, i) in enumerate(zip(qs, scene)):
+        words = q["question"].split()
+        slots = [w for w, c in enumerate(words[:-1]) if c in COLOURS][:2]
+        for s, w in enumerate(slots):
+            c = F.avg_pool2d((ids[i] == colours[i].index(words[w]) + 1).float()[None, None], patch).flatten()
+            if c.sum() > 0:
+                pos[k, s] = len(tok(" ".join(words[: w + 2]), add_special_tokens=False)["input_ids"]) - 1
+                cov[k, s] = c / c.sum()
+    return pos, cov
+
+
+# %% ../nbs/13_uniugg.ipynb #a21f2ca0
+def grounding_loss(
+    model: UnifiedModel,  # supplies `ground_proj`
+    h: torch.Tensor,  # the LLM's hidden states (B, T + L, d) from `vqa_logits(..., return_hidden=True)`
+    T: int,  # number of image tokens at the start of the sequence
+    pos: torch.Tensor,  # name-token positions in the question (B, 2), -1 = none
+    cov: torch.Tensor,  # target distributions over the image tokens (B, 2, T)
+) -> torch.Tensor:
+    "Eq. (7), averaged over the named objects of the batch (0 when the batch names none)."
+    b, s = (pos >= 0).nonzero(as_tuple=True)
+    if len(b) == 0:
+        return h.sum() * 0.0
+    q = model.ground_proj(h[b, T + pos[b, s]])  # (M, d)
+    # Eq. (7): soft cross-entropy of softmax_j(<W_g h_name, h_j> / sqrt(d)) against the coverage p_j
+    logit = torch.einsum("md,mtd->mt", q, h[b, :T]) / h.shape[-1] ** 0.5
+    return -(cov[b, s] * logit.log_softmax(-1)).sum(-1).mean()
+
+
 # %% ../nbs/13_uniugg.ipynb #c2d7746f
 def train_stage3(
     model: UnifiedModel,
-    ref_feats: torch.Tensor,
-    raymaps: torch.Tensor,
-    z_tgt: torch.Tensor,
-    vqa: Sequence[Sequence[Mapping]],
-    steps: int = 500,
+    ref_feats: torch.Tensor,  # reference tokens (N, T, D)
+    raymaps: torch.Tensor | None,  # target raymaps (N, 6, h, w); None with `gen=False`
+    z_tgt: torch.Tensor | None,  # target latents (N, C, h, w); None with `gen=False`
+    vqa: Sequence[Sequence[Mapping]],  # training questions per pair
+    steps: int = 500,  # joint steps (with `gen=False`: VQA steps)
     batch: int = 16,
     lr: float = 1e-3,
-    w_vqa: float = 1.0,
-    vqa_per_gen: int = 0,
+    w_vqa: float = 1.0,  # weight of the VQA cross-entropy
+    vqa_per_gen: int = 0,  # VQA-only steps after each joint step
     seed: int = 0,
+    w_ground: float = 0.0,  # weight of the grounding loss, Eq. (7); > 0 needs `ref_ids` and `colours`
+    ref_ids: torch.Tensor | None = None,  # reference-view object ids (N, H, W)
+    colours: Sequence[Sequence[str]] | None = None,  # object colours per pair
+    gen: bool = True,  # False: VQA-only training (no generation loss)
+    evaluate: Callable[[], float] | None = None,  # called after the optimiser steps in `eval_at`
+    eval_at: Sequence[int] = (),  # optimiser-step counts (1-based) at which to call `evaluate`
 ) -> list[dict]:
     """Stage-3 training: `steps` joint steps (generation loss on (reference features, raymap) -> target latent, plus
-    `w_vqa` x VQA cross-entropy), each followed by `vqa_per_gen` VQA-only steps (the LLM and the reference projection
-    learn to answer between generation steps). Returns one history entry per optimiser step: `kind` ('joint' or
-    'vqa'), `vqa`, `vqa_acc` (training-batch accuracy) and, for joint steps, `gen`."""
-    if not (len(ref_feats) == len(raymaps) == len(z_tgt) == len(vqa)):
+    `w_vqa` x VQA cross-entropy [+ `w_ground` x grounding loss]), each followed by `vqa_per_gen` VQA-only steps (the
+    LLM and the reference projection learn to answer between generation steps); with `gen=False`, `steps` VQA-only
+    steps. Returns one history entry per optimiser step: `kind` ('joint' or 'vqa'), `vqa`, `vqa_acc` (training-batch
+    accuracy), `ground` (with `w_ground`), `gen` (joint steps) and `eval` (the value of `evaluate`, at `eval_at`)."""
+    if len(ref_feats) != len(vqa) or (gen and not (len(ref_feats) == len(raymaps) == len(z_tgt))):
         raise ValueError("ref_feats, raymaps, z_tgt and vqa must have the same length")
     if isinstance(vqa_per_gen, bool) or not isinstance(vqa_per_gen, int) or vqa_per_gen < 0:
         raise ValueError(f"vqa_per_gen must be an int >= 0, got {vqa_per_gen!r}")
+    if w_ground < 0 or (w_ground > 0 and (ref_ids is None or colours is None or len(ref_ids) != len(vqa))):
+        raise ValueError("w_ground must be >= 0, and w_ground > 0 needs ref_ids and colours for every pair")
     torch.manual_seed(seed)
-    z_tgt = z_tgt * model.latent_scale
     flat = [(i, q) for i, qs in enumerate(vqa) for q in qs]
+    if w_ground > 0:
+        patch = ref_ids.shape[-1] // int(round(ref_feats.shape[1] ** 0.5))
+        g_pos, g_cov = grounding_targets(model.tok, [q for _, q in flat], [i for i, _ in flat], ref_ids, colours, patch)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
-    sched = warmup_cosine(opt, steps * (1 + vqa_per_gen))
+    n_opt = steps * (1 + vqa_per_gen) if gen else steps
+    sched = warmup_cosine(opt, n_opt)
     g = torch.Generator().manual_seed(seed)
+    if gen:
+        z_tgt = z_tgt * model.latent_scale
     hist = []
     model.train()
-    for step in progress(range(steps * (1 + vqa_per_gen)), desc="stage 3", leave=False):
-        joint = step % (1 + vqa_per_gen) == 0
+    for step in progress(range(n_opt), desc="stage 3", leave=False):
+        joint = gen and step % (1 + vqa_per_gen) == 0
         j = torch.randint(len(flat), (batch,), generator=g).tolist()
         q_ids, q_len, ans = encode_questions(model.tok, [flat[k][1] for k in j])
-        logits = model.vqa_logits(ref_feats[[flat[k][0] for k in j]], q_ids, q_len)
+        logits, h = model.vqa_logits(ref_feats[[flat[k][0] for k in j]], q_ids, q_len, return_hidden=True)
         lv = F.cross_entropy(logits, ans)
         loss = w_vqa * lv
+        if w_ground > 0:
+            lgr = grounding_loss(model, h, ref_feats.shape[1], g_pos[j], g_cov[j])
+            loss = loss + w_ground * lgr
         if joint:
             i = torch.randint(len(ref_feats), (batch,), generator=g)
             lg = model.gen_loss(model.condition(ref_feats[i], raymaps[i]), z_tgt[i], g)
@@ -1225,8 +1293,14 @@ def train_stage3(
             vqa=lv.item(),
             vqa_acc=(logits.argmax(-1) == ans).float().mean().item(),
         )
-        hist.append(h | (dict(gen=lg.item()) if joint else {}))
+        h |= dict(gen=lg.item()) if joint else {}
+        h |= dict(ground=lgr.item()) if w_ground > 0 else {}
+        if evaluate is not None and step + 1 in eval_at:
+            h["eval"] = float(evaluate())
+            model.train()
+        hist.append(h)
     return hist
+
 
 # %% ../nbs/13_uniugg.ipynb #4e9580fa
 @torch.no_grad()

@@ -561,3 +561,53 @@ def test_more_questions_per_scene_and_token_probe():
     )
     pr = token_probe(tokens(tr), tr, tr["vqa"], tokens(te), te, te["vqa"], patch=4)
     assert pr["closer"] > 0.8 and pr["n"] == sum(map(len, te["vqa"]))
+
+
+def test_grounding_targets_and_loss():
+    """Eq. (7): name-token positions and patch coverages; the loss is lowest when the query points at the object."""
+    from iclr26.uniugg import COLOURS, grounding_loss, grounding_targets
+
+    data = make_dataset(6, seed=3, size=16, patch=4, n_pairs=4)
+    qs = [q for v in data["vqa"] for q in v]
+    scene = [i for i, v in enumerate(data["vqa"]) for _ in v]
+    tok = vqa_tokenizer(qs)
+    pos, cov = grounding_targets(tok, qs, scene, data["ids"][:, 0], data["colours"], 4)
+    assert pos.shape == (len(qs), 2) and cov.shape == (len(qs), 2, 16)
+    for k, q in enumerate(qs):
+        words = q["question"].split()
+        if q["type"] == "count":
+            assert (pos[k] == -1).all()
+            continue
+        for s in range(2):
+            assert words[int(pos[k, s]) - 1] in COLOURS  # a colour word, then the shape word
+            assert math.isclose(float(cov[k, s].sum()), 1.0, rel_tol=1e-5)
+            obj = data["colours"][scene[k]].index(words[int(pos[k, s]) - 1]) + 1
+            assert data["shapes"][scene[k]][obj - 1] == words[int(pos[k, s])]  # the name's last word
+    um = UnifiedModel(_tiny_llm("gpt2", len(tok)), tok, feat_dim=8, grid=4, head="regression")
+    torch.nn.init.eye_(um.ground_proj.weight)
+    torch.nn.init.zeros_(um.ground_proj.bias)
+    # hand-made hidden states: image token j = e_j; the name token = 20 * (its object's coverage)
+    k = next(k for k, q in enumerate(qs) if q["type"] != "count")
+    d = um.llm.config.hidden_size
+    h = torch.zeros(1, 16 + 12, d)
+    h[0, :16, :16] = torch.eye(16)
+    p_, c_ = pos[k : k + 1, :1], cov[k : k + 1, :1]
+    h[0, 16 + p_[0, 0], :16] = 20 * c_[0, 0]
+    good = grounding_loss(um, h, 16, p_, c_)
+    h_bad = h.clone()
+    h_bad[0, 16 + p_[0, 0], :16] = 20 * c_[0, 0].flip(0)
+    assert float(good) < float(grounding_loss(um, h_bad, 16, p_, c_))
+    assert float(grounding_loss(um, h, 16, torch.full_like(p_, -1), c_)) == 0.0
+    # VQA-only training with the grounding loss: every step carries it, the evaluations land where asked
+    feats = torch.randn(6, 16, 8)
+    hist = train_stage3(um, feats, None, None, data["vqa"], steps=4, batch=4, w_ground=1.0,
+                        ref_ids=data["ids"][:, 0], colours=data["colours"], gen=False,
+                        evaluate=lambda: 0.25, eval_at=(2, 4))
+    assert [h_["kind"] for h_ in hist] == ["vqa"] * 4 and all(h_["ground"] > 0 for h_ in hist)
+    assert [h_.get("eval") for h_ in hist] == [None, 0.25, None, 0.25]
+    with pytest.raises(ValueError, match="ref_ids"):
+        train_stage3(um, feats, None, None, data["vqa"], steps=1, gen=False, w_ground=1.0)
+    with pytest.raises(ValueError, match="w_ground"):
+        train_stage3(um, feats, None, None, data["vqa"], steps=1, gen=False, w_ground=-1.0)
+    logits, hh = um.vqa_logits(feats[:2], *encode_questions(tok, qs[:2])[:2], return_hidden=True)
+    assert logits.shape == (2, len(tok)) and hh.shape[:2] == (2, 16 + encode_questions(tok, qs[:2])[0].shape[1])
