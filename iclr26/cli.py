@@ -530,6 +530,7 @@ HEADLINE_LABELS.update({
         ("pass@1 points: off-policy v=4 − on-policy", "50 % vs 45 % (v=10, GSM8K)"),
     ("pard", "measured_cpu_speedup_pard_over_ar_T0_largest"): ("speed-up T=0: PARD / autoregressive", None),
     ("pard", "measured_cpu_speedup_pard_over_vsd_T0_largest"): ("speed-up T=0: PARD / AR-draft speculative", None),
+    ("pard", "real_target_speedup_pard_over_ar_T0"): ("SmolLM2 speed-up T=0: PARD / autoregressive", None),
     ("pdns", "PDNS avoids the mode collapse of plain WDCE: raw-draw mode-mass error <= 0.1 and |Δlog Z| <= 0.5 "
              "(Ising L=4, β=1), share of 12 seeds"): ("PDNS avoids collapse: raw draws (share)", None),
     ("pdns", "PDNS avoids the mode collapse of plain WDCE: importance-reweighted mode-mass error <= 0.1 and |Δlog Z| "

@@ -650,7 +650,8 @@ def test_letter_ending_parsed_by_the_rewards():
     import iclr26.judo as J
 
     for L in "ABCD":
-        t = f"<seg>None</seg><think>query matches template : the red washer has no defect . answer yes{J.letter_ending(L)}"
+        t = ("<seg>None</seg><think>query matches template : the red washer has no defect . answer "
+             f"yes{J.letter_ending(L)}")
         assert accuracy_reward([t], [L]) == [1.0] and format_reward([t]) == [0.2]
         assert structure_reward([t], [L]) == [1.0]
         assert J._THINK_CHOICE.search(t).groups() == ("yes", L)
@@ -692,4 +693,6 @@ def test_reasoning_diagnostics_own_option_and_think_lookup():
     assert d["think_names_own_option"] == pytest.approx(0.5)
     assert d["think_letter_follows_named_option"] == pytest.approx(0.5)
     assert d["think_names_right_option"] == pytest.approx(0.25)
-    assert "think_names_own_option" not in J.reasoning_diagnostics([{k: v for k, v in rows[0].items() if k != "options"}])
+    assert "think_names_own_option" not in J.reasoning_diagnostics(
+        [{k: v for k, v in rows[0].items() if k != "options"}]
+    )
