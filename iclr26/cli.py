@@ -555,6 +555,8 @@ HEADLINE_LABELS.update({
     ("rhd", "ID pool: RHD AUC − best baseline AUC (perplexity)"): ("ID pool: RHD AUC − perplexity AUC", None),
     ("zoo", "medium: in-context copy of held-out words (token accuracy)"): ("in-context copy, held-out words (medium)",
                                                                             "none (the zoo's target)"),
+    ("zoo", "medium: copy of a 20-token random-token span (second occurrence, token accuracy)"):
+        ("copy of a 20-token random span (medium)", "none (the zoo's target)"),
     ("zoo", "medium: key-value lookup, 10 held-out pairs (exact match)"): ("key-value lookup, 10 pairs (medium)",
                                                                            "none (the zoo's target)"),
 })

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from .core import check_int, progress
+from .core import check_int, check_number, progress
 
 # torch, transformers and iclr26.tinylm are imported inside the functions that use them, so that `iclr26 zoo list`
 # and `verify` start in well under a second (issue #60.7).
@@ -33,13 +33,14 @@ def _no_grad(fn):
     return wrapper
 
 # %% auto #0
-__all__ = ['ZOO_SPECIALS', 'MIX', 'RECIPES', 'NAMES', 'VOCAB_SIZE', 'REAL', 'DRAFT_RECIPES', 'FIXED_TEXT', 'MANIFEST_FILES',
-           'word_pool', 'copy_texts', 'lookup_texts', 'world_texts', 'arithmetic_texts', 'code_texts', 'mix_texts',
-           'build_tokenizer', 'tokenizer_sample', 'Recipe', 'models_dir', 'all_names', 'check_name', 'path', 'resolve',
-           'ChecksumError', 'file_sha256', 'manifest_of', 'check_files', 'load', 'load_tokenizer', 'card',
-           'real_source', 'real_dir', 'convert_real', 'real_texts', 'real_perplexity', 'write_real_card',
-           'real_card_markdown', 'real_draft_data', 'build_real_draft', 'write_draft_card', 'mix_streams',
-           'mixed_batches', 'component_losses', 'train', 'save', 'copy_accuracy', 'lookup_accuracy',
+__all__ = ['ZOO_SPECIALS', 'MIX', 'DRILL_MIX', 'RECIPES', 'NAMES', 'VOCAB_SIZE', 'REAL', 'DRAFT_RECIPES', 'N_SPECIAL',
+           'FIXED_TEXT', 'MANIFEST_FILES', 'word_pool', 'copy_texts', 'lookup_texts', 'world_texts', 'arithmetic_texts',
+           'code_texts', 'mix_texts', 'build_tokenizer', 'tokenizer_sample', 'Recipe', 'models_dir', 'all_names',
+           'check_name', 'path', 'resolve', 'ChecksumError', 'file_sha256', 'manifest_of', 'check_files', 'load',
+           'load_tokenizer', 'card', 'real_source', 'real_dir', 'convert_real', 'real_texts', 'real_perplexity',
+           'write_real_card', 'real_card_markdown', 'real_draft_data', 'build_real_draft', 'write_draft_card',
+           'mix_streams', 'repeat_stream', 'mixed_batches', 'component_losses', 'train', 'drill_streams', 'drill',
+           'with_drill', 'drill_from', 'save', 'copy_accuracy', 'lookup_accuracy', 'random_copy_accuracy',
            'arithmetic_accuracy', 'decode_tokens_per_s', 'text_loss', 'measure', 'write_card', 'card_markdown',
            'write_manifest', 'verify', 'main', 'repeat_probe']
 
@@ -229,16 +230,33 @@ class Recipe:
     "seed of the initialisation and of the batch order"
     role: str = ""
     "what the model is for"
+    drill_steps: int = 0
+    ("steps of a second phase after the first (0: none), trained from the first phase's weights rounded to fp16 "
+     "(what `save` writes) on `drill_mix`")
+    drill_lr: float = 1e-3
+    "peak learning rate of the second phase (warm-up `drill_warmup`, cosine decay to 10 %)"
+    drill_warmup: int = 50
+    "linear warm-up steps of the second phase"
+    drill_mix: dict | None = None
+    ("token shares of the second phase: `MIX`'s components plus `drill_streams`' `repeat` (random-token repeats) "
+     "and `lookup_drill`; None: `MIX`")
 
     @property
-    def tokens(self) -> int: return self.steps * self.batch_size * self.seq_len
+    def tokens(self) -> int: return (self.steps + self.drill_steps) * self.batch_size * self.seq_len
 
+
+DRILL_MIX: dict[str, float] = {"code": 0.15, "world": 0.10, "arithmetic": 0.05, "copy": 0.05, "lookup": 0.15,
+                               "lookup_drill": 0.30, "repeat": 0.20}
+"""The medium's second phase: the mix (60 %) with random-token repeats (20 %) and key->value drills (30 %, 8
+queries per table; `drill_streams`), so the copy circuit the first phase grew on words generalises to any tokens
+and lookup gets dense practice."""
 
 RECIPES: dict[str, Recipe] = {
     "draft": Recipe("llama-1L-64-2h", steps=1200, lr=4e-3, role="PARD/speculative draft; the family's smallest member"),
     "small": Recipe("llama-3L-128-4h", steps=1850, role="the default base for LM paper notebooks"),
     "medium": Recipe(
-        "llama-4L-160-5h", steps=3600, role="the largest member: targets, quantisation, capability claims"
+        "llama-4L-160-5h", steps=3600, drill_steps=1200, drill_lr=2e-3, drill_mix=DRILL_MIX,
+        role="the largest member: targets, quantisation, capability claims (copies random-token spans)"
     ),
 }
 "The zoo family: one tokenizer and one data mix, three sizes. Steps were sized from measured CPU tokens/s."
@@ -759,12 +777,46 @@ def mix_streams(tokenizer, split: str = "train", scale: float = 1.0, seed: int =
     save_file(streams, str(f))
     return streams
 
-# %% ../nbs/04_zoo.ipynb #624b14d0
-def mixed_batches(streams: dict[str, torch.Tensor], batch_size: int, seq_len: int, seed: int = 0):
-    "A `next_batch(step)` for `tinylm.fit`: each row a random window of one component, components drawn by `MIX`."
+# %% ../nbs/04_zoo.ipynb #77500030
+N_SPECIAL = 5 + len(ZOO_SPECIALS)
+"Ids below this are special tokens (tinylm's five, then `ZOO_SPECIALS`); random-token data never draws them."
+
+# %% ../nbs/04_zoo.ipynb #567b335b
+def repeat_stream(n_tokens: int, split: str = "train", seed: int = 0, vocab_size: int = 1024,
+                  span: tuple[int, int] = (6, 30), filler: tuple[int, int] = (0, 20), small: float = 0.0,
+                  alphabet: tuple[int, int] = (12, 64)) -> torch.Tensor:
+    """A 1-D int32 stream of about `n_tokens` uniformly random token ids in which spans repeat: documents of
+    64-256 tokens, each a run of random spans (length drawn from `span`) that occur 2-3 times, every time after
+    `filler` random tokens; documents end with `</s>`. No word, template or fixed offset predicts a repeat, only
+    content-based induction does (attend to the token after the earlier occurrence of the current token).
+    A `small` share of documents draws all its ids from a random alphabet of `alphabet` ids: there every token
+    recurs, so the copier must match more than the one token before (as in text, where syllables recur)."""
     import torch
-    comps = [c for c in MIX if c in streams and len(streams[c]) > seq_len + 1]
-    w = torch.tensor([MIX[c] for c in comps])
+    from iclr26.tinylm import SPLITS
+    if split not in SPLITS: raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+    n_tokens, vocab_size = check_int("n_tokens", n_tokens, 1), check_int("vocab_size", vocab_size, N_SPECIAL + 2)
+    check_number("small", small, 0.0, 1.0)
+    rng, out, every = random.Random(f"repeat:{split}:{seed}"), [], range(N_SPECIAL, vocab_size)
+    while len(out) < n_tokens:
+        pool = every
+        if rng.random() < small: pool = rng.sample(every, min(len(every), rng.randint(*alphabet)))
+        doc, length = [], rng.randint(64, 256)
+        while len(doc) < length:
+            s = [rng.choice(pool) for _ in range(rng.randint(*span))]
+            for _ in range(rng.randint(2, 3)): doc += [rng.choice(pool) for _ in range(rng.randint(*filler))] + s
+        out += doc + [2]
+    return torch.tensor(out[:n_tokens], dtype=torch.int32)
+
+# %% ../nbs/04_zoo.ipynb #624b14d0
+def mixed_batches(streams: dict[str, torch.Tensor], batch_size: int, seq_len: int, seed: int = 0,
+                  weights: dict[str, float] | None = None):
+    """A `next_batch(step)` for `tinylm.fit`: each row a random window of one component, components drawn by
+    `weights` (default `MIX`; a component without a stream long enough is skipped)."""
+    import torch
+    weights = MIX if weights is None else weights
+    comps = [c for c in weights if c in streams and len(streams[c]) > seq_len + 1]
+    if not comps: raise ValueError(f"weights name no stream longer than seq_len={seq_len}: {sorted(weights)}")
+    w = torch.tensor([float(weights[c]) for c in comps])
 
     def next_batch(step: int) -> dict:
         g = torch.Generator().manual_seed(seed * 1_000_003 + step)
@@ -789,13 +841,15 @@ def component_losses(model, streams: dict[str, torch.Tensor], seq_len: int = 256
 
 # %% ../nbs/04_zoo.ipynb #d2f4e7bf
 def train(name: str, steps: int | None = None, seed: int | None = None, scale: float = 1.0, tokenizer=None,
-          progress_desc: str | None = None):
-    """Train zoo model `name` from its `Recipe` (or with `steps`/`seed` overridden, e.g. for a quick test) on the
-    mix at `scale`; return (model, tokenizer, info). The tokenizer is the family's (built from the mix if none)."""
+          progress_desc: str | None = None, drill_steps: int | None = None):
+    """Train zoo model `name` from its `Recipe` (or with `steps`/`seed`/`drill_steps` overridden, e.g. for a quick
+    test) on the mix at `scale`, then its second phase if it has one (`drill`); return (model, tokenizer, info).
+    The tokenizer is the family's (built from the mix if none)."""
     from iclr26.tinylm import TrainConfig, fit, make_model, n_params
     r = RECIPES[check_name(name)]
     steps = r.steps if steps is None else check_int("steps", steps, 1)
     seed = r.seed if seed is None else check_int("seed", seed, 0)
+    drill_steps = r.drill_steps if drill_steps is None else check_int("drill_steps", drill_steps, 0)
     if tokenizer is None:
         tokenizer = build_tokenizer(tokenizer_sample(mix_texts("train", scale)), VOCAB_SIZE)
     streams = mix_streams(tokenizer, "train", scale)
@@ -810,10 +864,87 @@ def train(name: str, steps: int | None = None, seed: int | None = None, scale: f
         log_every=50,
     )
     res = fit(model, mixed_batches(streams, r.batch_size, r.seq_len, seed), cfg, desc=progress_desc or f"zoo {name}")
-    info = {"name": name, "recipe": asdict(r) | {"steps": steps, "seed": seed}, "params": n_params(model),
-            "train_seconds": round(res.seconds, 1), "tokens_seen": res.tokens,
+    info = {"name": name, "recipe": asdict(r) | {"steps": steps, "seed": seed, "drill_steps": 0},
+            "params": n_params(model), "train_seconds": round(res.seconds, 1), "tokens_seen": res.tokens,
             "tokens_per_s": round(res.tokens / res.seconds, 1), "history": res.history}
+    if drill_steps:
+        info = with_drill(info, drill(model, tokenizer, name, drill_steps, scale, progress_desc), r)
     return model, tokenizer, info
+
+# %% ../nbs/04_zoo.ipynb #be846dcf
+def drill_streams(tokenizer, split: str = "train", scale: float = 1.0, seed: int = 0) -> dict[str, torch.Tensor]:
+    """The second phase's extra components for `split`, cached under `$ICLR26_CACHE` like `mix_streams`:
+    `repeat` (`repeat_stream`, as many tokens as the mix's lookup stream) and `lookup_drill`, key->value drills
+    (`lookup_texts` with 6-14 pairs and 8 queries per table, words of another train pool: answers are a larger
+    share of the tokens than in the mix's lookup component)."""
+    import torch
+    from iclr26.tinylm import cache_dir, encode_corpus
+    from safetensors.torch import load_file, save_file
+    vocab_hash = hashlib.sha256(json.dumps(tokenizer.get_vocab(), sort_keys=True).encode()).hexdigest()[:12]
+    f = cache_dir("zoo", f"drill-{split}-{scale}-{seed}-{vocab_hash}.safetensors")
+    if f.exists(): return load_file(str(f))
+    n_lookup = len(mix_streams(tokenizer, split, scale, seed)["lookup"])
+    n_docs = max(1, int(40_000 * scale * (1.0 if split == "train" else 0.1)))
+    drills = lookup_texts(n_docs, split, seed + 1, n_pairs=(6, 14), n_queries=8)
+    out = {"repeat": repeat_stream(n_lookup, split, seed, len(tokenizer)),
+           "lookup_drill": encode_corpus(tokenizer, drills).to(torch.int32)}
+    f.parent.mkdir(parents=True, exist_ok=True)
+    save_file(out, str(f))
+    return out
+
+# %% ../nbs/04_zoo.ipynb #d68b0472
+def drill(model, tokenizer, name: str = "medium", steps: int | None = None, scale: float = 1.0,
+          progress_desc: str | None = None) -> dict:
+    """Run recipe `name`'s second phase on `model` (its first phase's result, trained in place): `drill_steps`
+    steps on `drill_mix`, the zoo mix at `scale` plus `drill_streams` (random-token repeats, key->value drills).
+    The weights are first rounded to fp16, so a drill of the committed phase-1 folder and one inside `train`
+    start from the same numbers. Returns the phase's info (steps, lr, mix, seconds, tokens, history)."""
+    import torch
+    from iclr26.tinylm import TrainConfig, fit
+    r = RECIPES[check_name(name)]
+    steps = r.drill_steps if steps is None else check_int("steps", steps, 1)
+    if steps == 0: raise ValueError(f"recipe {name!r} has no second phase (drill_steps=0)")
+    weights = r.drill_mix or MIX
+    streams = dict(mix_streams(tokenizer, "train", scale)) | dict(drill_streams(tokenizer, "train", scale, r.seed))
+    with torch.no_grad():
+        for p in model.parameters(): p.copy_(p.half().float())
+    cfg = TrainConfig(steps=steps, batch_size=r.batch_size, seq_len=r.seq_len, lr=r.drill_lr,
+                      warmup=min(r.drill_warmup, steps // 5), seed=r.seed, log_every=50)
+    res = fit(model, mixed_batches(streams, r.batch_size, r.seq_len, r.seed + 1, weights), cfg,
+              desc=progress_desc or f"zoo {name} drill")
+    return {"steps": steps, "lr": r.drill_lr, "mix": dict(weights), "seconds": round(res.seconds, 1),
+            "tokens": res.tokens, "history": res.history}
+
+# %% ../nbs/04_zoo.ipynb #f089c019
+def with_drill(info: dict, phase2: dict, recipe: Recipe, start_sha256: str | None = None) -> dict:
+    """The `train.json` info of a two-phase model: the first phase's `info` with the drill's `phase2` appended
+    (`history` continues at the first phase's last step + 1; seconds and tokens add up) and kept whole under
+    `drill`; `start_sha256`: the phase-1 weights the drill started from, when they came from a saved folder."""
+    if "drill" in info: raise ValueError("info already has a drill: a second phase runs once, from phase 1")
+    off = info["recipe"]["steps"]
+    secs, toks = info["train_seconds"] + phase2["seconds"], info["tokens_seen"] + phase2["tokens"]
+    rec = info["recipe"] | {k: v for k, v in asdict(recipe).items() if k.startswith("drill_")}
+    return info | {"recipe": rec | {"drill_steps": phase2["steps"]}, "train_seconds": round(secs, 1),
+                   "tokens_seen": toks, "tokens_per_s": round(toks / max(secs, 1e-9), 1),
+                   "history": info["history"] + [h | {"step": h["step"] + off} for h in phase2["history"]],
+                   "drill": phase2 | ({"start_sha256": start_sha256} if start_sha256 else {})}
+
+# %% ../nbs/04_zoo.ipynb #52452e17
+def drill_from(name: str, phase1: str | Path, out: str | Path | None = None) -> Path:
+    """Run recipe `name`'s second phase (`drill`) from a saved phase-1 model folder `phase1` (as `save` wrote it:
+    e.g. a copy of the model committed before the recipe had a drill) and save the result to `out` (default: the
+    zoo's folder). The first phase's `train.json` is kept, the drill appended with the SHA-256 of the weights it
+    started from. The same as `train` without its first phase, which it would reproduce."""
+    phase1 = Path(phase1)
+    if not (phase1 / "train.json").exists(): raise ValueError(f"phase1 must be a saved zoo model folder: {phase1}")
+    info = json.loads((phase1 / "train.json").read_text())
+    if info.get("name") != check_name(name): raise ValueError(f"phase1 holds {info.get('name')!r}, not {name!r}")
+    sha = file_sha256(phase1 / "model.safetensors")
+    model, tok = load(phase1, verify=False)
+    info = with_drill(info, drill(model, tok, name), RECIPES[name], sha)
+    out = Path(out) if out else models_dir() / name
+    save(model, tok, out, info)
+    return out
 
 # %% ../nbs/04_zoo.ipynb #31eeb481
 def save(model, tokenizer, out: str | Path, info: dict) -> Path:
@@ -831,13 +962,17 @@ def save(model, tokenizer, out: str | Path, info: dict) -> Path:
 
 # %% ../nbs/04_zoo.ipynb #b148f8f9
 @_no_grad
-def copy_accuracy(model, tokenizer, n: int = 200, seed: int = 0, span: int = 8) -> float:
+def copy_accuracy(model, tokenizer, n: int = 200, seed: int = 0, span: int = 8, null: bool = False) -> float:
     """Token accuracy of teacher-forced next-token predictions over the *second* occurrence of a random span of
-    `span` held-out words (`word_pool('test')`), in the `Repeat: ... Again: ...` layout."""
+    `span` held-out words (`word_pool('test')`), in the `Repeat: ... Again: ...` layout. `null=True` is the
+    negative control: the first occurrence is replaced by another span of the same length, so the context holds
+    nothing to copy (the scored span and the random draws are the same as without it)."""
     pool, rng, hit, tot = word_pool("test", seed=seed), random.Random(f"copyeval:{seed}"), 0, 0
+    other = random.Random(f"copynull:{seed}")
     for _ in range(check_int("n", n, 1)):
         s = " ".join(rng.choice(pool) for _ in range(span))
-        a = tokenizer(f"Repeat: {s}.\nAgain:")["input_ids"]
+        first = " ".join(other.choice(pool) for _ in range(span)) if null else s
+        a = tokenizer(f"Repeat: {first}.\nAgain:")["input_ids"]
         b = tokenizer(f" {s}.", add_special_tokens=False)["input_ids"]
         hit_, tot_ = _forced_hits(model, a, b)
         hit, tot = hit + hit_, tot + tot_
@@ -853,21 +988,51 @@ def _forced_hits(model, prefix: list[int], target: list[int]) -> tuple[int, int]
 
 # %% ../nbs/04_zoo.ipynb #524dc5c3
 @_no_grad
-def lookup_accuracy(model, tokenizer, n: int = 200, seed: int = 0, n_pairs: int = 10) -> float:
+def lookup_accuracy(model, tokenizer, n: int = 200, seed: int = 0, n_pairs: int = 10, null: bool = False) -> float:
     """Exact-match accuracy (teacher-forced, all value tokens right) of answering one query `key?` after a table of
-    `n_pairs` held-out `key: value` pairs (keys and word values from `word_pool('test')`)."""
+    `n_pairs` held-out `key: value` pairs (keys and word values from `word_pool('test')`). `null=True` is the
+    negative control: the queried pair is replaced in the table by another held-out pair, so the value is not in
+    context (the query, its answer and the random draws are the same as without it)."""
     pool, rng, ok = word_pool("test", seed=seed), random.Random(f"lookupeval:{seed}"), 0
+    other = random.Random(f"lookupnull:{seed}")
     n = check_int("n", n, 1)
     for _ in range(n):
         keys = rng.sample(pool, n_pairs)
         vals = [str(rng.randint(0, 999)) if rng.random() < 0.5 else rng.choice(pool) for _ in keys]
         j = rng.randrange(n_pairs)
-        pairs = "; ".join(f"{a}: {b}" for a, b in zip(keys, vals))
+        shown_k, shown_v = list(keys), list(vals)
+        if null:
+            shown_k[j] = other.choice([w for w in pool if w not in keys])
+            shown_v[j] = str(other.randint(0, 999)) if other.random() < 0.5 else other.choice(pool)
+        pairs = "; ".join(f"{a}: {b}" for a, b in zip(shown_k, shown_v))
         a = tokenizer(f"Table: {pairs}.\n{keys[j]}?")["input_ids"]
         b = tokenizer(f" {vals[j]}", add_special_tokens=False)["input_ids"]
         h, t = _forced_hits(model, a, b)
         ok += h == t
     return ok / n
+
+# %% ../nbs/04_zoo.ipynb #a13a44bc
+@_no_grad
+def random_copy_accuracy(model, n: int = 200, span: int = 20, seed: int = 0, repeat: bool = True,
+                         filler: tuple[int, int] = (10, 40)) -> list[float]:
+    """Per-example token accuracy (teacher-forced, greedy) on the second occurrence of a span of `span` uniformly
+    random token ids, laid out `<s>` filler span filler span (filler: `filler` random ids). Scored are tokens 2 to
+    `span` of the second occurrence: its first token follows random filler, so nothing in context predicts it.
+    `repeat=False` is the null: the second span is fresh random ids, so nothing in context predicts any of it.
+    Works on any causal LM whose vocabulary extends past the zoo's specials (ids are drawn from `N_SPECIAL` up)."""
+    import torch
+    n, span = check_int("n", n, 1), check_int("span", span, 2)
+    vocab = check_int("the model's vocab_size", model.config.vocab_size, N_SPECIAL + 2)
+    rng, out = random.Random(f"randcopy:{seed}"), []
+    draw = lambda k: [rng.randrange(N_SPECIAL, vocab) for _ in range(k)]
+    for _ in range(n):
+        s, f1, f2 = draw(span), draw(rng.randint(*filler)), draw(rng.randint(*filler))
+        second = s if repeat else draw(span)
+        ids = torch.tensor([[1] + f1 + s + f2 + second])
+        start = ids.shape[1] - span
+        pred = model(input_ids=ids).logits[0, start:-1].argmax(-1)
+        out.append(float((pred == ids[0, start + 1:]).float().mean()))
+    return out
 
 # %% ../nbs/04_zoo.ipynb #3edce3a5
 @_no_grad
@@ -916,7 +1081,8 @@ def measure(name: str, n_eval: int = 200, max_tokens: int = 65_536, model=None, 
             test_scale: float = 1.0, unigram_scale: float = 1.0) -> dict:
     """The capability figures of zoo model `name` (the committed one unless `model`/`tokenizer` are given):
     held-out loss and perplexity per mix component beside a unigram model's (fitted on the train split, or on
-    a `unigram_scale` fraction of it), copy and lookup accuracy on held-out words, arithmetic accuracy, the
+    a `unigram_scale` fraction of it), copy and lookup accuracy on held-out words, copy of random-token spans
+    (`random_copy_accuracy`, its mean over `n_eval` spans), arithmetic accuracy, the
     fixed text's loss, size, and decoding speed. `test_scale` < 1 evaluates on a smaller test mix."""
     from iclr26.tinylm import n_params, unigram_perplexity
     if model is None: model, tokenizer = load(name)
@@ -929,6 +1095,7 @@ def measure(name: str, n_eval: int = 200, max_tokens: int = 65_536, model=None, 
            "test_loss": losses, "test_ppl": {c: math.exp(v) for c, v in losses.items()}, "unigram_ppl": uni,
            "ppl_ratio_unigram_over_model": {c: uni[c] / math.exp(losses[c]) for c in losses},
            "copy_acc": copy_accuracy(model, tokenizer, n_eval), "lookup_acc": lookup_accuracy(model, tokenizer, n_eval),
+           "random_copy_acc": sum(random_copy_accuracy(model, n_eval)) / n_eval,
            "arith2_acc": arithmetic_accuracy(model, tokenizer, n_eval // 2, n_terms=2),
            "arith3_acc": arithmetic_accuracy(model, tokenizer, n_eval // 2, n_terms=3),
            "fixed_text_loss": text_loss(model, tokenizer),
@@ -948,6 +1115,17 @@ def write_card(name: str) -> dict:
     (p / "card.md").write_text(card_markdown(fig))
     return fig
 
+# %% ../nbs/04_zoo.ipynb #ceeccf0d
+def _drill_words(r: dict) -> str:
+    "The card's words for a recipe's second phase ('' when it has none)."
+    if not r.get("drill_steps"): return ""
+    return f" + {r['drill_steps']} (second phase, lr {r['drill_lr']}, shares {r['drill_mix']})"
+
+
+def _random_copy_words(fig: dict) -> str:
+    v = fig.get("random_copy_acc")
+    return "not measured (card written before issue #63 item 5)" if v is None else f"{v:.3f}"
+
 # %% ../nbs/04_zoo.ipynb #936cea53
 def card_markdown(fig: dict) -> str:
     "The model card (Markdown) of a zoo model from its measured figures."
@@ -961,8 +1139,9 @@ def card_markdown(fig: dict) -> str:
 (Python standard-library source, synthetic world text, arithmetic with worked steps, in-context copy and
 key-value lookup; shares {MIX}). Rebuild: `iclr26 zoo build {fig['name']}` (recipe in `nbs/04_zoo.ipynb`).
 
-- Training: {r['steps']} steps x {r['batch_size']} x {r['seq_len']} tokens = {fig['train_tokens']:,} tokens
-  ({fig['train_tokens'] / fig['params']:.1f} per parameter), lr {r['lr']}, seed {r['seed']},
+- Training: {r['steps']}{_drill_words(r)} steps x {r['batch_size']} x {r['seq_len']} tokens
+  = {fig['train_tokens']:,} tokens ({fig['train_tokens'] / fig['params']:.1f} per parameter), lr {r['lr']},
+  seed {r['seed']},
   {fig['train_seconds'] / 60:.1f} min on one CPU thread ({fig['train_tokens_per_s']:,.0f} tokens/s).
 - Load: `iclr26.zoo.load("{fig['name']}")` or `AutoModelForCausalLM.from_pretrained(iclr26.zoo.path("{fig['name']}"))`.
 
@@ -974,6 +1153,7 @@ key-value lookup; shares {MIX}). Rebuild: `iclr26 zoo build {fig['name']}` (reci
 
 - In-context copy of 8 held-out words (second occurrence, token accuracy): {fig['copy_acc']:.3f}
 - Key-value lookup, 10 held-out pairs in context (exact match): {fig['lookup_acc']:.3f}
+- Copy of a 20-token span of random token ids (second occurrence, tokens 2-20): {_random_copy_words(fig)}
 - Arithmetic, greedy: 2 terms {fig['arith2_acc']:.3f}, 3 terms with worked steps {fig['arith3_acc']:.3f}
 - Loss of `zoo.FIXED_TEXT`: {fig['fixed_text_loss']:.4f} nats
 - Batch-1 greedy decoding: {fig['decode_tokens_per_s']:.0f} tokens/s (one CPU thread)
@@ -1023,7 +1203,7 @@ def verify(root: str | Path | None = None) -> list[str]:
 
 # %% ../nbs/04_zoo.ipynb #fbcd449f
 def main(argv: Sequence[str] | None = None) -> int:
-    "`iclr26 zoo list | verify [--root DIR] | card NAME | build NAME [--steps N] [--out DIR]`."
+    "`iclr26 zoo list | verify [--root DIR] | card NAME | build NAME [--steps N] [--out DIR] [--drill-from DIR]`."
     import argparse
     ap = argparse.ArgumentParser(prog="iclr26 zoo", description="the shared pretrained model family")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -1037,9 +1217,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     b.add_argument("--steps", type=int)
     b.add_argument("--out")
     b.add_argument("--resume", action="store_true", help="a draft: continue the build already in --out")
+    b.add_argument("--drill-from", help="a recipe with a second phase: run only it, from this phase-1 folder")
     a = ap.parse_args(argv)
     if a.cmd == "list":
-        for n, r in RECIPES.items(): print(f"{n:<18} {r.size:<18} {r.steps:>5} steps  {r.role}")
+        for n, r in RECIPES.items(): print(f"{n:<18} {r.size:<18} {r.steps + r.drill_steps:>5} steps  {r.role}")
         for n, r in REAL.items(): print(f"{n:<18} {r['dist'] + '==' + r['version']:<24} {r['role']}")
         for n, r in DRAFT_RECIPES.items():
             print(f"{n:<18} {r['size']:<18} {r['ar_steps'] + r['pard_steps'] + r['pard2_steps']:>5} steps  {r['role']}")
@@ -1059,6 +1240,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif a.name in DRAFT_RECIPES:
             kw = {"pard_steps": a.steps} if a.steps else {}
             print(f"saved {a.name} to {build_real_draft(a.name, out=a.out, resume=a.resume, **kw)}")
+        elif a.drill_from:
+            print(f"saved {a.name} (second phase, from {a.drill_from}) to {drill_from(a.name, a.drill_from, a.out)}")
         else:
             tok = load_tokenizer() if (models_dir() / NAMES[0] / "tokenizer.json").exists() else None
             model, tok, info = train(a.name, steps=a.steps, tokenizer=tok)

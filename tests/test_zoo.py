@@ -284,3 +284,103 @@ def test_smollm2_pard_draft_is_committed_small_and_reads_smollm2_ids():
     assert (DRAFT / "model.safetensors").stat().st_size <= 15e6
     info = json.loads((DRAFT / "train.json").read_text())
     assert info["tokens"] > 0 and info["segments"][-1]["phase"].startswith("pard") and info["complete"]
+
+
+# --- issue #63.5: random-token repeats, the second phase (drill) and the random-span copy test -----------------
+class _InductionLM(torch.nn.Module):
+    """An exact copier: predicts the token that followed the earlier position whose preceding tokens match the
+    current ones longest (the latest among ties; token 0 when the current token never occurred before). The oracle
+    of `random_copy_accuracy`: a one-token match alone is misled when an id of the span recurs in the filler."""
+
+    def __init__(self, vocab_size=1024):
+        super().__init__()
+        self.config = type("C", (), {"vocab_size": vocab_size})()
+
+    def forward(self, input_ids):
+        ids = input_ids[0].tolist()
+        logits = torch.zeros(1, len(ids), self.config.vocab_size)
+        for t, tok in enumerate(ids):
+            best, best_len = None, 0
+            for i in range(t):
+                k = 0
+                while k <= i and ids[i - k] == ids[t - k]: k += 1
+                if k and k >= best_len: best, best_len = i, k
+            logits[0, t, ids[best + 1] if best is not None else 0] = 1.0
+        return type("O", (), {"logits": logits})()
+
+
+def test_random_copy_accuracy_oracle_passes_and_null_fails():
+    m = _InductionLM()
+    rep = zoo.random_copy_accuracy(m, n=20)
+    assert len(rep) == 20 and sum(rep) / 20 > 0.99
+    assert sum(zoo.random_copy_accuracy(m, n=20, repeat=False)) / 20 < 0.05
+    with pytest.raises(ValueError, match="span must be >= 2"):
+        zoo.random_copy_accuracy(m, span=1)
+
+
+def test_repeat_stream_is_random_ids_that_repeat_and_deterministic():
+    s = zoo.repeat_stream(5000, "train", seed=0)
+    assert s.dtype == torch.int32 and len(s) == 5000
+    assert bool(((s >= zoo.N_SPECIAL) | (s == 2)).all())
+    assert torch.equal(s, zoo.repeat_stream(5000, "train", seed=0))
+    assert not torch.equal(s, zoo.repeat_stream(5000, "test", seed=0))
+    small = zoo.repeat_stream(3000, small=1.0, alphabet=(12, 12)).tolist()
+    ends = [i for i, t in enumerate(small) if t == 2]
+    docs = [small[a + 1:b] for a, b in zip([-1] + ends, ends)]
+    assert len(docs) >= 5 and all(len(set(d)) <= 12 for d in docs)     # every document draws from 12 ids
+    for bad, match in (({"split": "dev"}, "split must be one of"), ({"small": 1.5}, "small must be <= 1.0")):
+        with pytest.raises(ValueError, match=match):
+            zoo.repeat_stream(10, **bad)
+
+
+def test_mixed_batches_weights_select_components():
+    streams = {"code": torch.zeros(500, dtype=torch.int32), "repeat": torch.ones(500, dtype=torch.int32)}
+    x = zoo.mixed_batches(streams, 8, 16, weights={"repeat": 1.0})(0)["input_ids"]
+    assert bool((x == 1).all())
+    with pytest.raises(ValueError, match="weights name no stream"):
+        zoo.mixed_batches(streams, 8, 16, weights={"lookup": 1.0})
+
+
+def test_recipe_second_phase_and_info_merge():
+    r = zoo.RECIPES["medium"]
+    assert r.drill_steps > 0 and "repeat" in r.drill_mix and abs(sum(r.drill_mix.values()) - 1) < 1e-9
+    assert r.tokens == (r.steps + r.drill_steps) * r.batch_size * r.seq_len
+    info = {"recipe": {"steps": 10}, "train_seconds": 2.0, "tokens_seen": 80, "history": [{"step": 9, "loss": 1.0}]}
+    merged = zoo.with_drill(info, {"steps": 5, "seconds": 1.0, "tokens": 40, "history": [{"step": 4, "loss": 0.5}]},
+                            r, "f" * 64)
+    assert merged["recipe"]["drill_steps"] == 5 and merged["history"][-1]["step"] == 14
+    assert merged["tokens_seen"] == 120 and merged["drill"]["start_sha256"] == "f" * 64
+    with pytest.raises(ValueError, match="already has a drill"):
+        zoo.with_drill(merged, merged["drill"], r)
+    with pytest.raises(ValueError, match="no second phase"):
+        zoo.drill(None, None, "draft")
+
+
+def test_drill_runs_and_drill_from_refuses_bad_folders(tmp_path):
+    m, tok = zoo.load("draft")
+    info = zoo.drill(m, tok, "medium", steps=2, scale=0.01, progress_desc="test drill")
+    assert info["steps"] == 2 and len(info["history"]) >= 1 and info["mix"] == zoo.RECIPES["medium"].drill_mix
+    with pytest.raises(ValueError, match="must be a saved zoo model folder"):
+        zoo.drill_from("medium", tmp_path)
+    with pytest.raises(ValueError, match="holds 'medium', not 'small'"):
+        zoo.drill_from("small", zoo.path("medium"))
+
+
+def test_committed_medium_records_its_second_phase():
+    import json
+    tr = json.loads((zoo.path("medium") / "train.json").read_text())
+    r = zoo.RECIPES["medium"]
+    assert tr["recipe"]["drill_steps"] == r.drill_steps and tr["drill"]["mix"] == r.drill_mix
+    assert len(tr["drill"]["start_sha256"]) == 64
+    assert tr["history"][-1]["step"] == r.steps + r.drill_steps - 1
+
+
+def test_null_controls_keep_the_scored_items():
+    from iclr26.tinylm import make_model
+    tok = zoo.load_tokenizer()
+    m = make_model("llama-1L-32-1h", tok, seed=0).eval()
+    for f in (zoo.copy_accuracy, zoo.lookup_accuracy):
+        assert 0 <= f(m, tok, n=3, null=True) <= 1
+    medium, tok = zoo.load("medium")
+    assert zoo.lookup_accuracy(medium, tok, n=40) > zoo.lookup_accuracy(medium, tok, n=40, null=True)
+    assert zoo.copy_accuracy(medium, tok, n=20) > zoo.copy_accuracy(medium, tok, n=20, null=True)
