@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from .core import check_int, check_number, progress
+from .core import check_int, check_number, progress, set_threads
 
 # torch, transformers and iclr26.tinylm are imported inside the functions that use them, so that `iclr26 zoo list`
 # and `verify` start in well under a second (issue #60.7).
@@ -1235,6 +1235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print((models_dir() / a.name / "card.md").read_text())
     elif a.cmd == "build":
         check_name(a.name)
+        set_threads()      # $ICLR26_THREADS (a build left to torch's default took both cores beside another job)
         if a.name in REAL:
             print(f"converted {a.name} to {convert_real(a.name, out=a.out, force=True)}")
         elif a.name in DRAFT_RECIPES:
