@@ -384,3 +384,13 @@ def test_null_controls_keep_the_scored_items():
     medium, tok = zoo.load("medium")
     assert zoo.lookup_accuracy(medium, tok, n=40) > zoo.lookup_accuracy(medium, tok, n=40, null=True)
     assert zoo.copy_accuracy(medium, tok, n=20) > zoo.copy_accuracy(medium, tok, n=20, null=True)
+
+
+def test_train_runs_both_phases_and_records_them():
+    tok = zoo.load_tokenizer()
+    model, _, info = zoo.train("medium", steps=2, drill_steps=2, scale=0.01, tokenizer=tok, progress_desc="both")
+    assert info["recipe"]["steps"] == 2 and info["recipe"]["drill_steps"] == 2
+    assert info["drill"]["steps"] == 2 and info["history"][-1]["step"] == 3
+    assert info["tokens_seen"] == 4 * 16 * 256
+    _, _, one = zoo.train("medium", steps=2, drill_steps=0, scale=0.01, tokenizer=tok, progress_desc="one")
+    assert "drill" not in one and one["recipe"]["drill_steps"] == 0
